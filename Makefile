@@ -1,0 +1,168 @@
+# perfring build. Everything goes to $(O) (default build/).
+#   make            library (shared + static), tool, examples, tests, benches
+#   make demo       build and run the demonstration (README's first command)
+#   make check      every test: plain, then ASan+UBSan, then TSan (threaded tests)
+#   make bench      benchmarks side by side with libbpf
+#   make install PREFIX=/usr/local DESTDIR=
+# Sanitizer builds are the same tree built into another $(O) with SANITIZE set.
+
+O ?= build
+CC ?= gcc
+CXX ?= g++
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+SANITIZE ?=
+
+VERSION_MAJOR := 0
+VERSION := 0.1.0
+SONAME := libperfring.so.$(VERSION_MAJOR)
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+OPT ?= -O2 -g
+CFLAGS_ALL := $(OPT) -std=gnu11 $(WARN) -Iinclude -D_GNU_SOURCE $(CFLAGS)
+ifneq ($(SANITIZE),)
+CFLAGS_ALL += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS_SAN := -fsanitize=$(SANITIZE)
+endif
+LIB_CFLAGS := $(CFLAGS_ALL) -fPIC -fvisibility=hidden
+LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+THREAD_LIBS := -lpthread
+
+LIB_SRCS := $(wildcard src/*.c)
+LIB_OBJS := $(patsubst src/%.c,$(O)/obj/lib/%.o,$(LIB_SRCS))
+LIB_HDRS := $(wildcard include/perfring/*.h) $(wildcard src/*.h)
+SHARED := $(O)/libperfring.so.$(VERSION)
+STATIC := $(O)/libperfring.a
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
+
+TOOL_SRCS := $(wildcard tools/*.c)
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+KERNEL_SRCS := $(wildcard tests/kernel/*.c)
+BENCH_SRCS := $(wildcard bench/*.c)
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRCS))
+KERNEL_BINS := $(patsubst tests/kernel/%.c,$(O)/tests/kernel/%,$(KERNEL_SRCS))
+BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
+EXAMPLE_BINS := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
+TOOL := $(O)/perfring
+TEST_SUPPORT := $(wildcard tests/*.h tests/kernel/*.h)
+
+DEPS_STAMP := build/.deps-ok
+
+.PHONY: all lib deps demo check check-plain check-asan check-tsan bench install uninstall clean headers-cxx
+.DEFAULT_GOAL := all
+
+all: lib $(TOOL) $(UNIT_BINS) $(KERNEL_BINS) $(BENCH_BINS) $(EXAMPLE_BINS) headers-cxx
+
+lib: $(SHARED) $(STATIC) $(O)/libperfring.so
+
+# Install missing Debian packages (as root) once per checkout.
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/install-deps.sh
+	@bash scripts/install-deps.sh
+	@mkdir -p $(dir $@) && touch $@
+
+$(O)/obj/lib/%.o: src/%.c $(LIB_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(SHARED): $(LIB_OBJS) src/libperfring.map
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libperfring.map $(LDFLAGS_SAN) \
+		-o $@ $(LIB_OBJS) $(THREAD_LIBS)
+
+$(O)/libperfring.so: $(SHARED)
+	ln -sf libperfring.so.$(VERSION) $(O)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+$(STATIC): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $(LIB_OBJS)
+
+# BPF programs: compiled with clang -target bpf, embedded with a skeleton.
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -dumpmachine) -Ibpf -c $< -o $@
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+# Programs link the static library so that sanitizer builds instrument it.
+PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
+PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(THREAD_LIBS) -lm $(LDFLAGS_SAN)
+
+$(TOOL): $(TOOL_SRCS) $(wildcard tools/*.h) $(STATIC) $(BPF_SKELS)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS)
+
+$(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
+
+$(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
+
+$(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $< $(PROG_LIBS)
+
+$(O)/examples/%: examples/%.c $(STATIC) $(BPF_SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LIBS)
+
+# Every public header must compile on its own, as C and as C++.
+headers-cxx: $(O)/.headers-ok
+$(O)/.headers-ok: $(wildcard include/perfring/*.h)
+	@mkdir -p $(O)
+	@for h in $^; do \
+		printf '#include <perfring/%s>\nint main(void){return 0;}\n' $$(basename $$h) > $(O)/hdr.c; \
+		$(CC) -std=c99 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only -x c $(O)/hdr.c || exit 1; \
+		$(CXX) -std=c++11 -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c++ $(O)/hdr.c || exit 1; \
+	done; touch $@
+
+demo: all
+	$(TOOL) demo
+
+# make check: the whole suite, then again under sanitizers. Ends with the
+# line "N passed, N failed, N skipped" (scripts/run-tests.sh adds them up).
+check: $(DEPS_STAMP)
+	@bash scripts/check.sh
+
+check-plain: all
+	@bash scripts/run-tests.sh --build $(O) --suite plain
+
+bench: all
+	@bash scripts/bench.sh $(O)
+
+$(O)/perfring.pc: perfring.pc.in
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+		-e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+install: lib $(TOOL) $(O)/perfring.pc
+	install -d $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
+	install -m 644 include/perfring/*.h $(DESTDIR)$(INCLUDEDIR)/perfring/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libperfring.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libperfring.so
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(O)/perfring.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
+	for m in man/*.3; do [ -e "$$m" ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man3/; done; true
+	for m in man/*.1; do [ -e "$$m" ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
+
+uninstall:
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR)/libperfring.* \
+		$(DESTDIR)$(PKGCONFIGDIR)/perfring.pc $(DESTDIR)$(PREFIX)/bin/perfring
+
+clean:
+	rm -rf $(O)
+
+.SECONDARY:

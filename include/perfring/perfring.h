@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* perfring: every public header. */
+#ifndef PERFRING_PERFRING_H
+#define PERFRING_PERFRING_H
+
+#include <perfring/common.h>
+#include <perfring/ring.h>
+#include <perfring/reader.h>
+
+#endif /* PERFRING_PERFRING_H */

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * perfring reader layer: a set of rings with one poller.
+ *
+ * Two ways to build one:
+ *  - perfring_reader_new_bpf(): for a BPF_MAP_TYPE_PERF_EVENT_ARRAY. One
+ *    PERF_COUNT_SW_BPF_OUTPUT event and ring per online CPU, stored in the
+ *    map at key = the real CPU id;
+ *  - perfring_reader_new() + perfring_reader_add(): any perf event fds the
+ *    caller opened itself.
+ *
+ * After any wakeup every ring is drained to its head: the kernel reports a
+ * ring readable only once per wakeup, so a ring left half read would not be
+ * reported again (see KERNEL-NOTES). Records below the wakeup threshold are
+ * delivered at the latest max_delay_ns after they were written, while a
+ * thread waits in perfring_reader_poll()/perfring_reader_read().
+ *
+ * Thread-safety contract:
+ *  - perfring_reader_poll(), _read(), _consume() and _wait(): one thread at
+ *    a time per reader (they share the iteration state);
+ *  - perfring_reader_consume_ring(): concurrently from several threads as
+ *    long as each thread serves its own ring index, and not together with
+ *    _poll/_read/_consume on the same reader;
+ *  - _flush(), _wakeup(), _close(), _set_deadline(), _pause(), _resume(),
+ *    _stats() and every accessor: from any thread at any time, including
+ *    while another thread is blocked in _poll()/_read()/_wait();
+ *  - _free(): only when no other thread uses the reader.
+ */
+#ifndef PERFRING_READER_H
+#define PERFRING_READER_H
+
+#include <perfring/common.h>
+#include <perfring/ring.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfring_reader;
+
+struct perfring_reader_opts {
+	size_t sz; /* sizeof(struct perfring_reader_opts) */
+	/* Per-CPU data area size in pages (a power of two) or bytes (page size
+	 * times a power of two); give at most one. Default 64 pages. */
+	size_t buffer_pages;
+	size_t buffer_bytes;
+	/* Wakeup policy, at most one of the two (default: wakeup_events = 1,
+	 * one wakeup per record, as libbpf and aya do):
+	 *  wakeup_events: wake the reader every N records;
+	 *  wakeup_bytes:  wake when B bytes are waiting (watermark); must be
+	 *                 smaller than the buffer size. */
+	uint32_t wakeup_events;
+	uint32_t wakeup_bytes;
+	/* Upper bound, in nanoseconds, on how long a record may wait below the
+	 * wakeup threshold before a blocked poll/read delivers it anyway.
+	 * 0: no bound (records wait for the threshold). */
+	uint64_t max_delay_ns;
+	/* Overwritable rings (write_backward): the kernel overwrites the
+	 * oldest records; reads pause output and return newest first. */
+	bool overwritable;
+	/* The largest sample payload the producer will emit, in bytes. If such
+	 * a sample could never fit in one ring the reader is refused with
+	 * -E2BIG and a message giving the buffer size needed (a sample that
+	 * does not fit is dropped every time and never wakes the reader). */
+	size_t max_sample_size;
+	/* Only these CPU ids (NULL: every online CPU). */
+	const int *cpus;
+	size_t cpu_cnt;
+	/* Deliver straddling records as one contiguous span (copied into the
+	 * ring's scratch buffer) instead of two. */
+	bool linearize;
+};
+
+enum perfring_event_kind {
+	PERFRING_EVENT_SAMPLE = 1, /* a PERF_RECORD_SAMPLE */
+	PERFRING_EVENT_LOST = 2,   /* a PERF_RECORD_LOST: `lost` records were dropped */
+	PERFRING_EVENT_OTHER = 3,  /* any other record type: see rec */
+};
+
+/* What a zero-copy callback receives. Valid only during the callback. */
+struct perfring_event {
+	enum perfring_event_kind kind;
+	int cpu;        /* CPU id of the ring (-1 if the caller gave none) */
+	int ring_idx;   /* index of the ring in the reader */
+	/* SAMPLE of a BPF reader: the bpf_perf_event_output() payload, as one
+	 * or two spans. The kernel pads the payload so that it ends on an
+	 * 8-byte boundary: size may exceed what the program passed by up to 7
+	 * bytes. For readers of caller-opened events, the spans are the
+	 * record body after the header. */
+	const void *data;
+	size_t size;
+	const void *data2;
+	size_t size2;
+	uint64_t lost;       /* LOST: number of records lost */
+	uint64_t remaining;  /* bytes left in this ring's batch after this record */
+	const struct perfring_record *rec; /* the raw record */
+};
+
+typedef int (*perfring_event_fn)(const struct perfring_event *ev, void *ctx);
+
+/*
+ * A reader for the BPF perf event array map_fd. The reader keeps its own dup
+ * of map_fd (the caller may close its own). CPUs that are offline, or whose
+ * id is not below the map's max_entries, are skipped and reported through
+ * the log and perfring_reader_skipped_cpus(). Returns NULL and sets errno:
+ * EINVAL for a map of another type or bad options, E2BIG for
+ * max_sample_size too large for the buffer, EACCES/EPERM when perf events
+ * may not be opened (perfring_errmsg() names perf_event_paranoid and
+ * CAP_PERFMON/CAP_BPF), ENOMEM/EPERM from mmap (the message names
+ * perf_event_mlock_kb and RLIMIT_MEMLOCK).
+ */
+PERFRING_API struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfring_reader_opts *opts);
+
+/* An empty reader for caller-opened events; add rings with perfring_reader_add(). */
+PERFRING_API struct perfring_reader *perfring_reader_new(const struct perfring_reader_opts *opts);
+
+/*
+ * Map the ring of perf event fd and add it to the reader, labelled cpu (-1
+ * if not per-CPU). The fd stays the caller's: close it after
+ * perfring_reader_free(). The reader's buffer size and overwritable option
+ * apply; the wakeup options must already be in the fd's attr. Returns the
+ * ring index, or a negative error. Not concurrent with reads.
+ */
+PERFRING_API int perfring_reader_add(struct perfring_reader *rd, int fd, int cpu);
+
+/*
+ * Close (if not yet closed), unmap and free everything. NULL is a no-op.
+ */
+PERFRING_API void perfring_reader_free(struct perfring_reader *rd);
+
+/*
+ * Wait until data is ready, the timeout or the deadline passes, or the
+ * reader is flushed, woken or closed, then drain every ring, calling fn for
+ * each record. timeout_ns < 0 waits without timeout (but see
+ * perfring_reader_set_deadline()); 0 does not block.
+ * Returns the number of records delivered (> 0), or:
+ *   -ETIMEDOUT         the timeout or deadline passed with nothing to deliver
+ *                      (a deadline passed with records pending: they are
+ *                      delivered first, the next call reports -ETIMEDOUT);
+ *   -PERFRING_EFLUSHED a flush was requested and everything written before
+ *                      it has been delivered (by this or earlier calls);
+ *   -PERFRING_EWOKEN   perfring_reader_wakeup() was called;
+ *   -PERFRING_ECLOSED  the reader is closed;
+ *   -PERFRING_ECORRUPT a ring is corrupt (records before it were
+ *                      delivered; perfring_ring_discard() it to go on);
+ *   or the callback's negative value.
+ * fn returning PERFRING_STOP stops early; the rest stays for the next call.
+ */
+PERFRING_API int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfring_event_fn fn,
+				      void *ctx);
+
+/* Drain every ring once without blocking or any syscall. Returns the number
+ * of records delivered or a negative error, as perfring_reader_poll(). */
+PERFRING_API int perfring_reader_consume(struct perfring_reader *rd, perfring_event_fn fn, void *ctx);
+
+/* Drain ring idx only; see the thread-safety contract above. */
+PERFRING_API int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_event_fn fn, void *ctx);
+
+/*
+ * Block until any ring has data or the timeout/deadline passes (or flush,
+ * wakeup, close). Returns the number of rings with data (>= 1), or the
+ * negative codes of perfring_reader_poll(). Does not consume.
+ */
+PERFRING_API int perfring_reader_wait(struct perfring_reader *rd, int64_t timeout_ns);
+
+/*
+ * A copied-out record, for perfring_reader_read(). The caller owns it:
+ * initialise it zeroed, pass it again and again (the buffer is reused and
+ * grown with realloc as needed, never shrunk), release it with
+ * perfring_read_record_release().
+ */
+struct perfring_read_record {
+	enum perfring_event_kind kind;
+	int cpu;
+	uint32_t type;       /* PERF_RECORD_* of the record */
+	void *data;          /* SAMPLE: the payload (padded, see perfring_event) */
+	size_t size;         /* bytes valid at data */
+	size_t capacity;     /* bytes allocated at data */
+	uint64_t lost;       /* LOST: number of records lost */
+	uint64_t remaining;  /* bytes left unread in this record's ring */
+};
+
+PERFRING_API void perfring_read_record_release(struct perfring_read_record *rec);
+
+/*
+ * Read the next record into rec (copy-out), blocking as perfring_reader_poll()
+ * does. Returns 0 with rec filled, or the negative codes of
+ * perfring_reader_poll(). For a SAMPLE the payload is copied; for
+ * other types (non-BPF readers) the whole record including its header.
+ */
+PERFRING_API int perfring_reader_read(struct perfring_reader *rd, struct perfring_read_record *rec,
+				      int64_t timeout_ns);
+
+/*
+ * An absolute deadline on CLOCK_MONOTONIC, in nanoseconds (0 clears it):
+ * blocking calls return -ETIMEDOUT once it passes, after delivering what is
+ * pending. Takes effect at once, also for a call already blocked.
+ */
+PERFRING_API void perfring_reader_set_deadline(struct perfring_reader *rd, uint64_t deadline_ns);
+
+/* Make a blocked, or the next, poll/read/wait drain everything and then
+ * return -PERFRING_EFLUSHED. */
+PERFRING_API void perfring_reader_flush(struct perfring_reader *rd);
+
+/* Interrupt a blocked poll/read/wait: it returns -PERFRING_EWOKEN. */
+PERFRING_API void perfring_reader_wakeup(struct perfring_reader *rd);
+
+/*
+ * Stop: pause output, wake any blocked call; every later poll/read/wait
+ * returns -PERFRING_ECLOSED. Resources are released by perfring_reader_free().
+ * Idempotent.
+ */
+PERFRING_API void perfring_reader_close(struct perfring_reader *rd);
+
+/*
+ * Pause: BPF reader: delete the fds from the map by CPU id (the program's
+ * bpf_perf_event_output() then returns -ENOENT, not counted as lost); other
+ * readers: PERF_EVENT_IOC_PAUSE_OUTPUT. Resume restores them. Both are
+ * idempotent. Records already in the rings remain readable.
+ */
+PERFRING_API int perfring_reader_pause(struct perfring_reader *rd);
+PERFRING_API int perfring_reader_resume(struct perfring_reader *rd);
+
+/* For the caller's own event loop: the epoll fd (readable when any ring,
+ * flush, wakeup or close is pending); the number of rings; each ring's
+ * perf event fd, CPU id, and the ring itself. */
+PERFRING_API int perfring_reader_epoll_fd(const struct perfring_reader *rd);
+PERFRING_API int perfring_reader_ring_cnt(const struct perfring_reader *rd);
+PERFRING_API int perfring_reader_ring_fd(const struct perfring_reader *rd, int idx);
+PERFRING_API int perfring_reader_ring_cpu(const struct perfring_reader *rd, int idx);
+PERFRING_API struct perfring_ring *perfring_reader_ring(const struct perfring_reader *rd, int idx);
+/* Ring index of a CPU id, or -ENOENT. */
+PERFRING_API int perfring_reader_cpu_ring(const struct perfring_reader *rd, int cpu);
+
+/* Per-ring counters (records, bytes, lost) of ring idx. 0 or -EINVAL. */
+PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd, int idx, struct perfring_ring_stats *stats);
+
+/* The per-CPU data area size actually used, in bytes. */
+PERFRING_API size_t perfring_reader_buffer_size(const struct perfring_reader *rd);
+
+/* CPU ids skipped at creation (offline, or beyond max_entries): writes up
+ * to cnt of them to cpus and returns how many there are. */
+PERFRING_API int perfring_reader_skipped_cpus(const struct perfring_reader *rd, int *cpus, size_t cnt);
+
+/*
+ * Parse a sysfs CPU range list ("0-3,8-11\n") into a sorted bitmap-free
+ * list of ids: writes up to cnt ids to cpus, returns how many the list
+ * holds, or -EINVAL with the offending position in perfring_errmsg().
+ */
+PERFRING_API int perfring_parse_cpu_list(const char *list, int *cpus, size_t cnt);
+
+/* The online CPU ids of this machine, from /sys/devices/system/cpu/online. */
+PERFRING_API int perfring_online_cpus(int *cpus, size_t cnt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_READER_H */

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * perfring ring layer: one mmap'd perf ring of any perf event fd.
+ *
+ * A ring is 1 metadata page + 2^n data pages. Records are read between the
+ * ring's tail and a snapshot of its head without copying; a record that
+ * straddles the end of the data area is given as two spans, or as one
+ * contiguous copy in a per-ring scratch buffer when asked for. The tail is
+ * committed once per batch, with release ordering, after the caller is done
+ * with the batch: a record view is valid until that commit.
+ *
+ * Every header is validated before it is trusted: a size of 0, a size that is
+ * not a multiple of 8, or a size reaching beyond head makes the ring corrupt
+ * (-PERFRING_ECORRUPT); the iterator then stops and never reads out of
+ * bounds or spins.
+ *
+ * Thread safety: a ring is consumed by one thread at a time. Counters may be
+ * read from any thread (perfring_ring_stats()).
+ */
+#ifndef PERFRING_RING_H
+#define PERFRING_RING_H
+
+#include <perfring/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfring_ring;
+
+struct perfring_ring_opts {
+	size_t sz; /* sizeof(struct perfring_ring_opts) */
+	/* Size of the data area, as a number of pages (a power of two) or in
+	 * bytes (page size times a power of two). Give at most one; 0 for both
+	 * means the default (64 pages). Anything else is -EINVAL with a message
+	 * naming the rule. */
+	size_t data_pages;
+	size_t data_bytes;
+	/* Overwritable ring: the event was opened with attr.write_backward = 1.
+	 * The ring is mapped read-only, the kernel overwrites old records, and
+	 * records are read newest first from a paused ring. */
+	bool overwrite;
+	/* Always deliver records as one contiguous span: a record straddling
+	 * the end of the ring is copied into the ring's scratch buffer. */
+	bool linearize;
+};
+
+/* One record of a ring. The header never straddles the end of the ring;
+ * the body may, in which case len2 > 0 and the bytes continue at data2. */
+struct perfring_record {
+	uint32_t type;      /* PERF_RECORD_* */
+	uint16_t misc;
+	uint16_t size;      /* total size including the 8-byte header */
+	const void *data;   /* first span, starting with the perf_event_header */
+	size_t len;         /* bytes at data */
+	const void *data2;  /* second span (start of the data area), or NULL */
+	size_t len2;        /* bytes at data2; len + len2 == size */
+	uint64_t offset;    /* free-running ring position of the record */
+	uint64_t remaining; /* bytes left in the batch after this record */
+};
+
+/*
+ * Map the ring of perf event fd (which must have been opened without
+ * PERF_FLAG_FD_OUTPUT redirection, i.e. own its ring). The fd is not owned:
+ * the caller keeps it open for the ring's lifetime and closes it after
+ * perfring_ring_free(). Returns NULL and sets errno (EINVAL for a bad size,
+ * with the page-count rule in perfring_errmsg()).
+ */
+PERFRING_API struct perfring_ring *perfring_ring_new(int fd, const struct perfring_ring_opts *opts);
+
+/*
+ * A ring over memory the caller owns: base points to a metadata page
+ * (struct perf_event_mmap_page) of page_size bytes followed by the data
+ * area (data_offset/data_size in the page are used if set, otherwise the
+ * data area starts at base + page_size and is len - page_size long, which
+ * must be a power of two). For tests, and for rings mapped elsewhere. The
+ * memory must outlive the ring.
+ */
+PERFRING_API struct perfring_ring *perfring_ring_new_mem(void *base, size_t len, size_t page_size,
+							 const struct perfring_ring_opts *opts);
+
+/* Unmap (for perfring_ring_new) and free. NULL is a no-op. */
+PERFRING_API void perfring_ring_free(struct perfring_ring *ring);
+
+/* Callback return values. Return PERFRING_CONTINUE (0) to go on,
+ * PERFRING_STOP to stop after this record (it counts as consumed), or a
+ * negative value to stop with that error (the record is not consumed and
+ * will be delivered again by the next call). */
+#define PERFRING_CONTINUE 0
+#define PERFRING_STOP 1
+
+typedef int (*perfring_record_fn)(const struct perfring_record *rec, void *ctx);
+
+/*
+ * Deliver every record between the tail and a snapshot of head (acquire),
+ * then commit the tail (release) past the consumed records. Returns the
+ * number of records consumed, or a negative error: the callback's, or
+ * -PERFRING_ECORRUPT (records before the corrupt header were delivered and
+ * committed). Record views are valid only during the callback.
+ *
+ * For an overwrite ring: delivers the records written since the previous
+ * call, newest first; the caller must have paused output
+ * (perfring_ring_pause()). A record partly overwritten is dropped.
+ */
+PERFRING_API int perfring_ring_consume(struct perfring_ring *ring, perfring_record_fn fn, void *ctx);
+
+/*
+ * The same, step by step (the iterator form, for a caller's own loop):
+ *   perfring_ring_begin() snapshots head and returns the bytes available;
+ *   perfring_ring_next() fills *rec and returns 1, or 0 at the end of the
+ *   batch, or -PERFRING_ECORRUPT;
+ *   perfring_ring_commit() stores the tail past every record returned by
+ *   perfring_ring_next() since perfring_ring_begin(); views become invalid.
+ * begin() without commit() keeps the position: the next begin() restarts
+ * after the last commit.
+ */
+PERFRING_API int64_t perfring_ring_begin(struct perfring_ring *ring);
+PERFRING_API int perfring_ring_next(struct perfring_ring *ring, struct perfring_record *rec);
+PERFRING_API void perfring_ring_commit(struct perfring_ring *ring);
+
+/*
+ * A contiguous view of rec: rec->data itself when the record does not
+ * straddle, otherwise a copy in the ring's scratch buffer (allocated once,
+ * 64 KiB, on first use), valid until the next call for this ring. Returns
+ * NULL with errno ENOMEM if the scratch buffer cannot be allocated.
+ */
+PERFRING_API const void *perfring_ring_linear(struct perfring_ring *ring, const struct perfring_record *rec);
+
+/*
+ * Copy len bytes starting at byte off of rec (off counted from the start of
+ * the header) into dst, across the wrap if needed. Returns 0, or -ERANGE if
+ * off + len > rec->size.
+ */
+PERFRING_API int perfring_record_copy(const struct perfring_record *rec, size_t off, void *dst, size_t len);
+
+/* Bytes between tail and head now (0 for an overwrite ring). */
+PERFRING_API uint64_t perfring_ring_bytes_available(const struct perfring_ring *ring);
+
+/* Offset (free-running ring position) of the corrupt header, valid after
+ * -PERFRING_ECORRUPT. */
+PERFRING_API uint64_t perfring_ring_error_offset(const struct perfring_ring *ring);
+
+/*
+ * Drop everything between the tail and head (recovery after
+ * -PERFRING_ECORRUPT). Returns the number of bytes dropped; they are added
+ * to the ring's dropped_bytes counter.
+ */
+PERFRING_API uint64_t perfring_ring_discard(struct perfring_ring *ring);
+
+/* Pause (true) or resume (false) the kernel's output into the ring with
+ * PERF_EVENT_IOC_PAUSE_OUTPUT. -ENOTTY for a memory ring. */
+PERFRING_API int perfring_ring_pause(struct perfring_ring *ring, bool pause);
+
+struct perfring_ring_stats {
+	uint64_t records;       /* records delivered */
+	uint64_t bytes;         /* bytes delivered (record sizes) */
+	uint64_t lost;          /* sum of PERF_RECORD_LOST counts seen */
+	uint64_t lost_records;  /* number of PERF_RECORD_LOST records seen */
+	uint64_t corrupt;       /* times a corrupt header was found */
+	uint64_t dropped_bytes; /* bytes discarded: perfring_ring_discard(), or
+				 * partly overwritten records of an overwrite ring */
+};
+
+/* A snapshot of the ring's counters; safe from any thread. */
+PERFRING_API void perfring_ring_stats(const struct perfring_ring *ring, struct perfring_ring_stats *stats);
+
+PERFRING_API int perfring_ring_fd(const struct perfring_ring *ring);        /* -1 for a memory ring */
+PERFRING_API size_t perfring_ring_data_size(const struct perfring_ring *ring);
+PERFRING_API size_t perfring_ring_mmap_size(const struct perfring_ring *ring);
+PERFRING_API bool perfring_ring_is_overwrite(const struct perfring_ring *ring);
+/* The metadata page (struct perf_event_mmap_page *), e.g. for time conversion fields. */
+PERFRING_API const void *perfring_ring_meta(const struct perfring_ring *ring);
+
+/* System page size, and the mmap length for a data area of data_bytes
+ * (validated: -EINVAL if not page size times a power of two). */
+PERFRING_API size_t perfring_page_size(void);
+PERFRING_API int64_t perfring_ring_mmap_len(size_t data_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_RING_H */

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# make check: build and run every test, then again under sanitizers.
+#  1. plain build (build/): unit, kernel and CLI tests;
+#  2. ASan+UBSan build (build/asan/): unit and kernel tests;
+#  3. TSan build (build/tsan/): the threaded tests (names containing "thread").
+# Ends with the line "N passed, N failed, N skipped" over all of them.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+rm -f build/.totals build/asan/.totals build/tsan/.totals
+mkdir -p build
+status=0
+
+step() { echo "== $*"; }
+
+step "build (plain)"
+if make -s -j"$jobs" all >build/make-plain.log 2>&1; then
+	bash scripts/run-tests.sh --build build --suite plain || status=1
+else
+	cat build/make-plain.log; echo "0 1 0" >>build/.totals; status=1
+fi
+
+step "build (asan+ubsan)"
+if make -s -j"$jobs" O=build/asan SANITIZE=address,undefined all >build/make-asan.log 2>&1; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		bash scripts/run-tests.sh --build build/asan --suite asan --no-cli || status=1
+	cat build/asan/.totals >>build/.totals
+else
+	cat build/make-asan.log; echo "0 1 0" >>build/.totals; status=1
+fi
+
+step "build (tsan)"
+if make -s -j"$jobs" O=build/tsan SANITIZE=thread OPT="-O1 -g" all >build/make-tsan.log 2>&1; then
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		bash scripts/run-tests.sh --build build/tsan --suite tsan --no-cli --filter '*thread*' || status=1
+	cat build/tsan/.totals >>build/.totals
+else
+	cat build/make-tsan.log; echo "0 1 0" >>build/.totals; status=1
+fi
+
+awk '{p += $1; f += $2; s += $3} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}' build/.totals
+exit $status

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Install what perfring needs to build and test, when it is missing.
+# As root on Debian it apt-installs the missing packages; otherwise it says
+# which are missing and fails. Called by the make targets, once per checkout.
+set -euo pipefail
+
+# package: a file or command whose presence shows it is installed
+declare -A need=(
+	[gcc]=/usr/bin/gcc
+	[g++]=/usr/bin/g++
+	[make]=/usr/bin/make
+	[clang]=/usr/bin/clang
+	[llvm]=/usr/bin/llvm-strip
+	[libbpf-dev]=/usr/include/bpf/libbpf.h
+	[bpftool]=/usr/sbin/bpftool
+	[libelf-dev]=/usr/include/libelf.h
+	[zlib1g-dev]=/usr/include/zlib.h
+	[pkg-config]=/usr/bin/pkg-config
+	[linux-libc-dev]=/usr/include/linux/perf_event.h
+	[valgrind]=/usr/bin/valgrind
+)
+
+missing=()
+for pkg in "${!need[@]}"; do
+	[ -e "${need[$pkg]}" ] || missing+=("$pkg")
+done
+# gcc's sanitizer runtimes (ASan/UBSan/TSan) come with libgcc-*-dev; check them too.
+gcclib=$(gcc -print-file-name=libtsan.so 2>/dev/null || true)
+if [ ! -e "$gcclib" ]; then
+	v=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
+	missing+=("libtsan2" "libasan8" "libubsan1" "libgcc-${v:-12}-dev")
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+
+echo "perfring: missing packages: ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+	echo "perfring: run as root (or: sudo apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+if ! command -v apt-get >/dev/null; then
+	echo "perfring: no apt-get here; install the equivalent of: ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "perfring: installed ${missing[*]}" >&2

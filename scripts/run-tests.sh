@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Run the test binaries of one build and add up their results.
+#   run-tests.sh --build DIR --suite NAME [--filter GLOB] [--no-cli]
+# Every test program prints "N passed, N failed, N skipped" as its last
+# line; a program that dies without it (crash, sanitizer report) counts as
+# one failure. Appends "passed failed skipped" to DIR/.totals and prints the
+# suite's line.
+set -uo pipefail
+
+build=build suite=plain filter='*' cli=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build) build=$2; shift 2 ;;
+	--suite) suite=$2; shift 2 ;;
+	--filter) filter=$2; shift 2 ;;
+	--no-cli) cli=0; shift ;;
+	*) echo "run-tests.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+
+logdir="$build/test-logs/$suite"
+mkdir -p "$logdir"
+P=0 F=0 S=0
+
+run_one() { # name, command...
+	local name=$1; shift
+	local log="$logdir/$name.log"
+	local start end
+	start=$(date +%s.%N)
+	"$@" >"$log" 2>&1
+	local rc=$?
+	end=$(date +%s.%N)
+	grep -E '^(ok|FAIL|skip|     )' "$log" | sed "s|^|[$suite] $name: |"
+	local last
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
+	if [ -z "$last" ]; then
+		echo "[$suite] $name: FAIL: exited $rc without a summary line; log: $log"
+		tail -n 20 "$log" | sed "s|^|    |"
+		F=$((F + 1))
+		return
+	fi
+	local p f s
+	p=$(echo "$last" | awk '{print $1}')
+	f=$(echo "$last" | awk '{print $3}')
+	s=$(echo "$last" | awk '{print $5}')
+	s=${s:-0}
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "[$suite] $name: FAIL: exited $rc; log: $log"
+		tail -n 20 "$log" | sed "s|^|    |"
+		f=1
+	fi
+	P=$((P + p)) F=$((F + f)) S=$((S + s))
+	printf '[%s] %s: %s (%ss)\n' "$suite" "$name" "$last" "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.1f", b - a}')"
+}
+
+for kind in unit kernel; do
+	for t in "$build"/tests/$kind/*; do
+		[ -x "$t" ] && [ -f "$t" ] || continue
+		n="$kind/$(basename "$t")"
+		# shellcheck disable=SC2053
+		[[ $n == $filter ]] || continue
+		run_one "$n" "$t"
+	done
+done
+if [ "$cli" -eq 1 ]; then
+	for t in tests/cli/*.sh; do
+		[ -f "$t" ] || continue
+		n="cli/$(basename "$t" .sh)"
+		[[ $n == $filter ]] || continue
+		run_one "$n" env PERFRING_BUILD="$build" bash "$t"
+	done
+fi
+
+echo "$P $F $S" >>"$build/.totals"
+echo "[$suite] $P passed, $F failed, $S skipped"
+[ "$F" -eq 0 ]

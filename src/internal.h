@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Internal helpers shared by every perfring source file. Not installed. */
+#ifndef PERFRING_INTERNAL_H
+#define PERFRING_INTERNAL_H
+
+#include <errno.h>
+#include <perfring/common.h>
+
+#define PR_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/*
+ * Record a failure: formats the message into the calling thread's
+ * perfring_errmsg() buffer, passes it to the log callback at ERROR level,
+ * and returns -err (err given positive, errno or PERFRING_E*), so that
+ * callers can write `return pr_fail(EINVAL, "...", ...);`.
+ */
+int pr_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The same for constructors: sets errno = err and returns NULL. */
+void *pr_fail_null(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Log a message that is not a failure (e.g. a skipped offline CPU). */
+void pr_log(enum perfring_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Options structs: the size the caller's binary knows (0 for NULL opts),
+ * checked so that bytes the library does not know are zero (a newer
+ * caller asking for something this library cannot do). Returns 0 or
+ * -EINVAL. */
+int pr_opts_check(const void *opts, size_t caller_sz, size_t known_sz, const char *type_name);
+
+/* Read field of opts if the caller's struct is large enough to hold it. */
+#define PR_OPT(opts, field, def)                                                          \
+	(((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + sizeof((opts)->field)) \
+		 ? (opts)->field                                                          \
+		 : (def))
+
+#endif /* PERFRING_INTERNAL_H */
