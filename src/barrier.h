@@ -23,22 +23,23 @@
 #define PERFRING_BARRIER_H
 
 #include <stdint.h>
+#include <linux/types.h>
 
 /* Pairs with the kernel's smp_wmb() (B) before it stores data_head. */
-static inline uint64_t pr_load_head(const volatile uint64_t *head)
+static inline uint64_t pr_load_head(const volatile __u64 *head)
 {
 	return __atomic_load_n(head, __ATOMIC_ACQUIRE);
 }
 
 /* Pairs with the kernel's read of data_tail (A): our reads of the records
  * happen before the kernel may reuse the space. */
-static inline void pr_store_tail(volatile uint64_t *tail, uint64_t value)
+static inline void pr_store_tail(volatile __u64 *tail, uint64_t value)
 {
 	__atomic_store_n(tail, value, __ATOMIC_RELEASE);
 }
 
 /* A plain read of our own last committed tail (only we write it). */
-static inline uint64_t pr_load_tail(const volatile uint64_t *tail)
+static inline uint64_t pr_load_tail(const volatile __u64 *tail)
 {
 	return __atomic_load_n(tail, __ATOMIC_RELAXED);
 }

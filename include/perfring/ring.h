@@ -100,7 +100,10 @@ typedef int (*perfring_record_fn)(const struct perfring_record *rec, void *ctx);
  *
  * For an overwrite ring: delivers the records written since the previous
  * call, newest first; the caller must have paused output
- * (perfring_ring_pause()). A record partly overwritten is dropped.
+ * (perfring_ring_pause()). A record partly overwritten is dropped. The
+ * commit marks the whole window as read: records not delivered because of
+ * an early stop, or overwritten before this read, are counted in
+ * dropped_bytes. A negative callback value commits nothing.
  */
 PERFRING_API int perfring_ring_consume(struct perfring_ring *ring, perfring_record_fn fn, void *ctx);
 
@@ -133,7 +136,9 @@ PERFRING_API const void *perfring_ring_linear(struct perfring_ring *ring, const 
  */
 PERFRING_API int perfring_record_copy(const struct perfring_record *rec, size_t off, void *dst, size_t len);
 
-/* Bytes between tail and head now (0 for an overwrite ring). */
+/* Bytes between tail and head now; for an overwrite ring, the bytes written
+ * since the previous read, capped at the data area size. Safe to call from
+ * the consuming thread at any time (one acquire load, no syscall). */
 PERFRING_API uint64_t perfring_ring_bytes_available(const struct perfring_ring *ring);
 
 /* Offset (free-running ring position) of the corrupt header, valid after
@@ -172,7 +177,8 @@ PERFRING_API bool perfring_ring_is_overwrite(const struct perfring_ring *ring);
 PERFRING_API const void *perfring_ring_meta(const struct perfring_ring *ring);
 
 /* System page size, and the mmap length for a data area of data_bytes
- * (validated: -EINVAL if not page size times a power of two). */
+ * (validated: -EINVAL if not page size times a power of two; 0 means the
+ * default of 64 pages). */
 PERFRING_API size_t perfring_page_size(void);
 PERFRING_API int64_t perfring_ring_mmap_len(size_t data_bytes);
 
