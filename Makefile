@@ -53,7 +53,7 @@ KERNEL_BINS := $(patsubst tests/kernel/%.c,$(O)/tests/kernel/%,$(KERNEL_SRCS))
 BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 TOOL := $(O)/perfring
-TEST_SUPPORT := $(wildcard tests/*.h tests/kernel/*.h)
+TEST_SUPPORT := $(wildcard tests/*.h tests/unit/*.h tests/kernel/*.h)
 
 DEPS_STAMP := build/.deps-ok
 

@@ -20,6 +20,13 @@ int pr_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 /* The same for constructors: sets errno = err and returns NULL. */
 void *pr_fail_null(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Return NULL with errno = err, keeping the message a callee already set. */
+static inline void *pr_errno_null(int err)
+{
+	errno = err;
+	return (void *)0;
+}
+
 /* Log a message that is not a failure (e.g. a skipped offline CPU). */
 void pr_log(enum perfring_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

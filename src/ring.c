@@ -46,6 +46,7 @@ struct perfring_ring {
 	uint64_t commit_pos; /* forward: our last stored data_tail */
 	uint64_t prev_head;  /* overwrite: head at the previous commit */
 	uint64_t batch_head; /* overwrite: head snapshot of this batch */
+	uint64_t rest_pos, rest_end; /* overwrite: unread part of the last window */
 	uint64_t error_offset;
 	uint8_t *scratch;    /* linearised copies, SCRATCH_SIZE bytes */
 	int fd;
@@ -113,7 +114,7 @@ static struct perfring_ring *ring_alloc(const struct perfring_ring_opts *opts)
 	struct perfring_ring *r;
 
 	if (opts && pr_opts_check(opts, opts->sz, sizeof(*opts), "perfring_ring_opts"))
-		return pr_fail_null(EINVAL, "%s", perfring_errmsg());
+		return pr_errno_null(EINVAL);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pr_fail_null(ENOMEM, "out of memory allocating a ring");
@@ -164,7 +165,7 @@ struct perfring_ring *perfring_ring_new(int fd, const struct perfring_ring_opts 
 
 	size = resolve_data_size(PR_OPT(opts, data_pages, 0), PR_OPT(opts, data_bytes, 0));
 	if (size < 0)
-		return pr_fail_null((int)-size, "%s", perfring_errmsg());
+		return pr_errno_null((int)-size);
 	r = ring_alloc(opts);
 	if (!r)
 		return NULL;
@@ -194,7 +195,7 @@ struct perfring_ring *perfring_ring_new(int fd, const struct perfring_ring_opts 
 	if (err) {
 		munmap(base, r->map_len);
 		free(r);
-		return pr_fail_null(-err, "%s", perfring_errmsg());
+		return pr_errno_null(-err);
 	}
 	return r;
 }
@@ -214,7 +215,7 @@ struct perfring_ring *perfring_ring_new_mem(void *base, size_t len, size_t page_
 	err = ring_attach(r, base, len, page_size);
 	if (err) {
 		free(r);
-		return pr_fail_null(-err, "%s", perfring_errmsg());
+		return pr_errno_null(-err);
 	}
 	return r;
 }
@@ -229,21 +230,42 @@ void perfring_ring_free(struct perfring_ring *ring)
 	free(ring);
 }
 
-/* Snapshot the batch: forward [tail, head); overwrite [head, window end). */
+/*
+ * An overwrite ring's batch. If nothing was written since the last batch
+ * and it was not read to the end (early stop, callback error), go on where
+ * it stopped. Otherwise the batch is what was written since: [head,
+ * prev_head), capped at one data area; the unread rest of the last batch
+ * is older than all of that and is dropped.
+ */
+static int64_t overwrite_begin(struct perfring_ring *r, uint64_t head)
+{
+	uint64_t fresh = r->prev_head - head;
+
+	r->bogus_head = false;
+	if (r->rest_pos != r->rest_end && head == r->batch_head) {
+		r->read_pos = r->rest_pos;
+		r->batch_end = r->rest_end;
+		return (int64_t)(r->batch_end - r->read_pos);
+	}
+	if (r->rest_pos != r->rest_end)
+		pr_counter_add(&r->stats.dropped_bytes, r->rest_end - r->rest_pos);
+	r->rest_pos = r->rest_end = 0;
+	if (fresh > r->data_size) /* whole records overwritten before we looked */
+		pr_counter_add(&r->stats.dropped_bytes, fresh - r->data_size);
+	r->batch_head = head;
+	r->read_pos = head;
+	r->batch_end = head + (fresh > r->data_size ? r->data_size : fresh);
+	return (int64_t)(r->batch_end - head);
+}
+
+/* Snapshot the batch: forward [tail, head); overwrite: see overwrite_begin(). */
 int64_t perfring_ring_begin(struct perfring_ring *r)
 {
 	uint64_t head = pr_load_head(&r->meta->data_head);
 
 	r->pend_records = r->pend_bytes = r->pend_lost = r->pend_lost_records = 0;
-	if (PR_UNLIKELY(r->overwrite)) {
-		uint64_t fresh = r->prev_head - head;
-
-		r->batch_head = head;
-		r->read_pos = head;
-		r->batch_end = head + (fresh > r->data_size ? r->data_size : fresh);
-		r->bogus_head = false;
-		return (int64_t)(r->batch_end - head);
-	}
+	if (PR_UNLIKELY(r->overwrite))
+		return overwrite_begin(r, head);
 	r->read_pos = r->commit_pos;
 	r->batch_end = head;
 	/* The kernel never runs more than one data area ahead of our tail; a
@@ -299,8 +321,11 @@ static inline int ring_peek(struct perfring_ring *r, struct perfring_record *rec
 			/* Zero: space never written. Beyond the window: the oldest
 			 * record, its end overwritten by newer ones. Both end the
 			 * history; neither is corruption. */
-			if (size == 0 || ((size & 7) == 0 && size > avail))
+			if (size == 0 || ((size & 7) == 0 && size > avail)) {
+				pr_counter_add(&r->stats.dropped_bytes, avail);
+				r->batch_end = pos;
 				return 0;
+			}
 		}
 		return ring_corrupt(r, pos, size,
 				    size < sizeof(*hdr) ? "size smaller than the 8-byte header"
@@ -373,14 +398,10 @@ void perfring_ring_commit(struct perfring_ring *r)
 	}
 	if (PR_UNLIKELY(r->overwrite)) {
 		/* The kernel ignores data_tail here (and the page is read-only):
-		 * remember what we have seen instead. Whatever of the window was
-		 * not delivered is gone. */
-		uint64_t fresh = r->prev_head - r->batch_head;
-
-		if (fresh > r->read_pos - r->batch_head)
-			pr_counter_add(&r->stats.dropped_bytes, fresh - (r->read_pos - r->batch_head));
+		 * remember what we have seen instead, and what is left unread. */
 		r->prev_head = r->batch_head;
-		r->read_pos = r->batch_end = r->batch_head;
+		r->rest_pos = r->read_pos;
+		r->rest_end = r->batch_end;
 		return;
 	}
 	if (r->read_pos != r->commit_pos) {
@@ -405,12 +426,6 @@ int perfring_ring_consume(struct perfring_ring *r, perfring_record_fn fn, void *
 		n++;
 		if (PR_UNLIKELY(cb > 0))
 			break;
-	}
-	if (PR_UNLIKELY(r->overwrite) && ret < 0 && ret != -PERFRING_ECORRUPT && ret != -ENOMEM) {
-		/* A callback error on an overwrite ring: keep the window so the
-		 * record comes again; nothing to commit. */
-		r->pend_records = r->pend_bytes = r->pend_lost = r->pend_lost_records = 0;
-		return ret;
 	}
 	perfring_ring_commit(r);
 	return ret < 0 ? ret : n;
@@ -468,10 +483,9 @@ uint64_t perfring_ring_discard(struct perfring_ring *r)
 	r->pend_records = r->pend_bytes = r->pend_lost = r->pend_lost_records = 0;
 	r->bogus_head = false;
 	if (r->overwrite) {
-		dropped = r->prev_head - head;
-		if (dropped > r->data_size)
-			dropped = r->data_size;
+		dropped = (r->prev_head - head) + (r->rest_end - r->rest_pos);
 		r->prev_head = r->batch_head = r->read_pos = r->batch_end = head;
+		r->rest_pos = r->rest_end = 0;
 	} else {
 		dropped = head - r->commit_pos;
 		/* A misaligned head cannot be a tail; round down to stay aligned. */

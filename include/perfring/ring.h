@@ -100,10 +100,10 @@ typedef int (*perfring_record_fn)(const struct perfring_record *rec, void *ctx);
  *
  * For an overwrite ring: delivers the records written since the previous
  * call, newest first; the caller must have paused output
- * (perfring_ring_pause()). A record partly overwritten is dropped. The
- * commit marks the whole window as read: records not delivered because of
- * an early stop, or overwritten before this read, are counted in
- * dropped_bytes. A negative callback value commits nothing.
+ * (perfring_ring_pause()). A record partly overwritten is dropped. After an
+ * early stop or a callback error the next call goes on with the older
+ * records, if nothing new was written in between; if new records were
+ * written, it starts with them and the older unread rest is dropped.
  */
 PERFRING_API int perfring_ring_consume(struct perfring_ring *ring, perfring_record_fn fn, void *ctx);
 
@@ -162,8 +162,9 @@ struct perfring_ring_stats {
 	uint64_t lost;          /* sum of PERF_RECORD_LOST counts seen */
 	uint64_t lost_records;  /* number of PERF_RECORD_LOST records seen */
 	uint64_t corrupt;       /* times a corrupt header was found */
-	uint64_t dropped_bytes; /* bytes discarded: perfring_ring_discard(), or
-				 * partly overwritten records of an overwrite ring */
+	uint64_t dropped_bytes; /* bytes written but never delivered: dropped by
+				 * perfring_ring_discard(), or, in an overwrite
+				 * ring, overwritten before being read */
 };
 
 /* A snapshot of the ring's counters; safe from any thread. */
