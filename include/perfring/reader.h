@@ -24,7 +24,13 @@
  *  - _flush(), _wakeup(), _close(), _set_deadline(), _pause(), _resume(),
  *    _stats() and every accessor: from any thread at any time, including
  *    while another thread is blocked in _poll()/_read()/_wait();
+ *  - perfring_reader_add(): during set-up only, before any other thread
+ *    uses the reader (it grows the ring array the accessors read);
  *  - _free(): only when no other thread uses the reader.
+ *
+ * _wakeup(), _flush() and _set_deadline() take no lock and only write an
+ * eventfd: they may be called from a signal handler. A signal that
+ * interrupts a blocked call makes it return -EINTR.
  */
 #ifndef PERFRING_READER_H
 #define PERFRING_READER_H
@@ -187,6 +193,8 @@ PERFRING_API void perfring_read_record_release(struct perfring_read_record *rec)
  * does. Returns 0 with rec filled, or the negative codes of
  * perfring_reader_poll(). For a SAMPLE the payload is copied; for
  * other types (non-BPF readers) the whole record including its header.
+ * On an overwritable reader a ring stays paused between calls until its
+ * batch has been read to the end.
  */
 PERFRING_API int perfring_reader_read(struct perfring_reader *rd, struct perfring_read_record *rec,
 				      int64_t timeout_ns);
@@ -222,8 +230,9 @@ PERFRING_API int perfring_reader_pause(struct perfring_reader *rd);
 PERFRING_API int perfring_reader_resume(struct perfring_reader *rd);
 
 /* For the caller's own event loop: the epoll fd (readable when any ring,
- * flush, wakeup or close is pending); the number of rings; each ring's
- * perf event fd, CPU id, and the ring itself. */
+ * flush, wakeup or close is pending; a pending flush or wakeup keeps it
+ * readable until a poll/read/wait call reports it); the number of rings;
+ * each ring's perf event fd, CPU id, and the ring itself. */
 PERFRING_API int perfring_reader_epoll_fd(const struct perfring_reader *rd);
 PERFRING_API int perfring_reader_ring_cnt(const struct perfring_reader *rd);
 PERFRING_API int perfring_reader_ring_fd(const struct perfring_reader *rd, int idx);

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The reader: options, construction, the rings it holds, accessors, and the
+ * control calls that any thread may make (pause, resume, close).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "barrier.h"
+#include "reader_internal.h"
+#include "sys.h"
+
+static bool is_pow2(size_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* Bytes of the record that carries a payload of n bytes. */
+static size_t record_bytes(bool bpf, size_t n)
+{
+	if (n > PR_RECORD_MAX)
+		return SIZE_MAX;
+	/* BPF: header, u32 raw size, payload padded so that 4 + size is a
+	 * multiple of 8. Other events: header, body padded to 8. */
+	return bpf ? 8 + ((4 + n + 7) & ~(size_t)7) : 8 + ((n + 7) & ~(size_t)7);
+}
+
+static int check_buffer(const struct perfring_reader_opts *opts, struct pr_rd_config *cfg)
+{
+	size_t pages = PR_OPT(opts, buffer_pages, 0);
+	size_t bytes = PR_OPT(opts, buffer_bytes, 0);
+	size_t page = perfring_page_size();
+
+	if (pages && bytes)
+		return pr_fail(EINVAL, "buffer_pages (%zu) and buffer_bytes (%zu) are both set: give one of them",
+			       pages, bytes);
+	if (pages) {
+		if (!is_pow2(pages))
+			return pr_fail(EINVAL, "buffer_pages = %zu is not a power of two (1, 2, 4, ... 64, 128, ...)",
+				       pages);
+		if (pages > (SIZE_MAX >> 1) / page)
+			return pr_fail(EINVAL, "buffer_pages = %zu is too large", pages);
+		bytes = pages * page;
+	} else if (bytes) {
+		if (bytes % page || !is_pow2(bytes / page)) {
+			size_t lo = page, hi;
+
+			while (lo <= bytes / 2)
+				lo *= 2;
+			hi = lo * 2;
+			return pr_fail(EINVAL,
+				       "buffer_bytes = %zu is not the page size (%zu) times a power of two; "
+				       "use e.g. %zu or %zu",
+				       bytes, page, lo, hi);
+		}
+	} else {
+		bytes = PR_RD_DEFAULT_PAGES * page;
+	}
+	if (perfring_ring_mmap_len(bytes) < 0)
+		return -EINVAL; /* the ring layer's message explains */
+	cfg->buffer_bytes = bytes;
+	return 0;
+}
+
+static int check_wakeup(const struct perfring_reader_opts *opts, struct pr_rd_config *cfg)
+{
+	uint32_t events = PR_OPT(opts, wakeup_events, 0);
+	uint32_t bytes = PR_OPT(opts, wakeup_bytes, 0);
+
+	if (events && bytes)
+		return pr_fail(EINVAL,
+			       "wakeup_events (%u) and wakeup_bytes (%u) are mutually exclusive: set one of them",
+			       events, bytes);
+	if (bytes && bytes >= cfg->buffer_bytes)
+		return pr_fail(EINVAL,
+			       "wakeup_bytes = %u must be smaller than the %zu-byte buffer, or the reader is "
+			       "never woken; lower it or raise buffer_pages",
+			       bytes, cfg->buffer_bytes);
+	cfg->wakeup_events = bytes ? 0 : (events ? events : 1);
+	cfg->wakeup_bytes = bytes;
+	return 0;
+}
+
+static int check_max_sample(const struct perfring_reader_opts *opts, bool bpf, struct pr_rd_config *cfg)
+{
+	size_t n = PR_OPT(opts, max_sample_size, 0);
+	size_t rec, need, page = perfring_page_size();
+	size_t max_payload = bpf ? PR_RECORD_MAX - 12 : PR_RECORD_MAX - 8;
+
+	cfg->max_sample_size = n;
+	if (!n)
+		return 0;
+	rec = record_bytes(bpf, n);
+	if (rec > PR_RECORD_MAX)
+		return pr_fail(E2BIG,
+			       "max_sample_size = %zu: a perf record is at most %u bytes, so a sample payload "
+			       "is at most %zu bytes; no buffer size can hold it, send smaller samples",
+			       n, PR_RECORD_MAX, max_payload);
+	/* The kernel keeps one byte of a forward ring free (CIRC_SPACE), so a
+	 * record as large as the whole data area never fits either. */
+	if (rec >= cfg->buffer_bytes) {
+		need = page;
+		while (need <= rec)
+			need *= 2;
+		return pr_fail(E2BIG,
+			       "max_sample_size = %zu makes a %zu-byte record, which can never fit the "
+			       "%zu-byte buffer (the kernel would drop it every time); "
+			       "use a buffer of at least %zu bytes (buffer_pages = %zu)",
+			       n, rec, cfg->buffer_bytes, need, need / page);
+	}
+	return 0;
+}
+
+int pr_rd_parse_opts(const struct perfring_reader_opts *opts, bool bpf, struct pr_rd_config *cfg)
+{
+	int err;
+
+	memset(cfg, 0, sizeof(*cfg));
+	err = pr_opts_check(opts, opts ? opts->sz : 0, sizeof(*opts), "perfring_reader_opts");
+	if (err)
+		return err;
+	err = check_buffer(opts, cfg);
+	if (err)
+		return err;
+	err = check_wakeup(opts, cfg);
+	if (err)
+		return err;
+	err = check_max_sample(opts, bpf, cfg);
+	if (err)
+		return err;
+	cfg->max_delay_ns = PR_OPT(opts, max_delay_ns, 0);
+	cfg->overwrite = PR_OPT(opts, overwritable, false);
+	cfg->linearize = PR_OPT(opts, linearize, false);
+	cfg->cpus = PR_OPT(opts, cpus, NULL);
+	cfg->cpu_cnt = PR_OPT(opts, cpu_cnt, 0);
+	if (cfg->cpus && !cfg->cpu_cnt)
+		return pr_fail(EINVAL, "opts.cpus is set but opts.cpu_cnt is 0: list at least one CPU, "
+				       "or leave cpus NULL for every online CPU");
+	if (!cfg->cpus && cfg->cpu_cnt)
+		return pr_fail(EINVAL, "opts.cpu_cnt is %zu but opts.cpus is NULL", cfg->cpu_cnt);
+	return 0;
+}
+
+struct perfring_reader *pr_rd_alloc(const struct pr_rd_config *cfg)
+{
+	struct perfring_reader *rd;
+	struct epoll_event ev;
+	int err;
+
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return pr_fail_null(ENOMEM, "perfring reader: out of memory");
+	rd->cfg = *cfg;
+	rd->cfg.cpus = NULL; /* the caller's array is not kept */
+	rd->cfg.cpu_cnt = 0;
+	rd->map_fd = -1;
+	rd->event_fd = -1;
+	pthread_mutex_init(&rd->lock, NULL);
+	rd->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (rd->epoll_fd < 0) {
+		err = errno;
+		goto fail;
+	}
+	rd->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (rd->event_fd < 0) {
+		err = errno;
+		goto fail;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = PR_RD_EVENTFD_TAG;
+	if (epoll_ctl(rd->epoll_fd, EPOLL_CTL_ADD, rd->event_fd, &ev)) {
+		err = errno;
+		goto fail;
+	}
+	return rd;
+fail:
+	perfring_reader_free(rd);
+	return pr_fail_null(err, "perfring reader: cannot create its epoll instance or eventfd: %s", strerror(err));
+}
+
+struct perfring_reader *perfring_reader_new(const struct perfring_reader_opts *opts)
+{
+	struct pr_rd_config cfg;
+	int err;
+
+	err = pr_rd_parse_opts(opts, false, &cfg);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	if (cfg.cpus)
+		return pr_fail_null(EINVAL, "opts.cpus applies to perfring_reader_new_bpf() only; label the rings "
+					    "of perfring_reader_new() with perfring_reader_add(rd, fd, cpu)");
+	return pr_rd_alloc(&cfg);
+}
+
+/* Read a small /proc value for a message ("?" if unreadable). */
+static void read_proc_value(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+
+	snprintf(buf, len, "?");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Explain why mapping a ring failed; err is the errno of perfring_ring_new(). */
+static int ring_map_error(int err, int fd, int cpu, size_t data_bytes, const char *ring_msg)
+{
+	int64_t len = perfring_ring_mmap_len(data_bytes);
+	size_t page = perfring_page_size();
+	char who[64], mlock_kb[32], memlock[48];
+	struct rlimit rl;
+
+	if (cpu >= 0)
+		snprintf(who, sizeof(who), "CPU %d", cpu);
+	else
+		snprintf(who, sizeof(who), "perf event fd %d", fd);
+	switch (err) {
+	case EPERM:
+	case ENOMEM:
+		read_proc_value("/proc/sys/kernel/perf_event_mlock_kb", mlock_kb, sizeof(mlock_kb));
+		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+			snprintf(memlock, sizeof(memlock), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+		else
+			snprintf(memlock, sizeof(memlock), "unlimited");
+		return pr_fail(err,
+			       "cannot map the perf ring of %s (%lld bytes: 1 + %zu pages): %s. Perf ring memory "
+			       "is limited per user by /proc/sys/kernel/perf_event_mlock_kb (now %s KiB, times the "
+			       "number of CPUs) and beyond that by RLIMIT_MEMLOCK (now %s); raise one of them "
+			       "(sysctl kernel.perf_event_mlock_kb, ulimit -l), grant CAP_IPC_LOCK, or ask for "
+			       "smaller rings (buffer_pages)",
+			       who, (long long)len, data_bytes / page, strerror(err), mlock_kb, memlock);
+	case EINVAL:
+		return pr_fail(err,
+			       "cannot map the perf ring of %s (%lld bytes): EINVAL. A perf ring is 1 metadata page "
+			       "+ 2^n data pages (page size %zu), and an event already mapped elsewhere must be "
+			       "mapped with the same size (%s)",
+			       who, (long long)len, page, ring_msg);
+	default:
+		return pr_fail(err, "cannot map the perf ring of %s (%lld bytes): %s (%s)", who, (long long)len,
+			       strerror(err), ring_msg);
+	}
+}
+
+int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
+{
+	struct perfring_ring_opts ropts = PERFRING_OPTS_INIT(perfring_ring_opts);
+	struct pr_rd_ring *r;
+	struct epoll_event ev;
+	char ring_msg[256];
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return pr_fail(ENOMEM, "perfring reader: out of memory");
+	ropts.data_bytes = rd->cfg.buffer_bytes;
+	ropts.overwrite = rd->cfg.overwrite;
+	r->ring = perfring_ring_new(fd, &ropts);
+	if (!r->ring) {
+		err = errno;
+		snprintf(ring_msg, sizeof(ring_msg), "%s", perfring_errmsg());
+		free(r);
+		return ring_map_error(err, fd, cpu, rd->cfg.buffer_bytes, ring_msg);
+	}
+	r->fd = fd;
+	r->cpu = cpu;
+	r->own_fd = own_fd;
+	r->overwrite = rd->cfg.overwrite;
+
+	pthread_mutex_lock(&rd->lock);
+	if (rd->ring_cnt == rd->ring_cap) {
+		int ncap = rd->ring_cap ? rd->ring_cap * 2 : 8;
+		struct pr_rd_ring **n = realloc(rd->rings, (size_t)ncap * sizeof(*n));
+
+		if (!n) {
+			pthread_mutex_unlock(&rd->lock);
+			perfring_ring_free(r->ring);
+			free(r);
+			return pr_fail(ENOMEM, "perfring reader: out of memory");
+		}
+		rd->rings = n;
+		rd->ring_cap = ncap;
+	}
+	r->idx = rd->ring_cnt;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = (uint64_t)r->idx;
+	if (epoll_ctl(rd->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+		err = errno;
+		pthread_mutex_unlock(&rd->lock);
+		perfring_ring_free(r->ring);
+		free(r);
+		return pr_fail(err, "cannot add perf event fd %d to the reader's epoll set: %s", fd, strerror(err));
+	}
+	rd->rings[rd->ring_cnt] = r;
+	/* Publish the count after the slot: accessors may read it. */
+	__atomic_store_n(&rd->ring_cnt, rd->ring_cnt + 1, __ATOMIC_RELEASE);
+	/* A ring added to a paused or closed caller-fd reader starts paused. */
+	if (!rd->is_bpf && (rd->paused || __atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
+		perfring_ring_pause(r->ring, true);
+	pthread_mutex_unlock(&rd->lock);
+	return r->idx;
+}
+
+int perfring_reader_add(struct perfring_reader *rd, int fd, int cpu)
+{
+	if (!rd)
+		return pr_fail(EINVAL, "perfring_reader_add: reader is NULL");
+	if (rd->is_bpf)
+		return pr_fail(EINVAL, "perfring_reader_add: this reader reads a BPF perf event array; add caller "
+				       "events to a reader made with perfring_reader_new()");
+	if (fd < 0)
+		return pr_fail(EBADF, "perfring_reader_add: fd %d is not a perf event fd", fd);
+	if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
+		return pr_fail(PERFRING_ECLOSED, "perfring_reader_add: the reader is closed");
+	return pr_rd_add_ring(rd, fd, cpu, false);
+}
+
+int pr_rd_skip_cpu(struct perfring_reader *rd, int cpu)
+{
+	int *n = realloc(rd->skipped, (size_t)(rd->skipped_cnt + 1) * sizeof(*n));
+
+	if (!n)
+		return pr_fail(ENOMEM, "perfring reader: out of memory");
+	rd->skipped = n;
+	rd->skipped[rd->skipped_cnt++] = cpu;
+	return 0;
+}
+
+void perfring_reader_free(struct perfring_reader *rd)
+{
+	int i;
+
+	if (!rd)
+		return;
+	perfring_reader_close(rd);
+	for (i = 0; i < rd->ring_cnt; i++) {
+		struct pr_rd_ring *r = rd->rings[i];
+
+		perfring_ring_free(r->ring);
+		if (r->own_fd)
+			close(r->fd);
+		free(r);
+	}
+	free(rd->rings);
+	free(rd->skipped);
+	if (rd->map_fd >= 0)
+		close(rd->map_fd);
+	if (rd->epoll_fd >= 0)
+		close(rd->epoll_fd);
+	if (rd->event_fd >= 0)
+		close(rd->event_fd);
+	pthread_mutex_destroy(&rd->lock);
+	free(rd);
+}
+
+/* Pause or resume the output of every caller-fd ring; rings held paused
+ * by an overwrite drain are resumed by that drain when it ends. */
+static int rings_set_output(struct perfring_reader *rd, bool on)
+{
+	int i, ret, first = 0;
+
+	for (i = 0; i < rd->ring_cnt; i++) {
+		struct pr_rd_ring *r = rd->rings[i];
+
+		if (r->draining)
+			continue;
+		ret = perfring_ring_pause(r->ring, !on);
+		if (ret && !first)
+			first = ret;
+	}
+	return first;
+}
+
+int perfring_reader_pause(struct perfring_reader *rd)
+{
+	int ret = 0;
+
+	if (!rd)
+		return pr_fail(EINVAL, "perfring_reader_pause: reader is NULL");
+	pthread_mutex_lock(&rd->lock);
+	/* After close the output is paused for good. */
+	if (!__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)) {
+		ret = rd->is_bpf ? pr_rd_bpf_set_output(rd, false, false) : rings_set_output(rd, false);
+		if (!ret)
+			rd->paused = true;
+	}
+	pthread_mutex_unlock(&rd->lock);
+	return ret;
+}
+
+int perfring_reader_resume(struct perfring_reader *rd)
+{
+	int ret;
+
+	if (!rd)
+		return pr_fail(EINVAL, "perfring_reader_resume: reader is NULL");
+	pthread_mutex_lock(&rd->lock);
+	if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_unlock(&rd->lock);
+		return pr_fail(PERFRING_ECLOSED, "perfring_reader_resume: the reader is closed");
+	}
+	ret = rd->is_bpf ? pr_rd_bpf_set_output(rd, true, false) : rings_set_output(rd, true);
+	if (!ret)
+		rd->paused = false;
+	pthread_mutex_unlock(&rd->lock);
+	return ret;
+}
+
+void perfring_reader_close(struct perfring_reader *rd)
+{
+	if (!rd)
+		return;
+	pthread_mutex_lock(&rd->lock);
+	if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_unlock(&rd->lock);
+		return;
+	}
+	/* Quiet: close cannot fail, and must not overwrite the message of
+	 * the failure that may have led to it. */
+	if (rd->is_bpf)
+		pr_rd_bpf_set_output(rd, false, true);
+	else
+		rings_set_output(rd, false);
+	__atomic_store_n(&rd->closed, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&rd->lock);
+	/* Not re-armed: the epoll fd stays readable once closed. */
+	pr_rd_notify(rd, false);
+}
+
+/* Overwrite rings are read only while their output is paused. */
+void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r)
+{
+	pthread_mutex_lock(&rd->lock);
+	r->draining = true;
+	perfring_ring_pause(r->ring, true);
+	pthread_mutex_unlock(&rd->lock);
+}
+
+void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r)
+{
+	pthread_mutex_lock(&rd->lock);
+	r->draining = false;
+	/* A caller-fd reader paused or closed meanwhile keeps it paused (a BPF
+	 * reader pauses through the map, independently of the ring). */
+	if (rd->is_bpf || (!rd->paused && !__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
+		perfring_ring_pause(r->ring, false);
+	pthread_mutex_unlock(&rd->lock);
+}
+
+uint64_t pr_rd_ow_head(const struct pr_rd_ring *r)
+{
+	const struct perf_event_mmap_page *meta = perfring_ring_meta(r->ring);
+
+	return pr_load_head(&meta->data_head);
+}
+
+static struct pr_rd_ring *ring_at(const struct perfring_reader *rd, int idx)
+{
+	if (!rd || idx < 0 || idx >= __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE))
+		return NULL;
+	return rd->rings[idx];
+}
+
+int perfring_reader_epoll_fd(const struct perfring_reader *rd)
+{
+	return rd ? rd->epoll_fd : -EINVAL;
+}
+
+int perfring_reader_ring_cnt(const struct perfring_reader *rd)
+{
+	return rd ? __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE) : 0;
+}
+
+int perfring_reader_ring_fd(const struct perfring_reader *rd, int idx)
+{
+	struct pr_rd_ring *r = ring_at(rd, idx);
+
+	return r ? r->fd : -EINVAL;
+}
+
+int perfring_reader_ring_cpu(const struct perfring_reader *rd, int idx)
+{
+	struct pr_rd_ring *r = ring_at(rd, idx);
+
+	return r ? r->cpu : -EINVAL;
+}
+
+struct perfring_ring *perfring_reader_ring(const struct perfring_reader *rd, int idx)
+{
+	struct pr_rd_ring *r = ring_at(rd, idx);
+
+	return r ? r->ring : NULL;
+}
+
+int perfring_reader_cpu_ring(const struct perfring_reader *rd, int cpu)
+{
+	int i, cnt = perfring_reader_ring_cnt(rd);
+
+	for (i = 0; i < cnt; i++)
+		if (rd->rings[i]->cpu == cpu)
+			return i;
+	return -ENOENT;
+}
+
+int perfring_reader_stats(const struct perfring_reader *rd, int idx, struct perfring_ring_stats *stats)
+{
+	struct pr_rd_ring *r = ring_at(rd, idx);
+
+	if (!r || !stats)
+		return -EINVAL;
+	perfring_ring_stats(r->ring, stats);
+	return 0;
+}
+
+size_t perfring_reader_buffer_size(const struct perfring_reader *rd)
+{
+	return rd ? rd->cfg.buffer_bytes : 0;
+}
+
+int perfring_reader_skipped_cpus(const struct perfring_reader *rd, int *cpus, size_t cnt)
+{
+	size_t i;
+
+	if (!rd)
+		return -EINVAL;
+	for (i = 0; cpus && i < cnt && i < (size_t)rd->skipped_cnt; i++)
+		cpus[i] = rd->skipped[i];
+	return rd->skipped_cnt;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Readers of BPF perf event arrays: one PERF_COUNT_SW_BPF_OUTPUT event and
+ * ring per CPU, its fd stored in the map at key = the real CPU id (online
+ * CPUs need not be contiguous, so never at the ring's index).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "reader_internal.h"
+#include "sys.h"
+
+static const char *map_type_name(uint32_t type)
+{
+	switch (type) {
+	case BPF_MAP_TYPE_HASH: return "BPF_MAP_TYPE_HASH";
+	case BPF_MAP_TYPE_ARRAY: return "BPF_MAP_TYPE_ARRAY";
+	case BPF_MAP_TYPE_PROG_ARRAY: return "BPF_MAP_TYPE_PROG_ARRAY";
+	case BPF_MAP_TYPE_PERCPU_HASH: return "BPF_MAP_TYPE_PERCPU_HASH";
+	case BPF_MAP_TYPE_PERCPU_ARRAY: return "BPF_MAP_TYPE_PERCPU_ARRAY";
+	case BPF_MAP_TYPE_RINGBUF: return "BPF_MAP_TYPE_RINGBUF";
+	default: return "other";
+	}
+}
+
+static int open_error(int err, int cpu)
+{
+	char paranoid[32] = "?";
+	FILE *f;
+
+	if (err != EACCES && err != EPERM)
+		return pr_fail(err, "perf_event_open(PERF_COUNT_SW_BPF_OUTPUT) on CPU %d failed: %s", cpu,
+			       strerror(err));
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	if (f) {
+		if (fgets(paranoid, sizeof(paranoid), f))
+			paranoid[strcspn(paranoid, "\n")] = '\0';
+		fclose(f);
+	}
+	return pr_fail(err,
+		       "perf_event_open(PERF_COUNT_SW_BPF_OUTPUT) on CPU %d: %s. Per-CPU perf events are "
+		       "restricted by /proc/sys/kernel/perf_event_paranoid (now %s): run as root, or grant "
+		       "CAP_PERFMON (CAP_SYS_ADMIN before Linux 5.8) together with CAP_BPF, or lower "
+		       "perf_event_paranoid (sysctl kernel.perf_event_paranoid=-1 allows CPU-wide events)",
+		       cpu, strerror(err), paranoid);
+}
+
+/* Returns the fd, -ENODEV (offline CPU: no message) or another error. */
+static int open_output_event(const struct perfring_reader *rd, int cpu)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_BPF_OUTPUT;
+	attr.sample_type = PERF_SAMPLE_RAW;
+	attr.sample_period = 1;
+	if (rd->cfg.wakeup_bytes) {
+		attr.watermark = 1;
+		attr.wakeup_watermark = rd->cfg.wakeup_bytes;
+	} else {
+		attr.wakeup_events = rd->cfg.wakeup_events;
+	}
+	attr.write_backward = rd->cfg.overwrite;
+	/* Enabled once its ring is mapped. */
+	attr.disabled = 1;
+	fd = pr_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno == ENODEV)
+		return -ENODEV;
+	return open_error(errno, cpu);
+}
+
+int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet)
+{
+	int i, ret, first = 0;
+
+	for (i = 0; i < rd->ring_cnt; i++) {
+		struct pr_rd_ring *r = rd->rings[i];
+
+		/* Key = the CPU id. Deleting an empty slot is not an error:
+		 * pause is idempotent. */
+		if (on)
+			ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)r->fd);
+		else
+			ret = pr_bpf_map_delete_u32(rd->map_fd, (uint32_t)r->cpu);
+		if (ret == -ENOENT && !on)
+			ret = 0;
+		if (ret && !first) {
+			first = ret;
+			if (!quiet)
+				pr_fail(-ret, "cannot %s the perf event fd of CPU %d %s the BPF map: %s",
+					on ? "store" : "remove", r->cpu, on ? "in" : "from", strerror(-ret));
+		}
+	}
+	return first;
+}
+
+/* The CPUs to open: the caller's (each checked) or every online one. */
+static int select_cpus(const struct pr_rd_config *cfg, uint32_t max_entries, int **out, int *cnt)
+{
+	int n, i, *online, *sel;
+	size_t j, k;
+
+	n = perfring_online_cpus(NULL, 0);
+	if (n < 0)
+		return n;
+	online = calloc((size_t)n, sizeof(*online));
+	if (!online)
+		return pr_fail(ENOMEM, "perfring reader: out of memory");
+	n = perfring_online_cpus(online, (size_t)n);
+	if (n < 0) {
+		free(online);
+		return n;
+	}
+	if (!cfg->cpus) {
+		*out = online;
+		*cnt = n;
+		return 0;
+	}
+	for (j = 0; j < cfg->cpu_cnt; j++) {
+		int cpu = cfg->cpus[j];
+		bool is_online = false;
+
+		for (i = 0; i < n && !is_online; i++)
+			is_online = online[i] == cpu;
+		for (k = 0; k < j; k++)
+			if (cfg->cpus[k] == cpu) {
+				free(online);
+				return pr_fail(EINVAL, "opts.cpus lists CPU %d twice", cpu);
+			}
+		if (!is_online) {
+			free(online);
+			return pr_fail(EINVAL, "opts.cpus[%zu]: CPU %d is not online (see "
+					       "/sys/devices/system/cpu/online)", j, cpu);
+		}
+		if ((uint32_t)cpu >= max_entries) {
+			free(online);
+			return pr_fail(EINVAL, "opts.cpus[%zu]: CPU %d is not below the map's max_entries (%u); "
+					       "create the map with max_entries > %d", j, cpu, max_entries, cpu);
+		}
+	}
+	free(online);
+	sel = calloc(cfg->cpu_cnt, sizeof(*sel));
+	if (!sel)
+		return pr_fail(ENOMEM, "perfring reader: out of memory");
+	memcpy(sel, cfg->cpus, cfg->cpu_cnt * sizeof(*sel));
+	*out = sel;
+	*cnt = (int)cfg->cpu_cnt;
+	return 0;
+}
+
+static int open_cpu(struct perfring_reader *rd, int cpu, const char *map_name)
+{
+	int fd, idx;
+
+	if ((uint32_t)cpu >= rd->map_max_entries) {
+		pr_log(PERFRING_LOG_WARN, "CPU %d skipped: the BPF map \"%s\" has max_entries %u, so it has no slot "
+					  "for this CPU (its bpf_perf_event_output() calls fail with -E2BIG)",
+		       cpu, map_name, rd->map_max_entries);
+		return pr_rd_skip_cpu(rd, cpu);
+	}
+	fd = open_output_event(rd, cpu);
+	if (fd == -ENODEV) {
+		pr_log(PERFRING_LOG_WARN, "CPU %d skipped: it is offline (perf_event_open: ENODEV)", cpu);
+		return pr_rd_skip_cpu(rd, cpu);
+	}
+	if (fd < 0)
+		return fd;
+	idx = pr_rd_add_ring(rd, fd, cpu, true);
+	if (idx < 0) {
+		close(fd);
+		return idx;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		return pr_fail(errno, "PERF_EVENT_IOC_ENABLE on the event of CPU %d failed: %s", cpu,
+			       strerror(errno));
+	return 0;
+}
+
+struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfring_reader_opts *opts)
+{
+	struct perfring_reader *rd = NULL;
+	struct pr_rd_config cfg;
+	struct bpf_map_info info;
+	int err, i, cnt = 0, *cpus = NULL;
+
+	err = pr_rd_parse_opts(opts, true, &cfg);
+	if (err)
+		goto fail;
+	if (map_fd < 0) {
+		err = pr_fail(EBADF, "map_fd %d is not a file descriptor", map_fd);
+		goto fail;
+	}
+	err = pr_bpf_map_info(map_fd, &info);
+	if (err) {
+		err = pr_fail(-err, "map_fd %d: BPF_OBJ_GET_INFO_BY_FD failed: %s; is it a BPF map fd (and may "
+				    "this process use bpf(): CAP_BPF or root)?", map_fd, strerror(-err));
+		goto fail;
+	}
+	if (info.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
+		err = pr_fail(EINVAL, "map_fd %d (\"%s\") is a %s map (type %u); perfring_reader_new_bpf() needs a "
+				      "BPF_MAP_TYPE_PERF_EVENT_ARRAY",
+			      map_fd, info.name, map_type_name(info.type), info.type);
+		goto fail;
+	}
+	err = select_cpus(&cfg, info.max_entries, &cpus, &cnt);
+	if (err)
+		goto fail;
+	rd = pr_rd_alloc(&cfg);
+	if (!rd) {
+		err = -errno;
+		goto fail;
+	}
+	rd->is_bpf = true;
+	rd->map_max_entries = info.max_entries;
+	/* Closing a map's last fd empties it: keep our own reference. */
+	rd->map_fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
+	if (rd->map_fd < 0) {
+		err = pr_fail(errno, "cannot dup map_fd %d: %s", map_fd, strerror(errno));
+		goto fail;
+	}
+	for (i = 0; i < cnt; i++) {
+		err = open_cpu(rd, cpus[i], info.name);
+		if (err)
+			goto fail;
+	}
+	if (!rd->ring_cnt) {
+		err = pr_fail(ENODEV, "no CPU could be used: each online CPU is offline now or not below the "
+				      "map's max_entries (%u)", info.max_entries);
+		goto fail;
+	}
+	err = pr_rd_bpf_set_output(rd, true, false);
+	if (err)
+		goto fail;
+	free(cpus);
+	return rd;
+fail:
+	free(cpus);
+	perfring_reader_free(rd);
+	errno = -err;
+	return NULL;
+}

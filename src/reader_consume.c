@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Zero-copy delivery: every record of every ring handed to the caller's
+ * callback as a view into the ring, the tail committed once per ring and
+ * batch (perfring_ring_consume()).
+ */
+#include <linux/perf_event.h>
+#include <string.h>
+
+#include "internal.h"
+#include "reader_internal.h"
+
+int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why)
+{
+	return pr_fail(PERFRING_ECORRUPT,
+		       "ring %d (CPU %d) is corrupt at offset %llu: %s; records before it were delivered, "
+		       "perfring_ring_discard(perfring_reader_ring(rd, %d)) drops the rest to go on",
+		       r->idx, r->cpu, (unsigned long long)offset, why, r->idx);
+}
+
+/*
+ * Where the payload of a SAMPLE lies in its record: for a BPF reader the
+ * bytes after the u32 raw size, as many as it says (never more than the
+ * record holds); otherwise the whole body after the header.
+ */
+int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
+		      size_t *off, size_t *len)
+{
+	uint32_t raw;
+
+	if (!rd->is_bpf) {
+		*off = 8;
+		*len = rec->size - 8u;
+		return 0;
+	}
+	if (rec->size < 12)
+		return pr_rd_corrupt(r, rec->offset, "a BPF sample record too short to hold its size");
+	/* Records are 8-byte aligned: the u32 at byte 8 is in the first span,
+	 * or starts the second when the header ends the data area. */
+	if (rec->len >= 12)
+		memcpy(&raw, (const char *)rec->data + 8, sizeof(raw));
+	else if (rec->len == 8 && rec->len2 >= 4)
+		memcpy(&raw, rec->data2, sizeof(raw));
+	else if (perfring_record_copy(rec, 8, &raw, sizeof(raw)))
+		return pr_rd_corrupt(r, rec->offset, "a BPF sample record too short to hold its size");
+	if (raw > rec->size - 12u)
+		return pr_rd_corrupt(r, rec->offset, "a BPF sample claims more payload than its record holds");
+	*off = 12;
+	*len = raw;
+	return 0;
+}
+
+int pr_rd_lost_count(struct pr_rd_ring *r, const struct perfring_record *rec, uint64_t *lost)
+{
+	/* struct { header; u64 id; u64 lost; sample_id } */
+	if (rec->size < 24 || perfring_record_copy(rec, 16, lost, sizeof(*lost)))
+		return pr_rd_corrupt(r, rec->offset, "a PERF_RECORD_LOST too short to hold its count");
+	return 0;
+}
+
+/* Point ev at bytes [off, off + len) of rec, as one or two spans. */
+static int set_spans(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
+		     size_t off, size_t len, struct perfring_event *ev)
+{
+	ev->data2 = NULL;
+	ev->size2 = 0;
+	if (off >= rec->len) {
+		ev->data = (const char *)rec->data2 + (off - rec->len);
+		ev->size = len;
+	} else if (off + len <= rec->len) {
+		ev->data = (const char *)rec->data + off;
+		ev->size = len;
+	} else if (rd->cfg.linearize) {
+		const char *p = perfring_ring_linear(r->ring, rec);
+
+		if (!p)
+			return pr_fail(ENOMEM, "cannot allocate the scratch buffer of ring %d to linearize a record",
+				       r->idx);
+		ev->data = p + off;
+		ev->size = len;
+	} else {
+		ev->data = (const char *)rec->data + off;
+		ev->size = rec->len - off;
+		ev->data2 = rec->data2;
+		ev->size2 = len - ev->size;
+	}
+	return 0;
+}
+
+int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
+		     struct perfring_event *ev)
+{
+	size_t off, len;
+	int ret;
+
+	ev->cpu = r->cpu;
+	ev->ring_idx = r->idx;
+	ev->lost = 0;
+	ev->remaining = rec->remaining;
+	ev->rec = rec;
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		ev->kind = PERFRING_EVENT_SAMPLE;
+		ret = pr_rd_sample_span(rd, r, rec, &off, &len);
+		if (ret)
+			return ret;
+		return set_spans(rd, r, rec, off, len, ev);
+	case PERF_RECORD_LOST:
+		ev->kind = PERFRING_EVENT_LOST;
+		ret = pr_rd_lost_count(r, rec, &ev->lost);
+		if (ret)
+			return ret;
+		break;
+	default:
+		/* Never fatal: the caller may know the type, or skip it. */
+		ev->kind = PERFRING_EVENT_OTHER;
+		break;
+	}
+	return set_spans(rd, r, rec, 8, rec->size - 8u, ev);
+}
+
+struct deliver_ctx {
+	struct perfring_reader *rd;
+	struct pr_rd_ring *r;
+	perfring_event_fn fn;
+	void *ctx;
+	int delivered;
+	bool stopped;
+	bool own_error; /* the error came from us, with its message set */
+};
+
+static int deliver_record(const struct perfring_record *rec, void *arg)
+{
+	struct deliver_ctx *dc = arg;
+	struct perfring_event ev;
+	int ret;
+
+	ret = pr_rd_fill_event(dc->rd, dc->r, rec, &ev);
+	if (ret) {
+		dc->own_error = true;
+		return ret;
+	}
+	ret = dc->fn(&ev, dc->ctx);
+	if (ret < 0)
+		return ret;
+	dc->delivered++;
+	if (ret > 0) {
+		dc->stopped = true;
+		return PERFRING_STOP;
+	}
+	return PERFRING_CONTINUE;
+}
+
+/* Drain one ring to its head. Returns records delivered or an error. */
+static int drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_event_fn fn, void *ctx,
+		      bool *stopped)
+{
+	struct deliver_ctx dc = { .rd = rd, .r = r, .fn = fn, .ctx = ctx };
+	uint64_t head = 0;
+	int ret;
+
+	if (!r->overwrite) {
+		if (!perfring_ring_bytes_available(r->ring))
+			return 0;
+		ret = perfring_ring_consume(r->ring, deliver_record, &dc);
+	} else {
+		if (pr_rd_ow_head(r) == r->ow_seen_head)
+			return 0;
+		pr_rd_ow_pause(rd, r);
+		head = pr_rd_ow_head(r);
+		ret = perfring_ring_consume(r->ring, deliver_record, &dc);
+		pr_rd_ow_resume(rd, r);
+		if (ret >= 0 && !dc.stopped)
+			r->ow_seen_head = head;
+	}
+	if (dc.stopped)
+		*stopped = true;
+	if (ret == -PERFRING_ECORRUPT && !dc.own_error)
+		return pr_rd_corrupt(r, perfring_ring_error_offset(r->ring), "invalid record header");
+	return ret < 0 ? ret : dc.delivered;
+}
+
+/* Drain every ring, starting where the last early stop left off. */
+static int drain_all(struct perfring_reader *rd, perfring_event_fn fn, void *ctx, bool *stopped)
+{
+	int cnt = rd->ring_cnt, i, total = 0, ret;
+
+	*stopped = false;
+	if (rd->drain_start >= cnt)
+		rd->drain_start = 0;
+	for (i = 0; i < cnt; i++) {
+		int idx = (rd->drain_start + i) % cnt;
+
+		ret = drain_ring(rd, rd->rings[idx], fn, ctx, stopped);
+		if (ret < 0)
+			return ret;
+		total += ret;
+		if (*stopped) {
+			/* Serve the other rings first next time. */
+			rd->drain_start = (idx + 1) % cnt;
+			break;
+		}
+	}
+	return total;
+}
+
+int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfring_event_fn fn, void *ctx)
+{
+	struct pr_wait w;
+	bool stopped;
+	int ret, n;
+
+	if (!rd || !fn)
+		return pr_fail(EINVAL, "perfring_reader_poll: %s is NULL", rd ? "fn" : "reader");
+	ret = pr_rd_enter(rd);
+	if (ret)
+		return ret;
+	if (rd->pass.active)
+		pr_rd_pass_abandon(rd);
+	pr_wait_init(&w, timeout_ns);
+	for (;;) {
+		ret = pr_rd_gate(rd, &w);
+		if (ret < 0)
+			return ret;
+		n = drain_all(rd, fn, ctx, &stopped);
+		if (n < 0)
+			return n;
+		if (ret == PR_GO_FLUSH && !stopped) {
+			/* Everything written before the flush is delivered. */
+			pr_rd_flush_done(rd, w.flush_snap);
+			return pr_rd_enter(rd);
+		}
+		if (n > 0) {
+			pr_rd_note_deadline(rd);
+			return n;
+		}
+		/* Nothing after all (an overwrite ring moved without a
+		 * readable record): go on to the timeout. */
+		w.skip_data = true;
+	}
+}
+
+int perfring_reader_consume(struct perfring_reader *rd, perfring_event_fn fn, void *ctx)
+{
+	bool stopped;
+
+	if (!rd || !fn)
+		return pr_fail(EINVAL, "perfring_reader_consume: %s is NULL", rd ? "fn" : "reader");
+	if (rd->pass.active)
+		pr_rd_pass_abandon(rd);
+	return drain_all(rd, fn, ctx, &stopped);
+}
+
+int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_event_fn fn, void *ctx)
+{
+	bool stopped = false;
+
+	if (!rd || !fn)
+		return pr_fail(EINVAL, "perfring_reader_consume_ring: %s is NULL", rd ? "fn" : "reader");
+	if (idx < 0 || idx >= rd->ring_cnt)
+		return pr_fail(EINVAL, "perfring_reader_consume_ring: no ring %d (the reader has %d)", idx,
+			       rd->ring_cnt);
+	return drain_ring(rd, rd->rings[idx], fn, ctx, &stopped);
+}
+
+int perfring_reader_wait(struct perfring_reader *rd, int64_t timeout_ns)
+{
+	struct pr_wait w;
+	int ret, n;
+
+	if (!rd)
+		return pr_fail(EINVAL, "perfring_reader_wait: reader is NULL");
+	ret = pr_rd_enter(rd);
+	if (ret)
+		return ret;
+	if (rd->pass.active)
+		pr_rd_pass_abandon(rd);
+	pr_wait_init(&w, timeout_ns);
+	for (;;) {
+		ret = pr_rd_gate(rd, &w);
+		if (ret < 0)
+			return ret;
+		n = pr_rd_rings_with_data(rd);
+		if (n > 0)
+			return n;
+		if (ret == PR_GO_FLUSH) {
+			/* The rings were emptied by the caller's consume calls. */
+			pr_rd_flush_done(rd, w.flush_snap);
+			return pr_rd_enter(rd);
+		}
+		w.skip_data = true;
+	}
+}

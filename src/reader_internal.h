@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The reader's internals, shared by its source files:
+ *   reader.c          options, construction, accessors, pause/resume/close
+ *   reader_bpf.c      BPF perf event arrays: map checks, per-CPU events, map slots
+ *   reader_wait.c     blocking: epoll + eventfd, timeouts, deadline, flush, wakeup
+ *   reader_consume.c  zero-copy delivery: poll, consume, consume_ring, wait
+ *   reader_read.c     copy-out delivery: read
+ * Not installed.
+ */
+#ifndef PERFRING_READER_INTERNAL_H
+#define PERFRING_READER_INTERNAL_H
+
+#include <pthread.h>
+#include <perfring/reader.h>
+
+#define PR_RD_DEFAULT_PAGES 64
+/* header.size is a u16 and records are 8-byte aligned. */
+#define PR_RECORD_MAX 65528u
+/* epoll data of the eventfd; ring fds carry their ring index. */
+#define PR_RD_EVENTFD_TAG UINT64_MAX
+
+/* Copy-out pass state of one ring (perfring_reader_read). */
+enum pr_pass_state {
+	PR_PASS_NEW = 0, /* not looked at in this pass */
+	PR_PASS_ACTIVE,  /* records delivered in this pass, maybe more */
+	PR_PASS_DONE,    /* nothing more in this pass */
+};
+
+struct pr_rd_ring {
+	struct perfring_ring *ring;
+	int fd;
+	int cpu;
+	int idx;
+	bool own_fd;    /* opened by the reader (BPF readers): closed by free */
+	bool overwrite;
+	/* Under rd->lock: a drain of this overwrite ring holds it paused, so
+	 * that reader-level resume must leave it alone until the drain ends. */
+	bool draining;
+	/* Overwrite rings: data_head when last drained; data has arrived
+	 * since when it moved (there is no tail to compare with). */
+	uint64_t ow_seen_head;
+	uint64_t ow_pass_head;
+	/* Copy-out pass (reader thread only). */
+	uint8_t pass_state;
+	uint64_t pass_end; /* forward rings: head when the pass reached this ring */
+	/* epoll reported HUP/ERR (e.g. the task of a per-task event exited):
+	 * removed from epoll so that it cannot make every wait return at once. */
+	bool hup;
+};
+
+/* The validated options. */
+struct pr_rd_config {
+	size_t buffer_bytes;
+	uint32_t wakeup_events;
+	uint32_t wakeup_bytes;
+	uint64_t max_delay_ns;
+	size_t max_sample_size;
+	const int *cpus;
+	size_t cpu_cnt;
+	bool overwrite;
+	bool linearize;
+};
+
+struct perfring_reader {
+	/* Fixed once the reader is built (rings change only through
+	 * perfring_reader_add(), which is not concurrent with reads). */
+	struct pr_rd_config cfg;
+	bool is_bpf;
+	int map_fd; /* our dup of the BPF map fd, or -1 */
+	uint32_t map_max_entries;
+	int epoll_fd;
+	int event_fd;
+	struct pr_rd_ring **rings;
+	int ring_cnt;
+	int ring_cap;
+	int *skipped;
+	int skipped_cnt;
+
+	/* Written by any thread; accessed only with __atomic builtins. */
+	uint64_t deadline_ns; /* absolute CLOCK_MONOTONIC, 0 = none */
+	uint64_t flush_req;   /* number of perfring_reader_flush() calls */
+	uint64_t wake_req;    /* number of perfring_reader_wakeup() calls */
+	int closed;
+	int notify_pending;   /* the eventfd was written: read it to re-arm */
+
+	/* pause/resume/close, add, and the pause state of overwrite drains. */
+	pthread_mutex_t lock;
+	bool paused;
+
+	/* Iteration state of poll/read/wait/consume (one thread at a time). */
+	uint64_t flush_done;     /* flush requests whose drain has completed */
+	uint64_t flush_reported; /* ... and that were reported (-PERFRING_EFLUSHED) */
+	uint64_t wake_seen;
+	bool deadline_report;    /* deliveries after the deadline: next call -ETIMEDOUT */
+	int drain_start;         /* ring a poll/consume starts with (fairness) */
+	struct {
+		bool active;
+		bool flush;
+		bool deadline;
+		uint64_t flush_snap;
+		int next;
+	} pass;
+};
+
+/* reader.c */
+int pr_rd_parse_opts(const struct perfring_reader_opts *opts, bool bpf, struct pr_rd_config *cfg);
+struct perfring_reader *pr_rd_alloc(const struct pr_rd_config *cfg);
+int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd);
+int pr_rd_skip_cpu(struct perfring_reader *rd, int cpu);
+void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r);
+void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r);
+uint64_t pr_rd_ow_head(const struct pr_rd_ring *r);
+
+/* reader_bpf.c: store (on) or delete (off) every ring's fd in the map. */
+int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet);
+
+/* reader_wait.c */
+enum pr_gate_result {
+	PR_GO_DATA = 1,  /* some ring has data */
+	PR_GO_FLUSH = 2, /* a flush is pending: drain everything, then report */
+};
+
+struct pr_wait {
+	int64_t timeout_ns;
+	uint64_t end_ns;
+	bool end_set;
+	bool skip_data;      /* the last drain found nothing: do not spin on it */
+	uint64_t flush_snap; /* PR_GO_FLUSH: the flush count being served */
+};
+
+void pr_wait_init(struct pr_wait *w, int64_t timeout_ns);
+int pr_rd_enter(struct perfring_reader *rd);
+int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w);
+bool pr_rd_ring_has_data(const struct pr_rd_ring *r);
+int pr_rd_rings_with_data(const struct perfring_reader *rd);
+void pr_rd_note_deadline(struct perfring_reader *rd);
+void pr_rd_flush_done(struct perfring_reader *rd, uint64_t snap);
+void pr_rd_notify(struct perfring_reader *rd, bool rearm);
+uint64_t pr_now_ns(void);
+/* Tests: force the epoll_wait() fallback (millisecond timeouts). */
+extern int pr_rd_no_epoll_pwait2;
+
+/* reader_consume.c */
+int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
+		     struct perfring_event *ev);
+int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
+		      size_t *off, size_t *len);
+int pr_rd_lost_count(struct pr_rd_ring *r, const struct perfring_record *rec, uint64_t *lost);
+int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why);
+
+/* reader_read.c */
+void pr_rd_pass_abandon(struct perfring_reader *rd);
+
+#endif /* PERFRING_READER_INTERNAL_H */

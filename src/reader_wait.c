@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Blocking: when a poll/read/wait may return, and sleeping until then.
+ *
+ * Every cross-thread request (flush, wakeup, close, a new deadline) is a
+ * counter or flag changed with an atomic, followed by a write to the
+ * reader's eventfd, which sits in the epoll set with the ring fds. The
+ * waiter checks the flags, then every ring's head (a load, no syscall), and
+ * only then sleeps: a request made after the check finds the eventfd
+ * readable, so none is lost.
+ *
+ * The kernel reports a perf ring readable once per wakeup (perf_poll()
+ * clears the flag), so a ring with data below its wakeup threshold, or left
+ * half read by an early stop, is found by the head check and never by epoll.
+ * max_delay_ns bounds each sleep so that such data is picked up in time.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "reader_internal.h"
+
+#ifndef __NR_epoll_pwait2
+#define __NR_epoll_pwait2 441
+#endif
+
+int pr_rd_no_epoll_pwait2;
+
+uint64_t pr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Wake the sleeper. rearm: the waiter should read the eventfd once it has
+ * seen the request, so that the epoll fd stops being readable. */
+void pr_rd_notify(struct perfring_reader *rd, bool rearm)
+{
+	uint64_t one = 1;
+
+	if (rd->event_fd < 0)
+		return;
+	/* EAGAIN only if the counter is saturated: it is readable anyway. */
+	if (write(rd->event_fd, &one, sizeof(one)) < 0) {
+		/* nothing to do */
+	}
+	if (rearm)
+		__atomic_store_n(&rd->notify_pending, 1, __ATOMIC_RELEASE);
+}
+
+static void eventfd_clear(struct perfring_reader *rd)
+{
+	uint64_t v;
+
+	if (read(rd->event_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: already clear */
+	}
+	/* Once closed, the epoll fd stays readable for the caller's own event
+	 * loop; close sets the flag before it writes, so if our read took its
+	 * write, we see the flag here and put it back. */
+	if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
+		pr_rd_notify(rd, false);
+}
+
+void perfring_reader_flush(struct perfring_reader *rd)
+{
+	if (!rd)
+		return;
+	__atomic_add_fetch(&rd->flush_req, 1, __ATOMIC_RELEASE);
+	pr_rd_notify(rd, true);
+}
+
+void perfring_reader_wakeup(struct perfring_reader *rd)
+{
+	if (!rd)
+		return;
+	__atomic_add_fetch(&rd->wake_req, 1, __ATOMIC_RELEASE);
+	pr_rd_notify(rd, true);
+}
+
+void perfring_reader_set_deadline(struct perfring_reader *rd, uint64_t deadline_ns)
+{
+	if (!rd)
+		return;
+	__atomic_store_n(&rd->deadline_ns, deadline_ns, __ATOMIC_RELEASE);
+	/* A blocked call recomputes its timeout. */
+	pr_rd_notify(rd, true);
+}
+
+void pr_wait_init(struct pr_wait *w, int64_t timeout_ns)
+{
+	memset(w, 0, sizeof(*w));
+	w->timeout_ns = timeout_ns;
+}
+
+static bool deadline_passed(struct perfring_reader *rd)
+{
+	uint64_t dl = __atomic_load_n(&rd->deadline_ns, __ATOMIC_ACQUIRE);
+
+	return dl && pr_now_ns() >= dl;
+}
+
+/* Records were delivered: if the deadline has passed meanwhile, the next
+ * call reports it. */
+void pr_rd_note_deadline(struct perfring_reader *rd)
+{
+	if (__atomic_load_n(&rd->deadline_ns, __ATOMIC_RELAXED) && deadline_passed(rd))
+		rd->deadline_report = true;
+}
+
+void pr_rd_flush_done(struct perfring_reader *rd, uint64_t snap)
+{
+	if (snap > rd->flush_done)
+		rd->flush_done = snap;
+}
+
+/* What a poll/read/wait reports before anything else. */
+int pr_rd_enter(struct perfring_reader *rd)
+{
+	if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
+		return -PERFRING_ECLOSED;
+	/* One -PERFRING_EFLUSHED per flush, also when one drain served several. */
+	if (rd->flush_reported < rd->flush_done) {
+		rd->flush_reported++;
+		return -PERFRING_EFLUSHED;
+	}
+	if (rd->deadline_report) {
+		rd->deadline_report = false;
+		if (deadline_passed(rd))
+			return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+bool pr_rd_ring_has_data(const struct pr_rd_ring *r)
+{
+	if (r->overwrite)
+		return pr_rd_ow_head(r) != r->ow_seen_head;
+	return perfring_ring_bytes_available(r->ring) != 0;
+}
+
+int pr_rd_rings_with_data(const struct perfring_reader *rd)
+{
+	int i, n = 0;
+
+	for (i = 0; i < rd->ring_cnt; i++)
+		n += pr_rd_ring_has_data(rd->rings[i]);
+	return n;
+}
+
+static bool any_data(const struct perfring_reader *rd)
+{
+	int i;
+
+	for (i = 0; i < rd->ring_cnt; i++)
+		if (pr_rd_ring_has_data(rd->rings[i]))
+			return true;
+	return false;
+}
+
+/* epoll_pwait2() (nanoseconds), or epoll_wait() with the timeout rounded
+ * up to a millisecond where the kernel lacks it. ns < 0: no timeout. */
+static int epoll_wait_ns(int epfd, struct epoll_event *evs, int max, int64_t ns)
+{
+	int n, ms;
+
+	if (!__atomic_load_n(&pr_rd_no_epoll_pwait2, __ATOMIC_RELAXED)) {
+		struct timespec ts, *tp = NULL;
+
+		if (ns >= 0) {
+			ts.tv_sec = (time_t)(ns / 1000000000);
+			ts.tv_nsec = (long)(ns % 1000000000);
+			tp = &ts;
+		}
+		n = (int)syscall(__NR_epoll_pwait2, epfd, evs, max, tp, NULL, (size_t)8);
+		if (n >= 0)
+			return n;
+		/* seccomp filters may answer EPERM for a syscall they do not know */
+		if (errno != ENOSYS && errno != EPERM)
+			return -errno;
+		__atomic_store_n(&pr_rd_no_epoll_pwait2, 1, __ATOMIC_RELAXED);
+	}
+	if (ns < 0)
+		ms = -1;
+	else if (ns > (int64_t)INT_MAX * 1000000)
+		ms = INT_MAX;
+	else
+		ms = (int)((ns + 999999) / 1000000);
+	n = epoll_wait(epfd, evs, max, ms);
+	return n < 0 ? -errno : n;
+}
+
+static int sleep_once(struct perfring_reader *rd, int64_t ns)
+{
+	struct epoll_event evs[8];
+	int n, i;
+
+	n = epoll_wait_ns(rd->epoll_fd, evs, 8, ns);
+	if (n == -EINTR)
+		return -EINTR;
+	if (n < 0)
+		return pr_fail(-n, "epoll_wait on the reader's epoll fd failed: %s", strerror(-n));
+	for (i = 0; i < n; i++) {
+		uint64_t tag = evs[i].data.u64;
+
+		if (tag == PR_RD_EVENTFD_TAG) {
+			if (!__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
+				eventfd_clear(rd);
+		} else if (tag < (uint64_t)rd->ring_cnt && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
+			struct pr_rd_ring *r = rd->rings[tag];
+
+			/* Its data is still drained by the head checks. */
+			if (!r->hup) {
+				r->hup = true;
+				epoll_ctl(rd->epoll_fd, EPOLL_CTL_DEL, r->fd, NULL);
+			}
+		}
+	}
+	return 0;
+}
+
+int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
+{
+	for (;;) {
+		uint64_t now, dl, req, wake, target;
+		int ret;
+
+		if (__atomic_load_n(&rd->notify_pending, __ATOMIC_RELAXED) &&
+		    __atomic_exchange_n(&rd->notify_pending, 0, __ATOMIC_ACQ_REL))
+			eventfd_clear(rd);
+		if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
+			return -PERFRING_ECLOSED;
+		wake = __atomic_load_n(&rd->wake_req, __ATOMIC_ACQUIRE);
+		if (wake != rd->wake_seen) {
+			rd->wake_seen = wake;
+			return -PERFRING_EWOKEN;
+		}
+		req = __atomic_load_n(&rd->flush_req, __ATOMIC_ACQUIRE);
+		if (req != rd->flush_done) {
+			w->flush_snap = req;
+			return PR_GO_FLUSH;
+		}
+		if (!w->skip_data && any_data(rd))
+			return PR_GO_DATA;
+		w->skip_data = false;
+
+		dl = __atomic_load_n(&rd->deadline_ns, __ATOMIC_ACQUIRE);
+		if (w->timeout_ns == 0 && !dl)
+			return -ETIMEDOUT;
+		now = pr_now_ns();
+		if (!w->end_set && w->timeout_ns >= 0) {
+			w->end_ns = now + (uint64_t)w->timeout_ns;
+			if (w->end_ns < now)
+				w->end_ns = UINT64_MAX;
+			w->end_set = true;
+		}
+		if ((dl && now >= dl) || (w->end_set && now >= w->end_ns))
+			return -ETIMEDOUT;
+		target = w->end_set ? w->end_ns : UINT64_MAX;
+		if (dl && dl < target)
+			target = dl;
+		if (rd->cfg.max_delay_ns && now + rd->cfg.max_delay_ns < target)
+			target = now + rd->cfg.max_delay_ns;
+		ret = sleep_once(rd, target == UINT64_MAX ? -1 : (int64_t)(target - now));
+		if (ret)
+			return ret;
+	}
+}
