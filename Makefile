@@ -141,6 +141,8 @@ check-plain: all
 bench: all
 	@bash scripts/bench.sh $(O)
 
+# Regenerated on every install: it records PREFIX, which may differ each time.
+.PHONY: $(O)/perfring.pc
 $(O)/perfring.pc: perfring.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 		-e 's|@VERSION@|$(VERSION)|g' $< > $@
@@ -160,7 +162,8 @@ install: lib $(TOOL) $(O)/perfring.pc
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR)/libperfring.* \
-		$(DESTDIR)$(PKGCONFIGDIR)/perfring.pc $(DESTDIR)$(PREFIX)/bin/perfring
+		$(DESTDIR)$(PKGCONFIGDIR)/perfring.pc $(DESTDIR)$(PREFIX)/bin/perfring \
+		$(DESTDIR)$(MANDIR)/man1/perfring.1 $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
 
 clean:
 	rm -rf $(O)

@@ -25,6 +25,7 @@ P=0 F=0 S=0
 run_one() { # name, command...
 	local name=$1; shift
 	local log="$logdir/$name.log"
+	mkdir -p "$(dirname "$log")"
 	local start end
 	start=$(date +%s.%N)
 	"$@" >"$log" 2>&1
@@ -65,6 +66,7 @@ done
 if [ "$cli" -eq 1 ]; then
 	for t in tests/cli/*.sh; do
 		[ -f "$t" ] || continue
+		[ "$(basename "$t")" = lib.sh ] && continue # helpers, sourced by the tests
 		n="cli/$(basename "$t" .sh)"
 		[[ $n == $filter ]] || continue
 		run_one "$n" env PERFRING_BUILD="$build" bash "$t"

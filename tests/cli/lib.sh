@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# Helpers for the CLI tests (tests/cli/*.sh), sourced by each of them.
+#
+# Every test prints "ok NAME", "FAIL NAME: why" or "skip NAME: reason", and
+# the script ends with "N passed, N failed, N skipped" (t_finish), the line
+# scripts/run-tests.sh adds up. PERFRING_BUILD is the build directory under
+# test (set by scripts/run-tests.sh; default build), made absolute here.
+set -uo pipefail
+# With pipefail, never end a pipeline with `grep -q`: it exits at the first
+# match and the writer may die of SIGPIPE, failing the pipeline. Use grep -c.
+
+T_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PERFRING_BUILD=${PERFRING_BUILD:-build}
+case "$PERFRING_BUILD" in
+/*) ;;
+*) PERFRING_BUILD="$T_ROOT/$PERFRING_BUILD" ;;
+esac
+PERFRING="$PERFRING_BUILD/perfring"
+T_PASS=0 T_FAIL=0 T_SKIP=0
+T_TMP=$(mktemp -d /tmp/perfring-cli.XXXXXX)
+trap 'rm -rf "$T_TMP"' EXIT
+
+ok() { echo "ok $1"; T_PASS=$((T_PASS + 1)); }
+fail() { echo "FAIL $1: $2"; T_FAIL=$((T_FAIL + 1)); }
+skip() { echo "skip $1: $2"; T_SKIP=$((T_SKIP + 1)); }
+
+# t_check NAME WHY-IF-FALSE COMMAND...: ok when COMMAND succeeds.
+t_check() {
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then ok "$name"; else fail "$name" "$why"; fi
+}
+
+# t_run OUT ERR COMMAND...: run COMMAND with stdout and stderr in files, set T_RC.
+t_run() {
+	local out=$1 err=$2
+	shift 2
+	"$@" >"$out" 2>"$err"
+	T_RC=$?
+}
+
+# t_show FILE: indent a file's first lines, to follow a FAIL line.
+t_show() { head -n "${2:-15}" "$1" | sed 's/^/     | /'; }
+
+t_need_root() { [ "$(id -u)" -eq 0 ]; }
+
+t_finish() {
+	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
+	[ "$T_FAIL" -eq 0 ]
+}
+
+# Run directly (scripts/run-tests.sh runs every tests/cli/*.sh, this file
+# included), check the helpers themselves.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	t_run "$T_TMP/o" "$T_TMP/e" bash -c 'echo out; echo err >&2; exit 3'
+	t_check lib_t_run_status "t_run recorded exit status $T_RC, not 3" [ "$T_RC" -eq 3 ]
+	t_check lib_t_run_streams "t_run did not separate stdout and stderr" \
+		bash -c "[ \"\$(cat '$T_TMP/o')\" = out ] && [ \"\$(cat '$T_TMP/e')\" = err ]"
+	counts=$(bash -c ". '${BASH_SOURCE[0]}'; ok a; fail b why; skip c reason; t_check d x false; t_finish" 2>&1)
+	t_check lib_counts "a sourced script counted wrong: $(echo "$counts" | tail -n 1)" \
+		bash -c "echo '$counts' | tail -n 1 | grep -qx '1 passed, 2 failed, 1 skipped' &&
+			echo '$counts' | grep -qx 'FAIL b: why' && echo '$counts' | grep -qx 'skip c: reason'"
+	t_finish
+	exit $?
+fi

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The man pages: they render without warnings, link pages point to a page,
+# every public function has a synopsis line, and perfring(1) documents every
+# option of the tool.
+. "$(dirname "$0")/lib.sh"
+cd "$T_ROOT" || exit 1
+
+pages=0 bad="" links_bad=""
+for m in man/*.[13]; do
+	[ -e "$m" ] || continue
+	if head -n 1 "$m" | grep -q '^\.so '; then
+		target=$(sed -n 's/^\.so man[0-9]\///p' "$m")
+		[ -f "man/$target" ] || links_bad="$links_bad $(basename "$m")"
+		continue
+	fi
+	pages=$((pages + 1))
+	warn=$(groff -man -Tutf8 -ww -z "$m" 2>&1)
+	if [ -n "$warn" ] || ! MANWIDTH=80 man -l "$m" 2>/dev/null | grep -c '^NAME' >/dev/null; then
+		bad="$bad $(basename "$m")"
+		echo "$warn" | head -n 5 | sed 's/^/     | /'
+	fi
+done
+t_check man_pages_exist "found $pages man pages, want perfring.1, perfring.3, perfring_ring.3, perfring_reader.3" \
+	bash -c "[ -f man/perfring.1 ] && [ -f man/perfring.3 ] && [ -f man/perfring_ring.3 ] && [ -f man/perfring_reader.3 ]"
+t_check man_pages_render "groff warnings or no NAME section in:$bad" [ -z "$bad" ]
+t_check man_links_resolve ".so link pages whose target is missing:$links_bad" [ -z "$links_bad" ]
+
+# Every function of a public header has a synopsis line "... name(" in a man3 page.
+undocumented=""
+for f in $(grep -ohE 'PERFRING_API [^(]*\(' include/perfring/*.h | grep -oE 'perfring_[a-z0-9_]+ *\($' | tr -d ' ('); do
+	grep -qE "^\.BI? .*[ *]$f\(" man/*.3 || undocumented="$undocumented $f"
+done
+t_check man_every_function "public functions without a synopsis line in man/*.3:$undocumented" [ -z "$undocumented" ]
+
+# Every PERFRING_E* error code is described in perfring(3).
+codes=$(grep -oE 'PERFRING_E[A-Z]+ =' include/perfring/common.h | grep -v ERR_ | tr -d ' =')
+missing=""
+for c in $codes; do grep -q "^\.B $c\$" man/perfring.3 || missing="$missing $c"; done
+t_check man_every_error ".TP entries missing in perfring.3 for:$missing" [ -z "$missing" ]
+
+# Every long option the tool accepts is in perfring(1).
+if [ -x "$PERFRING" ]; then
+	opts=$({ "$PERFRING" --help; "$PERFRING" demo --help; } | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+	missing=""
+	sed 's/\\-/-/g' man/perfring.1 >"$T_TMP/perfring.1.txt"
+	for o in $opts; do grep -q -- "$o" "$T_TMP/perfring.1.txt" || missing="$missing $o"; done
+	t_check man_every_option "options of perfring not in perfring.1:$missing" \
+		bash -c "[ -n '$opts' ] && [ -z '$missing' ]"
+else
+	fail man_every_option "$PERFRING is not built"
+fi
+
+t_finish

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perfring: the command-line tool. This file only dispatches: each
+ * subcommand lives in its own tools/cmd_NAME.c and gets argv from its name.
+ */
+#include <string.h>
+
+#include <perfring/perfring.h>
+
+#include "tool.h"
+
+#define TOOL_VERSION "0.1.0"
+
+static const struct tool_cmd tool_cmds[] = {
+	{ "demo", "trace the processes a small built-in workload starts, through a BPF perf event array",
+	  cmd_demo, cmd_demo_usage },
+};
+
+#define TOOL_NCMDS (sizeof(tool_cmds) / sizeof(tool_cmds[0]))
+
+static void tool_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: %s COMMAND [OPTIONS]\n"
+		   "       %s help [COMMAND] | --help | --version\n\n"
+		   "Read Linux perf event rings and BPF perf event arrays.\n\n"
+		   "Commands:\n",
+		TOOL_NAME, TOOL_NAME);
+	for (i = 0; i < TOOL_NCMDS; i++)
+		fprintf(f, "  %-8s %s\n", tool_cmds[i].name, tool_cmds[i].summary);
+	fprintf(f, "\nRun '%s COMMAND --help' for a command's options; see perfring(1).\n", TOOL_NAME);
+}
+
+static const struct tool_cmd *tool_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < TOOL_NCMDS; i++)
+		if (strcmp(tool_cmds[i].name, name) == 0)
+			return &tool_cmds[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct tool_cmd *cmd;
+	const char *arg;
+
+	if (argc < 2) {
+		tool_usage(stderr);
+		return EXIT_USAGE;
+	}
+	arg = argv[1];
+	if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+		tool_usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
+		printf("%s %s (libperfring %s)\n", TOOL_NAME, TOOL_VERSION, perfring_version());
+		return EXIT_OK;
+	}
+	if (strcmp(arg, "help") == 0) {
+		if (argc < 3) {
+			tool_usage(stdout);
+			return EXIT_OK;
+		}
+		cmd = tool_find(argv[2]);
+		if (!cmd)
+			return tool_usage_error(NULL, "unknown command '%s'", argv[2]);
+		cmd->usage(stdout);
+		return EXIT_OK;
+	}
+	if (arg[0] == '-')
+		return tool_usage_error(NULL, "unknown option '%s'", arg);
+	cmd = tool_find(arg);
+	if (!cmd)
+		return tool_usage_error(NULL, "unknown command '%s'", arg);
+	return cmd->run(argc - 1, argv + 1);
+}

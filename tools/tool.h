@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* The perfring command-line tool: subcommands and shared helpers. */
+#ifndef PERFRING_TOOL_H
+#define PERFRING_TOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TOOL_NAME "perfring"
+
+/* Exit statuses, as documented in perfring(1). */
+#define EXIT_OK 0
+#define EXIT_ERROR 1 /* the command could not do its job (privileges, kernel support, ...) */
+#define EXIT_USAGE 2 /* bad command line */
+
+struct tool_cmd {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+	void (*usage)(FILE *f);
+};
+
+/* tools/cmd_demo.c */
+int cmd_demo(int argc, char **argv);
+void cmd_demo_usage(FILE *f);
+
+/* tools/util.c */
+
+/* "perfring CMD: message (try 'perfring CMD --help')" on stderr; returns EXIT_USAGE. */
+__attribute__((format(printf, 2, 3))) int tool_usage_error(const char *cmd, const char *fmt, ...);
+
+/* "perfring CMD: message" on stderr; returns EXIT_ERROR. */
+__attribute__((format(printf, 2, 3))) int tool_error(const char *cmd, const char *fmt, ...);
+
+/* Parse a whole decimal number within [min, max]; false on anything else. */
+bool tool_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Parse a non-negative decimal number of seconds ("2", "0.5") within [min, max]. */
+bool tool_parse_seconds(const char *s, double min, double max, double *out);
+
+/* CLOCK_MONOTONIC in nanoseconds: the clock of bpf_ktime_get_ns(). */
+uint64_t tool_now_ns(void);
+
+/* "512 B", "4.0 KiB", "1.5 MiB" into buf. */
+const char *tool_fmt_bytes(uint64_t bytes, char *buf, size_t len);
+
+#endif
