@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# make bench: perfring side by side with libbpf's perf_buffer, in one run.
+#   bench.sh [BUILD_DIR]     (default build; the binaries are BUILD_DIR/bench/*)
+# Prints the machine, every bench line and the RATIO lines, and writes the
+# same to BUILD_DIR/bench-results.txt. Callgrind profiles of the drain are
+# kept in BUILD_DIR/bench-callgrind/ (callgrind_annotate them).
+# Knobs (environment): BENCH_DRAIN_ROUNDS (40), BENCH_CG_ROUNDS (10),
+# BENCH_STREAM_SECONDS (3), BENCH_STREAM_REPS (2), BENCH_POLICY (perfring's
+# policy for the ratio), BENCH_EXTRA_POLICIES (space separated, run once each).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+O=${1:-build}
+bin=$O/bench
+out=$O/bench-results.txt
+cgdir=$O/bench-callgrind
+drain_rounds=${BENCH_DRAIN_ROUNDS:-40}
+cg_rounds=${BENCH_CG_ROUNDS:-10}
+stream_s=${BENCH_STREAM_SECONDS:-3}
+stream_reps=${BENCH_STREAM_REPS:-2}
+# 256 pages (1 MiB) per CPU for both readers: at perfring's rate (about
+# 2 us per record) 64 pages fill in 7 ms, less than the scheduling stalls
+# of a shared 2-vCPU VM, and records are lost; libbpf, one wakeup per
+# record, is unaffected by the size. The extra policies show the rest.
+stream_pages=${BENCH_STREAM_PAGES:-256}
+# Watermark at a quarter of the ring: three quarters stay free for the
+# producer while the reader wakes up; 5 ms bounds a lone record's wait.
+policy=${BENCH_POLICY:-bytes=1/4,delay_us=5000}
+extra=${BENCH_EXTRA_POLICIES:-bytes=1/4,delay_us=5000,pages=64 events=1 bytes=1/2,delay_us=5000 bytes=1/16,delay_us=5000 events=256,delay_us=1000}
+status=0
+
+for b in drain stream; do
+	if [ ! -x "$bin/$b" ]; then
+		echo "bench.sh: $bin/$b is missing: build it with make O=$O $bin/$b" >&2
+		exit 1
+	fi
+done
+mkdir -p "$cgdir"
+
+# Instructions per drained record under callgrind, counting only the
+# drain_<contender> function (and what it calls).
+callgrind_drain() { # contender
+	local c=$1 cg=$cgdir/callgrind.out.$1 log=$cgdir/$1.log ir recs
+	if ! valgrind --tool=callgrind --toggle-collect="drain_$c" --callgrind-out-file="$cg" \
+		"$bin/drain" --callgrind "$c" --rounds "$cg_rounds" >"$log" 2>&1; then
+		echo "drain_instr_per_record $c FAILED (see $log)"
+		return 1
+	fi
+	ir=$(awk '/^totals:/ {print $2}' "$cg")
+	recs=$(awk '/^drain_callgrind/ {print $4}' "$log")
+	if [ -z "$ir" ] || [ -z "$recs" ] || [ "$recs" -eq 0 ]; then
+		echo "drain_instr_per_record $c FAILED (no totals in $cg)"
+		return 1
+	fi
+	awk -v c="$c" -v ir="$ir" -v n="$recs" \
+		'BEGIN { printf "drain_instr_per_record %s %.2f (%d instructions, %d records)\n", c, ir / n, ir, n }'
+}
+
+# The functions that cost the most per record (self cost), for a contender.
+callgrind_top() { # contender records
+	callgrind_annotate --inclusive=no --auto=no "$cgdir/callgrind.out.$1" 2>/dev/null |
+		awk -v c="$1" -v n="$2" '
+			/file:function/ { getline; on = 1; next }
+			on && /^ *$/ { exit }
+			on && shown++ < 5 {
+				ir = $1; gsub(",", "", ir)
+				name = $0
+				sub(/^ *[0-9,]+ +\([^)]*\) +/, "", name)
+				gsub(/[^ \[]*\//, "", name)
+				printf "drain_profile %s %.2f instr/record %s\n", c, ir / n, name
+			}'
+}
+
+run() {
+	echo "machine: $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), kernel $(uname -r)," \
+		"libbpf $(pkg-config --modversion libbpf 2>/dev/null || echo '?'), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "threads pinned: producer CPU 0, stream reader CPU 1"
+	echo
+	echo "== drain: consumer cost per record of a filled ring"
+	"$bin/drain" --rounds "$drain_rounds" || status=1
+	echo
+	if command -v valgrind >/dev/null; then
+		echo "== drain under callgrind: instructions per record ($cg_rounds drains of a full ring each)"
+		local pr lb
+		for c in perfring libbpf perfring_ring; do
+			callgrind_drain "$c" | tee "$cgdir/$c.result" || status=1
+		done
+		pr=$(awk '{print $3; exit}' "$cgdir/perfring.result" 2>/dev/null)
+		lb=$(awk '{print $3; exit}' "$cgdir/libbpf.result" 2>/dev/null)
+		if [[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]]; then
+			awk -v a="$pr" -v b="$lb" 'BEGIN { printf "RATIO drain_instr_per_record perfring/libbpf %.3f\n", a / b }'
+		fi
+		pr=$(awk '{print $3; exit}' "$cgdir/perfring_ring.result" 2>/dev/null)
+		if [[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]]; then
+			awk -v a="$pr" -v b="$lb" \
+				'BEGIN { printf "RATIO drain_instr_per_record perfring_ring/libbpf %.3f\n", a / b }'
+		fi
+		for c in perfring libbpf perfring_ring; do
+			n=$(awk '{print $6; exit}' "$cgdir/$c.result" 2>/dev/null)
+			[ -n "$n" ] && callgrind_top "$c" "$n"
+		done
+	else
+		echo "drain_instr_per_record SKIPPED: valgrind is not installed"
+	fi
+	echo
+	echo "== stream: producer flat out on CPU 0, reader on CPU 1"
+	local args=(--duration "$stream_s" --reps "$stream_reps" --pages "$stream_pages" --policy "$policy")
+	for p in $extra; do
+		args+=(--policy "$p")
+	done
+	"$bin/stream" "${args[@]}" || status=1
+	return $status
+}
+
+run 2>&1 | tee "$out"
+echo "results written to $out"
+exit "${PIPESTATUS[0]}"
