@@ -39,14 +39,14 @@
 #include "bench.h"
 #include "bench_producer.h"
 
-enum contender { C_PERFRING, C_PERFRING_RING, C_LIBBPF, C_NR };
+enum contender { C_PERFRING, C_PERFRING_SAMPLES, C_PERFRING_RING, C_LIBBPF, C_NR };
 
 /* Rounds not measured: the first fill does not reach the end of the ring,
  * the second wraps, so after two every one-time cost (libbpf's copy buffer
  * for wrapped records, perfring's scratch if any) has been paid. */
 #define WARMUP_ROUNDS 2
 
-static const char *const contender_name[C_NR] = { "perfring", "perfring_ring", "libbpf" };
+static const char *const contender_name[C_NR] = { "perfring", "perfring_samples", "perfring_ring", "libbpf" };
 
 struct drain_ctx {
 	uint64_t records;
@@ -58,6 +58,7 @@ struct drain_ctx {
 struct bench {
 	struct bench_producer prod[C_NR];
 	struct perfring_reader *rd;      /* on prod[C_PERFRING] */
+	struct perfring_reader *rd_samples; /* on prod[C_PERFRING_SAMPLES] */
 	struct perfring_ring *ring;      /* the ring layer alone, on prod[C_PERFRING_RING] */
 	int ring_fd;
 	struct perf_buffer *pb;          /* on prod[C_LIBBPF] */
@@ -130,6 +131,25 @@ static int perfring_ring_on_record(const struct perfring_record *rec, void *arg)
 	return PERFRING_CONTINUE;
 }
 
+/* perfring_reader_consume_samples(): the same callback shape as libbpf's. */
+static int perfring_on_sample(void *arg, int cpu, const void *data, size_t size)
+{
+	struct drain_ctx *c = arg;
+	uint64_t v;
+
+	memcpy(&v, data, sizeof(v));
+	c->sum += v;
+	c->records++;
+	return PERFRING_CONTINUE;
+}
+
+static void perfring_on_lost(void *arg, int cpu, uint64_t cnt)
+{
+	struct drain_ctx *c = arg;
+
+	c->lost += cnt;
+}
+
 static void libbpf_on_sample(void *arg, int cpu, void *data, __u32 size)
 {
 	struct drain_ctx *c = arg;
@@ -156,6 +176,12 @@ static BENCH_NOINLINE int drain_perfring(struct bench *b)
 	return perfring_reader_consume(b->rd, perfring_on_event, &b->ctx[C_PERFRING]);
 }
 
+static BENCH_NOINLINE int drain_perfring_samples(struct bench *b)
+{
+	return perfring_reader_consume_samples(b->rd_samples, perfring_on_sample, perfring_on_lost,
+					       &b->ctx[C_PERFRING_SAMPLES]);
+}
+
 static BENCH_NOINLINE int drain_perfring_ring(struct bench *b)
 {
 	return perfring_ring_consume(b->ring, perfring_ring_on_record, &b->ctx[C_PERFRING_RING]);
@@ -171,6 +197,8 @@ static int drain_one(struct bench *b, enum contender c)
 	switch (c) {
 	case C_PERFRING:
 		return drain_perfring(b);
+	case C_PERFRING_SAMPLES:
+		return drain_perfring_samples(b);
 	case C_PERFRING_RING:
 		return drain_perfring_ring(b);
 	default:
@@ -229,6 +257,11 @@ static void setup(struct bench *b, unsigned int payload, size_t pages)
 			bench_die("perfring buffer is %zu bytes, expected %zu", perfring_reader_buffer_size(b->rd),
 				  data_size);
 	}
+	if (b->on[C_PERFRING_SAMPLES]) {
+		b->rd_samples = perfring_reader_new_bpf(b->prod[C_PERFRING_SAMPLES].events_fd, &opts);
+		if (!b->rd_samples)
+			bench_die("perfring_reader_new_bpf: %s: %s", strerror(errno), perfring_errmsg());
+	}
 	if (b->on[C_PERFRING_RING]) {
 		struct perfring_ring_opts ropts = PERFRING_OPTS_INIT(perfring_ring_opts, .data_pages = pages);
 
@@ -254,6 +287,7 @@ static void teardown(struct bench *b)
 	int c;
 
 	perfring_reader_free(b->rd);
+	perfring_reader_free(b->rd_samples);
 	perfring_ring_free(b->ring);
 	if (b->ring)
 		close(b->ring_fd);
@@ -316,6 +350,9 @@ static int run_callgrind(struct bench *b, enum contender c, int rounds)
 			/* warm-up: first-touch allocations, cold code */
 			if (c == C_PERFRING)
 				perfring_reader_consume(b->rd, perfring_on_event, &b->ctx[c]);
+			else if (c == C_PERFRING_SAMPLES)
+				perfring_reader_consume_samples(b->rd_samples, perfring_on_sample, perfring_on_lost,
+								&b->ctx[c]);
 			else if (c == C_PERFRING_RING)
 				perfring_ring_consume(b->ring, perfring_ring_on_record, &b->ctx[c]);
 			else
@@ -387,6 +424,9 @@ static int run_timed(struct bench *b, int rounds)
 			       lo[i], hi[i]);
 	if (b->on[C_PERFRING] && b->on[C_LIBBPF])
 		printf("RATIO drain_ns_per_record perfring/libbpf %.3f\n", med[C_PERFRING] / med[C_LIBBPF]);
+	if (b->on[C_PERFRING_SAMPLES] && b->on[C_LIBBPF])
+		printf("RATIO drain_ns_per_record perfring_samples/libbpf %.3f\n",
+		       med[C_PERFRING_SAMPLES] / med[C_LIBBPF]);
 	if (b->on[C_PERFRING_RING] && b->on[C_LIBBPF])
 		printf("RATIO drain_ns_per_record perfring_ring/libbpf %.3f\n", med[C_PERFRING_RING] / med[C_LIBBPF]);
 	if (bench_allocs_supported()) {

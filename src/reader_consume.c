@@ -7,8 +7,10 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
+#include "barrier.h"
 #include "internal.h"
 #include "reader_internal.h"
+#include "ring_internal.h"
 
 int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why)
 {
@@ -151,6 +153,117 @@ static int deliver_record(const struct perfring_record *rec, void *arg)
 	return PERFRING_CONTINUE;
 }
 
+/*
+ * Anything the fast loop does not take (a wrapped record, LOST, another type,
+ * a bad size): validated by the ring layer, decoded by pr_rd_fill_event().
+ * Returns the callback's value, or our own negative error; sets *size, and
+ * *lost for a LOST record.
+ */
+static int deliver_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
+			perfring_event_fn fn, void *ctx, unsigned int *size, uint64_t *lost)
+{
+	struct perfring_record rec;
+	struct perfring_event ev;
+	int ret;
+
+	ret = pr_ring_peek_at(r->ring, pos, end, &rec);
+	if (ret < 0)
+		return ret;
+	ret = pr_rd_fill_event(rd, r, &rec, &ev);
+	if (ret < 0)
+		return ret;
+	*size = rec.size;
+	*lost = ev.kind == PERFRING_EVENT_LOST ? ev.lost : 0;
+	return fn(&ev, ctx);
+}
+
+/*
+ * Drain a forward ring of a BPF reader up to end (a head snapshot). The
+ * common record, a sample that does not straddle the end of the ring, is
+ * handled inline: the user's callback is the only indirect call, and the
+ * event's constant fields are set once per batch. Anything else goes
+ * through deliver_slow(), one record at a time, and the loop goes on. The
+ * tail is stored once, at the end.
+ */
+static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t end, perfring_event_fn fn,
+		      void *ctx, bool *stopped)
+{
+	struct perfring_ring *ring = r->ring;
+	const uint8_t *data = ring->data;
+	const uint64_t mask = ring->mask, data_size = ring->data_size;
+	const uint64_t start = ring->commit_pos;
+	uint64_t pos = start, lost = 0, lost_records = 0;
+	struct perfring_record rec;
+	struct perfring_event ev;
+	int n = 0, ret = 0;
+
+	ev.kind = PERFRING_EVENT_SAMPLE;
+	ev.cpu = r->cpu;
+	ev.ring_idx = r->idx;
+	ev.data2 = NULL;
+	ev.size2 = 0;
+	ev.lost = 0;
+	ev.rec = &rec;
+	rec.data2 = NULL;
+	rec.len2 = 0;
+	while (pos != end) {
+		uint64_t off = pos & mask, one_lost = 0;
+		const uint8_t *hdr = data + off;
+		unsigned int size;
+		uint32_t raw = 0;
+		bool fast = false;
+
+		memcpy(&rec, hdr, 8); /* type, misc, size (see ring_internal.h) */
+		size = rec.size;
+		if (rec.type == PERF_RECORD_SAMPLE && size >= 16 && !(size & 7) && size <= end - pos &&
+		    off + size <= data_size) {
+			memcpy(&raw, hdr + 8, sizeof(raw));
+			fast = raw <= size - 12u;
+		}
+		if (PR_LIKELY(fast)) {
+			rec.data = hdr;
+			rec.len = size;
+			rec.offset = pos;
+			rec.remaining = end - pos - size;
+			ev.data = hdr + 12;
+			ev.size = raw;
+			ev.remaining = rec.remaining;
+			ret = fn(&ev, ctx);
+		} else {
+			ret = deliver_slow(rd, r, pos, end, fn, ctx, &size, &one_lost);
+		}
+		if (PR_LIKELY(!ret && fast)) {
+			pos += size;
+			n++;
+			continue;
+		}
+		if (ret < 0)
+			break; /* not consumed: delivered again next time */
+		pos += size;
+		n++;
+		if (!fast && rec.type == PERF_RECORD_LOST) {
+			lost += one_lost;
+			lost_records++;
+		}
+		if (ret > 0) {
+			*stopped = true;
+			ret = 0;
+			break;
+		}
+	}
+	if (pos != start) {
+		pr_store_tail(&ring->meta->data_tail, pos);
+		ring->commit_pos = ring->read_pos = ring->batch_end = pos;
+		pr_counter_add(&ring->stats.records, (uint64_t)n);
+		pr_counter_add(&ring->stats.bytes, pos - start);
+		if (lost_records) {
+			pr_counter_add(&ring->stats.lost, lost);
+			pr_counter_add(&ring->stats.lost_records, lost_records);
+		}
+	}
+	return ret < 0 ? ret : n;
+}
+
 /* Drain one ring to its head. Returns records delivered or an error. */
 static int drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_event_fn fn, void *ctx,
 		      bool *stopped)
@@ -160,9 +273,19 @@ static int drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring
 	int ret;
 
 	if (!r->overwrite) {
-		if (!perfring_ring_bytes_available(r->ring))
-			return 0;
-		ret = perfring_ring_consume(r->ring, deliver_record, &dc);
+		uint64_t end = pr_load_head(&r->ring->meta->data_head);
+		uint64_t tail = r->ring->commit_pos;
+
+		if (rd->is_bpf && end - tail <= r->ring->data_size && !(end & 7))
+			return drain_fast(rd, r, end, fn, ctx, stopped);
+		if (rd->is_bpf) {
+			/* A head not to be trusted: the ring layer reports it. */
+			ret = pr_ring_consume_to(r->ring, end, deliver_record, &dc);
+		} else {
+			if (!perfring_ring_bytes_available(r->ring))
+				return 0;
+			ret = perfring_ring_consume(r->ring, deliver_record, &dc);
+		}
 	} else {
 		if (pr_rd_ow_head(r) == r->ow_seen_head)
 			return 0;

@@ -24,36 +24,13 @@
 
 #include "barrier.h"
 #include "internal.h"
+#include "ring_internal.h"
 #include "sys.h"
 
 #define DEFAULT_DATA_PAGES 64
 #define MAX_RECORD_SIZE 65528 /* header.size is u16 and a multiple of 8 */
 #define SCRATCH_SIZE 65536
 
-struct perfring_ring {
-	/* Read on every record. */
-	uint8_t *data;      /* start of the data area */
-	uint64_t mask;      /* data_size - 1 */
-	uint64_t read_pos;  /* position of the next record of the batch */
-	uint64_t batch_end; /* end of the batch (forward: head snapshot) */
-	bool linearize;
-	bool overwrite;
-	bool bogus_head;    /* head - tail beyond the data area: corrupt */
-	uint64_t pend_records, pend_bytes, pend_lost, pend_lost_records;
-
-	struct perf_event_mmap_page *meta;
-	uint64_t data_size;
-	uint64_t commit_pos; /* forward: our last stored data_tail */
-	uint64_t prev_head;  /* overwrite: head at the previous commit */
-	uint64_t batch_head; /* overwrite: head snapshot of this batch */
-	uint64_t rest_pos, rest_end; /* overwrite: unread part of the last window */
-	uint64_t error_offset;
-	uint8_t *scratch;    /* linearised copies, SCRATCH_SIZE bytes */
-	int fd;
-	void *map_base;      /* our mmap, NULL for a memory ring */
-	size_t map_len;
-	struct perfring_ring_stats stats; /* relaxed atomics: read from any thread */
-};
 
 size_t perfring_page_size(void)
 {
@@ -410,12 +387,12 @@ void perfring_ring_commit(struct perfring_ring *r)
 	}
 }
 
-int perfring_ring_consume(struct perfring_ring *r, perfring_record_fn fn, void *ctx)
+/* Deliver the records of the batch set up by begin, then commit. */
+static int ring_consume_batch(struct perfring_ring *r, perfring_record_fn fn, void *ctx)
 {
 	struct perfring_record rec;
 	int n = 0, ret, cb;
 
-	perfring_ring_begin(r);
 	while ((ret = ring_peek(r, &rec)) > 0) {
 		cb = fn(&rec, ctx);
 		if (PR_UNLIKELY(cb < 0)) {
@@ -429,6 +406,29 @@ int perfring_ring_consume(struct perfring_ring *r, perfring_record_fn fn, void *
 	}
 	perfring_ring_commit(r);
 	return ret < 0 ? ret : n;
+}
+
+int perfring_ring_consume(struct perfring_ring *r, perfring_record_fn fn, void *ctx)
+{
+	perfring_ring_begin(r);
+	return ring_consume_batch(r, fn, ctx);
+}
+
+int pr_ring_peek_at(struct perfring_ring *r, uint64_t pos, uint64_t end, struct perfring_record *rec)
+{
+	r->read_pos = pos;
+	r->batch_end = end;
+	r->bogus_head = false;
+	return ring_peek(r, rec);
+}
+
+int pr_ring_consume_to(struct perfring_ring *r, uint64_t end, perfring_record_fn fn, void *ctx)
+{
+	r->pend_records = r->pend_bytes = r->pend_lost = r->pend_lost_records = 0;
+	r->read_pos = r->commit_pos;
+	r->batch_end = end;
+	r->bogus_head = end - r->commit_pos > r->data_size || (end & 7);
+	return ring_consume_batch(r, fn, ctx);
 }
 
 const void *perfring_ring_linear(struct perfring_ring *r, const struct perfring_record *rec)

@@ -163,6 +163,25 @@ PERFRING_API int perfring_reader_consume(struct perfring_reader *rd, perfring_ev
 PERFRING_API int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_event_fn fn, void *ctx);
 
 /*
+ * The fastest drain, shaped like libbpf's perf_buffer callbacks: for each
+ * SAMPLE, sample_fn(ctx, cpu, data, size) with the payload as one
+ * contiguous span (a sample that straddles the end of the ring is first
+ * copied into the ring's scratch buffer; size includes the kernel's padding,
+ * see perfring_event); for each LOST, lost_fn(ctx, cpu, count) (lost_fn may
+ * be NULL: the count still goes to the stats); other record types are
+ * skipped (counted in the stats as records). No syscall and no wait: call it
+ * after perfring_reader_wait() or when your own epoll loop reports the
+ * reader's epoll fd. sample_fn returns PERFRING_CONTINUE, PERFRING_STOP or
+ * a negative error, as the other callbacks. Returns the number of records
+ * consumed, or a negative error as perfring_reader_consume().
+ */
+typedef int (*perfring_sample_fn)(void *ctx, int cpu, const void *data, size_t size);
+typedef void (*perfring_lost_fn)(void *ctx, int cpu, uint64_t lost);
+
+PERFRING_API int perfring_reader_consume_samples(struct perfring_reader *rd, perfring_sample_fn sample_fn,
+						 perfring_lost_fn lost_fn, void *ctx);
+
+/*
  * Block until any ring has data or the timeout/deadline passes (or flush,
  * wakeup, close). Returns the number of rings with data (>= 1), or the
  * negative codes of perfring_reader_poll(). Does not consume.
