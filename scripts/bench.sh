@@ -82,25 +82,19 @@ run() {
 	if command -v valgrind >/dev/null; then
 		echo "== drain under callgrind: instructions per record ($cg_rounds drains of a full ring each)"
 		local pr lb
-		for c in perfring perfring_samples libbpf perfring_ring; do
+		for c in perfring_cursor perfring_samples perfring_event libbpf perfring_ring; do
 			callgrind_drain "$c" | tee "$cgdir/$c.result" || status=1
 		done
-		pr=$(awk '{print $3; exit}' "$cgdir/perfring.result" 2>/dev/null)
 		lb=$(awk '{print $3; exit}' "$cgdir/libbpf.result" 2>/dev/null)
-		if [[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]]; then
-			awk -v a="$pr" -v b="$lb" 'BEGIN { printf "RATIO drain_instr_per_record perfring/libbpf %.3f\n", a / b }'
-		fi
-		pr=$(awk '{print $3; exit}' "$cgdir/perfring_samples.result" 2>/dev/null)
-		if [[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]]; then
-			awk -v a="$pr" -v b="$lb" \
-				'BEGIN { printf "RATIO drain_instr_per_record perfring_samples/libbpf %.3f\n", a / b }'
-		fi
-		pr=$(awk '{print $3; exit}' "$cgdir/perfring_ring.result" 2>/dev/null)
-		if [[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]]; then
-			awk -v a="$pr" -v b="$lb" \
-				'BEGIN { printf "RATIO drain_instr_per_record perfring_ring/libbpf %.3f\n", a / b }'
-		fi
-		for c in perfring perfring_samples libbpf perfring_ring; do
+		for c in perfring_cursor perfring_samples perfring_event perfring_ring; do
+			pr=$(awk '{print $3; exit}' "$cgdir/$c.result" 2>/dev/null)
+			[[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]] || continue
+			name=$c
+			[ "$c" = perfring_cursor ] && name=perfring # the headline: the fastest drain
+			awk -v a="$pr" -v b="$lb" -v n="$name" -v c="$c" \
+				'BEGIN { printf "RATIO drain_instr_per_record %s/libbpf %.3f%s\n", n, a / b, n == c ? "" : " (" c ")" }'
+		done
+		for c in perfring_cursor perfring_samples perfring_event libbpf perfring_ring; do
 			n=$(awk '{print $6; exit}' "$cgdir/$c.result" 2>/dev/null)
 			[ -n "$n" ] && callgrind_top "$c" "$n"
 		done

@@ -67,6 +67,53 @@ static int sample_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_
 	return samples_adapter(&ev, cb);
 }
 
+/*
+ * The inline loop over one contiguous stretch [p, limit) of the data area:
+ * samples that lie wholly inside it. Stops at the end of the stretch, at the
+ * first record it does not take (left for sample_slow()), or when the
+ * callback returns non-zero (*ret). Only six values live across the call
+ * (next, limit, n, fn, ctx, cpu), so nothing is reloaded per record.
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+samples_stretch(const uint8_t *p, const uint8_t *limit, perfring_sample_fn fn, void *ctx, int cpu,
+		const unsigned int hdr_len, int *n_io, int *ret)
+{
+	int n = *n_io;
+
+	while (p != limit) {
+		const uint8_t *next;
+		uint64_t hv;
+		unsigned int size;
+		uint32_t len;
+		int r;
+
+		memcpy(&hv, p, sizeof(hv)); /* struct perf_event_header: type, misc, size */
+		size = (unsigned int)(hv >> 48);
+		if (PR_UNLIKELY((uint32_t)hv != PERF_RECORD_SAMPLE || size < 16 || (size & 7) ||
+				size > (size_t)(limit - p)))
+			break;
+		len = size - 8;
+		if (hdr_len == 12)
+			memcpy(&len, p + 8, sizeof(len));
+		if (PR_UNLIKELY(len > size - hdr_len))
+			break;
+		next = p + size;
+		r = fn(ctx, cpu, p + hdr_len, len);
+		if (PR_UNLIKELY(r)) {
+			if (r > 0) { /* PERFRING_STOP: this one counts as consumed */
+				p = next;
+				n++;
+			}
+			*ret = r;
+			break;
+		}
+		p = next;
+		n++;
+	}
+	*n_io = n;
+	return p;
+}
+
 /* A forward ring up to end (a trusted head snapshot). */
 static int samples_forward(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t end, struct samples_cb *cb,
 			   bool *stopped)
@@ -74,58 +121,43 @@ static int samples_forward(struct perfring_reader *rd, struct pr_rd_ring *r, uin
 	struct perfring_ring *ring = r->ring;
 	const uint8_t *data = ring->data;
 	const uint64_t mask = ring->mask, data_size = ring->data_size, start = ring->commit_pos;
-	const perfring_sample_fn sample_fn = cb->sample_fn;
-	void *const ctx = cb->ctx;
-	const unsigned int hdr_len = rd->is_bpf ? 12 : 8; /* BPF samples carry a u32 size */
-	const int cpu = r->cpu;
+	const bool bpf = rd->is_bpf;
 	uint64_t pos = start, lost = 0, lost_records = 0;
 	int n = 0, ret = 0;
 
 	while (pos != end) {
-		uint64_t off = pos & mask, one_lost = 0;
-		const uint8_t *rec = data + off;
-		/* The bytes up to head and up to the end of the data area. */
-		uint64_t room = data_size - off < end - pos ? data_size - off : end - pos;
-		struct perf_event_header h;
+		uint64_t off = pos & mask, stretch = data_size - off < end - pos ? data_size - off : end - pos;
+		const uint8_t *p0 = data + off, *p;
+		uint64_t one_lost = 0;
 		unsigned int size;
-		uint32_t len;
+		uint32_t type;
 
-		memcpy(&h, rec, sizeof(h));
-		size = h.size;
-		if (PR_LIKELY(h.type == PERF_RECORD_SAMPLE && size >= 16 && size <= room && !(size & 7))) {
-			len = size - 8;
-			if (hdr_len == 12)
-				memcpy(&len, rec + 8, sizeof(len));
-			if (PR_LIKELY(len <= size - hdr_len)) {
-				ret = sample_fn(ctx, cpu, rec + hdr_len, len);
-				if (PR_LIKELY(!ret)) {
-					pos += size;
-					n++;
-					continue;
-				}
-				if (ret < 0)
-					break;
-				pos += size;
-				n++;
-				*stopped = true;
-				ret = 0;
-				break;
-			}
-		}
+		if (bpf)
+			p = samples_stretch(p0, p0 + stretch, cb->sample_fn, cb->ctx, r->cpu, 12, &n, &ret);
+		else
+			p = samples_stretch(p0, p0 + stretch, cb->sample_fn, cb->ctx, r->cpu, 8, &n, &ret);
+		pos += (uint64_t)(p - p0);
+		if (ret || pos == end)
+			break;
+		if ((uint64_t)(p - p0) == stretch)
+			continue; /* the stretch ended at the end of the data area */
+		/* A record the stretch did not take: wrapped, LOST, other, bad. */
+		memcpy(&type, p, sizeof(type));
 		ret = sample_slow(rd, r, pos, end, cb, &size, &one_lost);
 		if (ret < 0)
-			break;
+			break; /* not consumed: delivered again next time */
 		pos += size;
 		n++;
-		if (h.type == PERF_RECORD_LOST) {
+		if (type == PERF_RECORD_LOST) {
 			lost += one_lost;
 			lost_records++;
 		}
-		if (ret > 0) {
-			*stopped = true;
-			ret = 0;
+		if (ret > 0)
 			break;
-		}
+	}
+	if (ret > 0) {
+		*stopped = true;
+		ret = 0;
 	}
 	if (pos != start) {
 		pr_store_tail(&ring->meta->data_tail, pos);

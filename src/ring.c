@@ -414,6 +414,11 @@ int perfring_ring_consume(struct perfring_ring *r, perfring_record_fn fn, void *
 	return ring_consume_batch(r, fn, ctx);
 }
 
+int pr_ring_bad_head(struct perfring_ring *r)
+{
+	return ring_corrupt(r, r->commit_pos, 0, "data_head is beyond the data area or misaligned");
+}
+
 int pr_ring_peek_at(struct perfring_ring *r, uint64_t pos, uint64_t end, struct perfring_record *rec)
 {
 	r->read_pos = pos;

@@ -61,4 +61,7 @@ int pr_ring_consume_to(struct perfring_ring *r, uint64_t end, perfring_record_fn
  */
 int pr_ring_peek_at(struct perfring_ring *r, uint64_t pos, uint64_t end, struct perfring_record *rec);
 
+/* Report (and count) a batch whose head snapshot cannot be trusted. */
+int pr_ring_bad_head(struct perfring_ring *r);
+
 #endif /* PERFRING_RING_INTERNAL_H */

@@ -136,6 +136,85 @@ PERFRING_API const void *perfring_ring_linear(struct perfring_ring *ring, const 
  */
 PERFRING_API int perfring_record_copy(const struct perfring_record *rec, size_t off, void *dst, size_t len);
 
+/*
+ * Inline iteration, the fastest way to drain a forward ring (no callback):
+ *
+ *   struct perfring_cursor c;
+ *   const struct perfring_header *h;
+ *
+ *   perfring_ring_cursor(ring, &c);
+ *   while ((h = perfring_cursor_next(&c)))
+ *           handle(h);            // h->size bytes, always contiguous
+ *   if (c.err) ...                // -PERFRING_ECORRUPT: records before were fine
+ *   perfring_ring_cursor_commit(ring, &c);
+ *
+ * perfring_cursor_next() is inline for the common record, a SAMPLE that
+ * does not straddle the end of the ring; anything else goes through
+ * perfring_cursor_next_slow() (a straddling record is copied into the ring's
+ * scratch buffer, valid until the next call; a LOST record is counted in
+ * the stats). Records are valid until the commit. The cursor belongs to the
+ * caller (on the stack is fine); its fields are private except err. An
+ * overwrite ring gives -EOPNOTSUPP: use perfring_ring_consume() there.
+ */
+struct perfring_header { /* the layout of struct perf_event_header */
+	uint32_t type;
+	uint16_t misc;
+	uint16_t size;
+};
+
+struct perfring_cursor {
+	const uint8_t *p;         /* next record in the current stretch */
+	const uint8_t *limit;     /* end of the current contiguous stretch */
+	uint64_t stretch_pos;     /* ring position of the stretch's start */
+	const uint8_t *stretch;   /* and its address */
+	uint64_t end;             /* head snapshot */
+	uint64_t n;               /* records returned */
+	struct perfring_ring *ring;
+	int err;                  /* 0, or the error that ended the iteration */
+	uint32_t reserved[5];
+};
+
+/* Start a batch: snapshot head. Returns the bytes available or a negative error. */
+PERFRING_API int64_t perfring_ring_cursor(struct perfring_ring *ring, struct perfring_cursor *c);
+/* The next record that the inline path does not take, or NULL (end, or c->err set). */
+PERFRING_API const struct perfring_header *perfring_cursor_next_slow(struct perfring_cursor *c);
+/* Store the tail past every record returned, publish the counters. */
+PERFRING_API void perfring_ring_cursor_commit(struct perfring_ring *ring, struct perfring_cursor *c);
+
+static inline const struct perfring_header *perfring_cursor_next(struct perfring_cursor *c)
+{
+	const uint8_t *p = c->p;
+
+	if (__builtin_expect(c->limit - p >= 16, 1)) {
+		const struct perfring_header *h = (const struct perfring_header *)(const void *)p;
+		size_t size = h->size;
+
+		/* PERF_RECORD_SAMPLE (9), at least 16 bytes, 8-byte sized, inside the stretch. */
+		if (__builtin_expect(h->type == 9 && size - 16 <= (size_t)(c->limit - p) - 16 && !(size & 7), 1)) {
+			c->p = p + size;
+			c->n++;
+			return h;
+		}
+	}
+	return perfring_cursor_next_slow(c);
+}
+
+/*
+ * The payload of a SAMPLE of a BPF perf event array (sample_type RAW only):
+ * the u32 size after the header, then the bytes. Returns NULL if the size
+ * claims more than the record holds.
+ */
+static inline const void *perfring_bpf_sample(const struct perfring_header *h, uint32_t *size)
+{
+	uint32_t raw;
+
+	__builtin_memcpy(&raw, (const uint8_t *)h + 8, sizeof(raw));
+	if (h->size < 12 || raw > (uint32_t)h->size - 12u)
+		return (const void *)0;
+	*size = raw;
+	return (const uint8_t *)h + 12;
+}
+
 /* Bytes between tail and head now; for an overwrite ring, the bytes written
  * since the previous read, capped at the data area size. Safe to call from
  * the consuming thread at any time (one acquire load, no syscall). */

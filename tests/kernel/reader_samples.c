@@ -5,6 +5,8 @@
  * lost_fn and add up with the received samples to what was produced, and
  * early stop and callback errors behave as for the other drains.
  */
+#include <linux/perf_event.h>
+
 #include "ktest.h"
 
 struct samples_seen {
@@ -127,6 +129,67 @@ TEST(consume_samples_early_stop_and_error)
 	CHECK_EQ_U64(st.records, 10);
 	CHECK_EQ_U64(st.bytes, 10 * ktest_record_size(64));
 	CHECK_EQ_INT(perfring_reader_consume_samples(rd, NULL, NULL, NULL), -EINVAL);
+	perfring_reader_free(rd);
+	ktest_teardown(&kt);
+}
+
+/* The inline cursor over a reader's rings, on real BPF output: the same
+ * guarantees as the callbacks (whole payloads, exact lost counts). */
+TEST(cursor_on_real_rings)
+{
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1);
+	static const uint32_t lens[] = { 16, 100, 1000, 3000 };
+	struct perfring_reader *rd;
+	struct ktest kt;
+	size_t i;
+	int round;
+
+	KTEST_SETUP(&kt, 0);
+	rd = perfring_reader_new_bpf(kt.map_fd, &opts);
+	REQUIREF(rd, "reader: %s", perfring_errmsg());
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		struct ktest_counts before, after;
+		uint64_t samples = 0, lost = 0, bad = 0;
+		struct perfring_ring *ring = perfring_reader_ring(rd, perfring_reader_cpu_ring(rd, 0));
+		char why[256] = "";
+
+		REQUIRE(ring);
+		ktest_set_len(&kt, lens[i]);
+		before = ktest_counts(&kt);
+		for (round = 0; round < 13; round++) {
+			uint32_t overflow = (uint32_t)(2 * perfring_reader_buffer_size(rd) / ktest_record_size(lens[i]) + 2);
+			const struct perfring_header *h;
+			struct perfring_cursor c;
+
+			/* Rounds 0-9 fit, 10 and 11 overflow, 12 brings the last LOST. */
+			REQUIRE(ktest_produce(&kt, 0, round < 10 || round == 12 ? (uint32_t)(1 + round % 3) : overflow) > 0);
+			CHECK(perfring_ring_cursor(ring, &c) >= 0);
+			while ((h = perfring_cursor_next(&c))) {
+				struct ktest_sample ks;
+				uint32_t size;
+				const void *payload;
+
+				if (h->type == PERF_RECORD_LOST) {
+					uint64_t n;
+
+					memcpy(&n, (const char *)h + 16, sizeof(n));
+					lost += n;
+					continue;
+				}
+				payload = h->type == PERF_RECORD_SAMPLE ? perfring_bpf_sample(h, &size) : NULL;
+				if (!payload || ktest_check_payload(payload, size, NULL, 0, lens[i], 0, &ks, why, sizeof(why)))
+					bad++;
+				samples++;
+			}
+			CHECK_EQ_INT(c.err, 0);
+			perfring_ring_cursor_commit(ring, &c);
+		}
+		after = ktest_counts(&kt);
+		CHECKF(bad == 0, "len %u: %llu bad samples, first: %s", lens[i], (unsigned long long)bad, why);
+		CHECK_EQ_U64(samples, after.ok - before.ok);
+		CHECK_EQ_U64(lost, after.enospc - before.enospc);
+		CHECKF(lost > 0, "len %u: the overflow rounds lost nothing", lens[i]);
+	}
 	perfring_reader_free(rd);
 	ktest_teardown(&kt);
 }
