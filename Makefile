@@ -127,7 +127,7 @@ $(O)/.headers-ok: $(wildcard include/perfring/*.h)
 		$(CXX) -std=c++11 -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c++ $(O)/hdr.c || exit 1; \
 	done; touch $@
 
-demo: all
+demo: $(DEPS_STAMP) $(TOOL)
 	$(TOOL) demo
 
 # make check: the whole suite, then again under sanitizers. Ends with the

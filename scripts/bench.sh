@@ -5,7 +5,7 @@
 # same to BUILD_DIR/bench-results.txt. Callgrind profiles of the drain are
 # kept in BUILD_DIR/bench-callgrind/ (callgrind_annotate them).
 # Knobs (environment): BENCH_DRAIN_ROUNDS (40), BENCH_CG_ROUNDS (10),
-# BENCH_STREAM_SECONDS (3), BENCH_STREAM_REPS (2), BENCH_POLICY (perfring's
+# BENCH_STREAM_SECONDS (3), BENCH_STREAM_REPS (3), BENCH_POLICY (perfring's
 # policy for the ratio), BENCH_EXTRA_POLICIES (space separated, run once each).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ cgdir=$O/bench-callgrind
 drain_rounds=${BENCH_DRAIN_ROUNDS:-40}
 cg_rounds=${BENCH_CG_ROUNDS:-10}
 stream_s=${BENCH_STREAM_SECONDS:-3}
-stream_reps=${BENCH_STREAM_REPS:-2}
+stream_reps=${BENCH_STREAM_REPS:-3}
 # 256 pages (1 MiB) per CPU for both readers: at perfring's rate (about
 # 2 us per record) 64 pages fill in 7 ms, less than the scheduling stalls
 # of a shared 2-vCPU VM, and records are lost; libbpf, one wakeup per

@@ -166,15 +166,39 @@ static int deliver_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64
 	struct perfring_event ev;
 	int ret;
 
-	ret = pr_ring_peek_at(r->ring, pos, end, &rec);
-	if (ret < 0)
-		return ret;
-	ret = pr_rd_fill_event(rd, r, &rec, &ev);
+	ret = pr_rd_event_at(rd, r, pos, end, &rec, &ev);
 	if (ret < 0)
 		return ret;
 	*size = rec.size;
 	*lost = ev.kind == PERFRING_EVENT_LOST ? ev.lost : 0;
 	return fn(&ev, ctx);
+}
+
+int pr_rd_event_at(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
+		   struct perfring_record *rec, struct perfring_event *ev)
+{
+	int ret = pr_ring_peek_at(r->ring, pos, end, rec);
+
+	if (ret < 0)
+		return ret;
+	return pr_rd_fill_event(rd, r, rec, ev);
+}
+
+void pr_rd_commit_forward(struct pr_rd_ring *r, uint64_t start, uint64_t pos, int n, uint64_t lost,
+			  uint64_t lost_records)
+{
+	struct perfring_ring *ring = r->ring;
+
+	if (pos == start)
+		return;
+	pr_store_tail(&ring->meta->data_tail, pos);
+	ring->commit_pos = ring->read_pos = ring->batch_end = pos;
+	pr_counter_add(&ring->stats.records, (uint64_t)n);
+	pr_counter_add(&ring->stats.bytes, pos - start);
+	if (lost_records) {
+		pr_counter_add(&ring->stats.lost, lost);
+		pr_counter_add(&ring->stats.lost_records, lost_records);
+	}
 }
 
 /*
@@ -251,16 +275,7 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 			break;
 		}
 	}
-	if (pos != start) {
-		pr_store_tail(&ring->meta->data_tail, pos);
-		ring->commit_pos = ring->read_pos = ring->batch_end = pos;
-		pr_counter_add(&ring->stats.records, (uint64_t)n);
-		pr_counter_add(&ring->stats.bytes, pos - start);
-		if (lost_records) {
-			pr_counter_add(&ring->stats.lost, lost);
-			pr_counter_add(&ring->stats.lost_records, lost_records);
-		}
-	}
+	pr_rd_commit_forward(r, start, pos, n, lost, lost_records);
 	return ret < 0 ? ret : n;
 }
 

@@ -152,4 +152,14 @@ int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why);
 /* reader_read.c */
 void pr_rd_pass_abandon(struct perfring_reader *rd);
 
+/* The record at pos of a forward batch ending at end, validated and decoded
+ * into *ev (not consumed). 0, or a negative error with the message set. */
+int pr_rd_event_at(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
+		   struct perfring_record *rec, struct perfring_event *ev);
+
+/* End a forward drain that walked [start, pos): store the tail (release)
+ * and add the counters. */
+void pr_rd_commit_forward(struct pr_rd_ring *r, uint64_t start, uint64_t pos, int n, uint64_t lost,
+			  uint64_t lost_records);
+
 #endif /* PERFRING_READER_INTERNAL_H */

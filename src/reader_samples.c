@@ -56,10 +56,7 @@ static int sample_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_
 	struct perfring_event ev;
 	int ret;
 
-	ret = pr_ring_peek_at(r->ring, pos, end, &rec);
-	if (ret < 0)
-		return ret;
-	ret = pr_rd_fill_event(rd, r, &rec, &ev);
+	ret = pr_rd_event_at(rd, r, pos, end, &rec, &ev);
 	if (ret < 0)
 		return ret;
 	*size = rec.size;
@@ -159,16 +156,7 @@ static int samples_forward(struct perfring_reader *rd, struct pr_rd_ring *r, uin
 		*stopped = true;
 		ret = 0;
 	}
-	if (pos != start) {
-		pr_store_tail(&ring->meta->data_tail, pos);
-		ring->commit_pos = ring->read_pos = ring->batch_end = pos;
-		pr_counter_add(&ring->stats.records, (uint64_t)n);
-		pr_counter_add(&ring->stats.bytes, pos - start);
-		if (lost_records) {
-			pr_counter_add(&ring->stats.lost, lost);
-			pr_counter_add(&ring->stats.lost_records, lost_records);
-		}
-	}
+	pr_rd_commit_forward(r, start, pos, n, lost, lost_records);
 	return ret < 0 ? ret : n;
 }
 
