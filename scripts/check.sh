@@ -2,7 +2,8 @@
 # make check: build and run every test, then again under sanitizers.
 #  1. plain build (build/): unit, kernel and CLI tests;
 #  2. ASan+UBSan build (build/asan/): unit and kernel tests;
-#  3. TSan build (build/tsan/): the threaded tests (names containing "thread").
+#  3. TSan build (build/tsan/): the threaded tests (names containing "thread");
+# and, after the plain suite, the unit tests and two kernel tests under valgrind.
 # Ends with the line "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,15 @@ if make -s -j"$jobs" all >build/make-plain.log 2>&1; then
 	bash scripts/run-tests.sh --build build --suite plain || status=1
 else
 	cat build/make-plain.log; echo "0 1 0" >>build/.totals; status=1
+fi
+
+step "valgrind (plain build): unit tests and two kernel tests"
+if [ -x build/tests/unit/ring_basic ] && command -v valgrind >/dev/null; then
+	vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=scripts/valgrind.supp"
+	for f in 'unit/*' 'kernel/reader_basic' 'kernel/reader_lost'; do
+		HARNESS_TIMEOUT=600 bash scripts/run-tests.sh --build build --suite valgrind --no-cli --filter "$f" \
+			--wrap "$vg" || status=1
+	done
 fi
 
 step "build (asan+ubsan)"

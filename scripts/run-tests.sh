@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Run the test binaries of one build and add up their results.
-#   run-tests.sh --build DIR --suite NAME [--filter GLOB] [--no-cli]
+#   run-tests.sh --build DIR --suite NAME [--filter GLOB] [--no-cli] [--wrap "CMD ARGS"]
 # Every test program prints "N passed, N failed, N skipped" as its last
 # line; a program that dies without it (crash, sanitizer report) counts as
 # one failure. Appends "passed failed skipped" to DIR/.totals and prints the
 # suite's line.
 set -uo pipefail
 
-build=build suite=plain filter='*' cli=1
+build=build suite=plain filter='*' cli=1 wrap=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build) build=$2; shift 2 ;;
 	--suite) suite=$2; shift 2 ;;
 	--filter) filter=$2; shift 2 ;;
 	--no-cli) cli=0; shift ;;
+	--wrap) read -r -a wrap <<<"$2"; shift 2 ;; # e.g. "valgrind --error-exitcode=99"
 	*) echo "run-tests.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -60,7 +61,7 @@ for kind in unit kernel; do
 		n="$kind/$(basename "$t")"
 		# shellcheck disable=SC2053
 		[[ $n == $filter ]] || continue
-		run_one "$n" "$t"
+		run_one "$n" "${wrap[@]}" "$t"
 	done
 done
 if [ "$cli" -eq 1 ]; then

@@ -201,9 +201,8 @@ static int read_sysfs(const char *path, char **out)
 	return 0;
 }
 
-int perfring_online_cpus(int *cpus, size_t cnt)
+static int cpu_list_file(const char *path, int *cpus, size_t cnt)
 {
-	static const char path[] = "/sys/devices/system/cpu/online";
 	char *text = NULL;
 	int ret;
 
@@ -213,4 +212,33 @@ int perfring_online_cpus(int *cpus, size_t cnt)
 	ret = perfring_parse_cpu_list(text, cpus, cnt);
 	free(text);
 	return ret;
+}
+
+int perfring_online_cpus(int *cpus, size_t cnt)
+{
+	return cpu_list_file("/sys/devices/system/cpu/online", cpus, cnt);
+}
+
+int perfring_possible_cpus(int *cpus, size_t cnt)
+{
+	return cpu_list_file("/sys/devices/system/cpu/possible", cpus, cnt);
+}
+
+int pr_cpu_list_alloc(int (*list)(int *cpus, size_t cnt), int **out)
+{
+	int n = list(NULL, 0), *cpus;
+
+	*out = NULL;
+	if (n < 0)
+		return n;
+	cpus = calloc((size_t)n + 1, sizeof(*cpus));
+	if (!cpus)
+		return pr_fail(ENOMEM, "out of memory for a CPU list");
+	n = list(cpus, (size_t)n);
+	if (n < 0) {
+		free(cpus);
+		return n;
+	}
+	*out = cpus;
+	return n;
 }

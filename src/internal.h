@@ -27,6 +27,10 @@ static inline void *pr_errno_null(int err)
 	return (void *)0;
 }
 
+/* A CPU list (perfring_online_cpus or perfring_possible_cpus) in a new
+ * array the caller frees. Returns the count or a negative error. */
+int pr_cpu_list_alloc(int (*list)(int *cpus, size_t cnt), int **out);
+
 /* Log a message that is not a failure (e.g. a skipped offline CPU). */
 void pr_log(enum perfring_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -104,28 +104,23 @@ int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet)
 	return first;
 }
 
-/* The CPUs to open: the caller's (each checked) or every online one. */
+/* The CPUs to open: the caller's (each checked) or every possible one. */
 static int select_cpus(const struct pr_rd_config *cfg, uint32_t max_entries, int **out, int *cnt)
 {
 	int n, i, *online, *sel;
 	size_t j, k;
 
-	n = perfring_online_cpus(NULL, 0);
-	if (n < 0)
-		return n;
-	online = calloc((size_t)n, sizeof(*online));
-	if (!online)
-		return pr_fail(ENOMEM, "perfring reader: out of memory");
-	n = perfring_online_cpus(online, (size_t)n);
-	if (n < 0) {
-		free(online);
-		return n;
-	}
 	if (!cfg->cpus) {
-		*out = online;
+		/* Every possible CPU: the offline ones are skipped, and said. */
+		n = pr_cpu_list_alloc(perfring_possible_cpus, out);
+		if (n < 0)
+			return n;
 		*cnt = n;
 		return 0;
 	}
+	n = pr_cpu_list_alloc(perfring_online_cpus, &online);
+	if (n < 0)
+		return n;
 	for (j = 0; j < cfg->cpu_cnt; j++) {
 		int cpu = cfg->cpus[j];
 		bool is_online = false;
@@ -158,9 +153,25 @@ static int select_cpus(const struct pr_rd_config *cfg, uint32_t max_entries, int
 	return 0;
 }
 
-static int open_cpu(struct perfring_reader *rd, int cpu, const char *map_name)
+static bool cpu_in(const int *cpus, int cnt, int cpu)
+{
+	int i;
+
+	for (i = 0; i < cnt; i++)
+		if (cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+static int open_cpu(struct perfring_reader *rd, int cpu, const char *map_name, const int *online, int online_cnt)
 {
 	int fd, idx;
+
+	if (!cpu_in(online, online_cnt, cpu)) {
+		pr_log(PERFRING_LOG_INFO, "CPU %d skipped: it is offline (/sys/devices/system/cpu/online); "
+					  "it will have no ring if it comes online later", cpu);
+		return pr_rd_skip_cpu(rd, cpu);
+	}
 
 	if ((uint32_t)cpu >= rd->map_max_entries) {
 		pr_log(PERFRING_LOG_WARN, "CPU %d skipped: the BPF map \"%s\" has max_entries %u, so it has no slot "
@@ -191,7 +202,7 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	struct perfring_reader *rd = NULL;
 	struct pr_rd_config cfg;
 	struct bpf_map_info info;
-	int err, i, cnt = 0, *cpus = NULL;
+	int err, i, cnt = 0, *cpus = NULL, *online = NULL, online_cnt;
 
 	err = pr_rd_parse_opts(opts, true, &cfg);
 	if (err)
@@ -228,8 +239,13 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 		err = pr_fail(errno, "cannot dup map_fd %d: %s", map_fd, strerror(errno));
 		goto fail;
 	}
+	online_cnt = pr_cpu_list_alloc(perfring_online_cpus, &online);
+	if (online_cnt < 0) {
+		err = online_cnt;
+		goto fail;
+	}
 	for (i = 0; i < cnt; i++) {
-		err = open_cpu(rd, cpus[i], info.name);
+		err = open_cpu(rd, cpus[i], info.name, online, online_cnt);
 		if (err)
 			goto fail;
 	}
@@ -242,9 +258,11 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	if (err)
 		goto fail;
 	free(cpus);
+	free(online);
 	return rd;
 fail:
 	free(cpus);
+	free(online);
 	perfring_reader_free(rd);
 	errno = -err;
 	return NULL;

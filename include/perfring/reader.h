@@ -106,9 +106,10 @@ typedef int (*perfring_event_fn)(const struct perfring_event *ev, void *ctx);
 
 /*
  * A reader for the BPF perf event array map_fd. The reader keeps its own dup
- * of map_fd (the caller may close its own). CPUs that are offline, or whose
- * id is not below the map's max_entries, are skipped and reported through
- * the log and perfring_reader_skipped_cpus(). Returns NULL and sets errno:
+ * of map_fd (the caller may close its own). It serves every possible CPU
+ * (or opts.cpus): those that are offline, or whose id is not below the
+ * map's max_entries, are skipped and reported through the log and
+ * perfring_reader_skipped_cpus(). A CPU that comes online later has no ring. Returns NULL and sets errno:
  * EINVAL for a map of another type or bad options, E2BIG for
  * max_sample_size too large for the buffer, EACCES/EPERM when perf events
  * may not be opened (perfring_errmsg() names perf_event_paranoid and
@@ -277,8 +278,11 @@ PERFRING_API int perfring_reader_skipped_cpus(const struct perfring_reader *rd, 
  */
 PERFRING_API int perfring_parse_cpu_list(const char *list, int *cpus, size_t cnt);
 
-/* The online CPU ids of this machine, from /sys/devices/system/cpu/online. */
+/* The online CPU ids of this machine, from /sys/devices/system/cpu/online,
+ * and the possible ones (online or not), from .../possible; as
+ * perfring_parse_cpu_list(). */
 PERFRING_API int perfring_online_cpus(int *cpus, size_t cnt);
+PERFRING_API int perfring_possible_cpus(int *cpus, size_t cnt);
 
 #ifdef __cplusplus
 }
