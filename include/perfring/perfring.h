@@ -6,5 +6,6 @@
 #include <perfring/common.h>
 #include <perfring/ring.h>
 #include <perfring/reader.h>
+#include <perfring/record.h>
 
 #endif /* PERFRING_PERFRING_H */
