@@ -169,3 +169,37 @@ clean:
 	rm -rf $(O)
 
 .SECONDARY:
+
+# ---- Fuzzing the record layer (tests/fuzz/) ----
+#   make fuzz          $(O)/fuzz/record_fuzz: clang with libFuzzer + ASan + UBSan, the library's
+#                      sources compiled in (clang's runtime: libclang-rt-14-dev); make check runs it
+#   make fuzz-corpus   regenerate the committed seeds in tests/fuzz/corpus/record
+# `make` builds the same harness with $(CC) as $(O)/fuzz/record_replay (replays files or
+# directories: record_replay tests/fuzz/corpus/record crash-...), and tests/unit/fuzz_replay
+# replays the seeds in every test suite.
+FUZZ_CC ?= $(CLANG)
+FUZZ_FLAGS ?= -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SUPPORT := $(wildcard tests/fuzz/*.h tests/fuzz/*.c)
+
+.PHONY: fuzz fuzz-corpus
+all: $(O)/fuzz/record_replay $(O)/fuzz/make_corpus
+fuzz: $(O)/fuzz/record_fuzz
+
+$(O)/fuzz/record_fuzz: $(FUZZ_SUPPORT) $(LIB_SRCS) $(LIB_HDRS) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -D_GNU_SOURCE -o $@ tests/fuzz/record_fuzz.c $(LIB_SRCS) \
+		$(THREAD_LIBS)
+
+$(O)/fuzz/record_replay: $(FUZZ_SUPPORT) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -DPERFRING_FUZZ_REPLAY -o $@ tests/fuzz/replay_main.c $(PROG_LIBS)
+
+$(O)/fuzz/make_corpus: tests/fuzz/make_corpus.c tests/fuzz/record_fuzz.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_SAN)
+
+fuzz-corpus: $(O)/fuzz/make_corpus
+	@mkdir -p tests/fuzz/corpus/record
+	$(O)/fuzz/make_corpus tests/fuzz/corpus/record
+
+$(O)/tests/unit/fuzz_replay: $(FUZZ_SUPPORT)

@@ -71,6 +71,49 @@ callgrind_top() { # contender records
 			}'
 }
 
+# Record decoding (bench/decode.c): perfring_record_parse over an in-memory
+# `perf record -g` stream, then instructions per record under callgrind for
+# the whole loop, the decoder call alone, and a hand-written reference.
+# Knobs: BENCH_DECODE_RECORDS (40000), BENCH_DECODE_REPS (15),
+# BENCH_DECODE_CG_RECORDS (20000).
+decode_bench() {
+	local st=0 f ir recs
+	echo
+	echo "== decode: perfring_record_parse over a perf record -g stream in memory"
+	if [ ! -x "$bin/decode" ]; then
+		echo "decode FAILED: $bin/decode is missing: build it with make O=$O $bin/decode"
+		return 1
+	fi
+	"$bin/decode" --records "${BENCH_DECODE_RECORDS:-40000}" --reps "${BENCH_DECODE_REPS:-15}" || st=1
+	if ! command -v valgrind >/dev/null; then
+		echo "decode_instr_per_record SKIPPED: valgrind is not installed"
+		return $st
+	fi
+	for f in decode_perfring perfring_record_parse decode_handrolled; do
+		if ! valgrind --tool=callgrind --toggle-collect="$f" --callgrind-out-file="$cgdir/callgrind.out.$f" \
+			"$bin/decode" --callgrind --records "${BENCH_DECODE_CG_RECORDS:-20000}" \
+			>"$cgdir/$f.log" 2>&1; then
+			echo "decode_instr_per_record $f FAILED (see $cgdir/$f.log)"
+			st=1
+			continue
+		fi
+		ir=$(awk '/^totals:/ {print $2}' "$cgdir/callgrind.out.$f")
+		recs=$(awk '/^decode_callgrind/ {print $3}' "$cgdir/$f.log")
+		if [ -z "$ir" ] || [ -z "$recs" ] || [ "$recs" -eq 0 ]; then
+			echo "decode_instr_per_record $f FAILED (no totals)"
+			st=1
+			continue
+		fi
+		awk -v f="$f" -v ir="$ir" -v n="$recs" 'BEGIN {
+			if (f == "decode_perfring") { name = "perfring"; what = "decode + touch the fields" }
+			else if (f == "decode_handrolled") { name = "handrolled"; what = "reference, decode + touch" }
+			else { name = f; what = "the decoder call alone" }
+			printf "decode_instr_per_record %s %.1f (%s; %d instructions, %d records)\n", name, ir / n, what, ir, n
+		}' || st=1
+	done
+	return $st
+}
+
 run() {
 	echo "machine: $(nproc) CPUs ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), kernel $(uname -r)," \
 		"libbpf $(pkg-config --modversion libbpf 2>/dev/null || echo '?'), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -108,9 +151,11 @@ run() {
 		args+=(--policy "$p")
 	done
 	"$bin/stream" "${args[@]}" || status=1
+	decode_bench || status=1
 	return $status
 }
 
 run 2>&1 | tee "$out"
+rc=${PIPESTATUS[0]}
 echo "results written to $out"
-exit "${PIPESTATUS[0]}"
+exit "$rc"

@@ -24,6 +24,9 @@ missing=()
 for pkg in "${!need[@]}"; do
 	[ -e "${need[$pkg]}" ] || missing+=("$pkg")
 done
+# clang's libFuzzer runtime (make check's fuzz step), where clang keeps it.
+fuzzer_rt="$(clang -print-resource-dir 2>/dev/null)/lib/linux/libclang_rt.fuzzer-x86_64.a"
+[ -e "$fuzzer_rt" ] || missing+=("libclang-rt-14-dev")
 # gcc's sanitizer runtimes (ASan/UBSan/TSan) come with libgcc-*-dev; check them too.
 gcclib=$(gcc -print-file-name=libtsan.so 2>/dev/null || true)
 if [ ! -e "$gcclib" ]; then

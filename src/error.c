@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <perfring/record.h>
+
 #include "internal.h"
 
 static perfring_log_fn log_fn;
@@ -30,6 +32,10 @@ const char *perfring_strerror(int err)
 		return "Interrupted by perfring_reader_wakeup()";
 	case PERFRING_ECALLBACK:
 		return "Stopped by the record callback";
+	case PERFRING_ETRUNC:
+		return "Truncated perf record: it ends before a field it must hold";
+	case PERFRING_EBADREC:
+		return "Invalid perf record: a field holds an impossible value";
 	default:
 		return strerror(err);
 	}

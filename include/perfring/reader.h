@@ -73,7 +73,8 @@ struct perfring_reader_opts {
 	const int *cpus;
 	size_t cpu_cnt;
 	/* Deliver straddling records as one contiguous span (copied into the
-	 * ring's scratch buffer) instead of two. */
+	 * ring's scratch buffer) instead of two: the payload and the raw
+	 * record (ev->rec) alike. */
 	bool linearize;
 };
 

@@ -16,7 +16,13 @@
  * Every length and count is checked against the record: truncated or
  * hostile input gives -PERFRING_ETRUNC or -PERFRING_EBADREC with the
  * offending field named in out->error_field (and perfring_errmsg()), never
- * an out-of-bounds read, a loop or an allocation. An unknown record type is
+ * an out-of-bounds read, a loop or an allocation. A record of fixed layout
+ * must end exactly where its fields (and trailer) do; in a record with a
+ * string or byte field (MMAP, COMM, KSYMBOL, CGROUP, TEXT_POKE) that field
+ * takes the rest, padding included. A SAMPLE's RAW field is followed by
+ * zero padding up to 8 bytes when 4 + size is not a multiple of 8 (the
+ * kernel never writes that; the decoder requires the padding to be zero so
+ * that encoding gives the same bytes back). An unknown record type is
  * not an error: it is returned as raw bytes (kind PERFRING_REC_UNKNOWN).
  *
  * perfring_record_encode() writes a decoded record back:
@@ -65,15 +71,17 @@ struct perfring_parse_config {
 	bool branch_counters;
 	/* Derived by perfring_parse_config_finish(): */
 	uint8_t nr_regs_user, nr_regs_intr;
-	uint16_t id_trailer_size;    /* bytes of the sample_id trailer */
+	uint16_t id_trailer_size;    /* bytes of the sample_id fields of sample_type
+				      * (the trailer's size when sample_id_all) */
 	uint32_t reserved[6];
 };
 
 /*
  * Fill cfg from attr (in host byte order, attr->size honoured: 0 means the
  * first version, 64 bytes). swapped: the records to decode are in the
- * other byte order. Returns 0, or -EINVAL (attr NULL, or a sample_type bit
- * this library does not know: the config could not decode those records).
+ * other byte order. Returns 0, or -EINVAL (attr NULL, attr->size between 1
+ * and 63, or a sample_type or read_format bit this library does not know:
+ * the config could not decode those records).
  */
 PERFRING_API int perfring_parse_config_init(struct perfring_parse_config *cfg, const struct perf_event_attr *attr,
 					    bool swapped);
@@ -119,7 +127,9 @@ struct perfring_read_values {
 	uint64_t time_enabled; /* if PERF_FORMAT_TOTAL_TIME_ENABLED */
 	uint64_t time_running; /* if PERF_FORMAT_TOTAL_TIME_RUNNING */
 	uint64_t nr;           /* 1 without GROUP */
-	const void *values;    /* nr entries of stride bytes: {value, [id], [lost]} */
+	const void *values;    /* the entries: read them with perfring_read_value_at()
+				* (with GROUP nr x {value, [id], [lost]}; without,
+				* the times sit between value and id) */
 	uint32_t stride;
 	bool swapped;
 };
@@ -277,7 +287,8 @@ struct perfring_decoded {
 		struct perfring_rec_aux_output_hw_id aux_output_hw_id;
 		struct perfring_rec_callchain_deferred callchain_deferred;
 	} u;
-	/* The sample_id trailer of a non-SAMPLE kernel record (sample_id_all). */
+	/* The sample_id fields: the trailer of a non-SAMPLE kernel record
+	 * (sample_id_all), or a SAMPLE's own id fields. */
 	struct perfring_sample_id sample_id;
 	/* On error: the field that was wrong ("callchain.nr", "mmap.filename",
 	 * ...) and its byte offset in the record; NULL/0 otherwise. */

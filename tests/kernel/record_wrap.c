@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Live records through a one-page ring: cpu-clock samples of this process
+ * with call chains (so their sizes vary) and 512 bytes of user stack (so
+ * that the ring wraps often and many records straddle its end), read while
+ * the test spins, by four paths:
+ *  - perfring_ring_next() + perfring_ring_linear(), cross-checked against a
+ *    private copy made with perfring_record_copy();
+ *  - a ring with the linearize option (one span always);
+ *  - the inline cursor (perfring_ring_cursor()/perfring_cursor_next());
+ *  - a reader of the caller's fd (perfring_reader_new() + _add(), linearize).
+ * Every record must decode (LOST records included), samples must all be
+ * ours, with the sample_period, times non-decreasing, well-formed call
+ * chains and stack dumps; and enough records must have straddled for the
+ * test to mean something. The first path also lets the ring overflow once:
+ * the kernel's LOST record must decode with the event's id and a count.
+ */
+#include "rectest.h"
+
+#define PERIOD_NS 100000ull
+#define RUN_NS 250000000ull
+#define SLICE_NS 300000ull
+#define STACK_BYTES 512u
+
+struct wrap_check {
+	const struct perfring_parse_config *cfg;
+	size_t data_size;
+	uint64_t t0;
+	struct perfring_reader *rd; /* the reader test's */
+	uint64_t id;                /* the event's */
+	uint64_t records, samples, lost_records, lost, straddled, last_time;
+	struct rt_err e;
+};
+
+static void wrap_attr(struct perf_event_attr *a)
+{
+	rt_attr_init(a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	a->sample_period = PERIOD_NS;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+			 PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER;
+	a->sample_stack_user = STACK_BYTES;
+	a->sample_id_all = 1;
+	a->disabled = 1;
+}
+
+/* Decode and check one contiguous record that sat at ring position offset
+ * and crossed the end of the ring or not. */
+static void wrap_record(struct wrap_check *w, const void *rec, size_t size, uint64_t offset, bool straddled)
+{
+	struct perfring_decoded d;
+	uint64_t now = rt_now_ns();
+
+	w->records++;
+	if (straddled)
+		w->straddled++;
+	if (rt_decode(w->cfg, rec, size, &d, &w->e))
+		return;
+	if (d.type == PERF_RECORD_LOST) {
+		if (d.u.lost.id != w->id || d.u.lost.lost == 0)
+			rt_errf(&w->e, "LOST id %llu lost %llu, event id %llu", (unsigned long long)d.u.lost.id,
+				(unsigned long long)d.u.lost.lost, (unsigned long long)w->id);
+		w->lost_records++;
+		w->lost += d.u.lost.lost;
+		rt_check_trailer(w->cfg, &d, getpid(), gettid(), w->t0, now, &w->e);
+		return;
+	}
+	if (d.type == PERF_RECORD_THROTTLE || d.type == PERF_RECORD_UNTHROTTLE) {
+		rt_check_trailer(w->cfg, &d, getpid(), gettid(), w->t0, now, &w->e);
+		return;
+	}
+	if (d.type != PERF_RECORD_SAMPLE) {
+		rt_errf(&w->e, "unexpected %s", perfring_record_type_name(d.type) ?: "?");
+		return;
+	}
+	w->samples++;
+	if (d.u.sample.pid != (uint32_t)getpid() || d.u.sample.tid != (uint32_t)gettid() ||
+	    d.u.sample.period != PERIOD_NS)
+		rt_errf(&w->e, "sample at ring offset %llu: pid/tid %u/%u period %llu", (unsigned long long)offset,
+			d.u.sample.pid, d.u.sample.tid, (unsigned long long)d.u.sample.period);
+	if (d.u.sample.time < w->last_time || d.u.sample.time < w->t0 || d.u.sample.time > now)
+		rt_errf(&w->e, "sample at ring offset %llu: time %llu, previous %llu, window [%llu, %llu]",
+			(unsigned long long)offset, (unsigned long long)d.u.sample.time,
+			(unsigned long long)w->last_time, (unsigned long long)w->t0, (unsigned long long)now);
+	w->last_time = d.u.sample.time;
+	/* header, ip, tid, time, period, nr, ips, stack size, stack, dyn_size */
+	if (d.u.sample.stack_user.size != STACK_BYTES || d.u.sample.stack_user.dyn_size > STACK_BYTES ||
+	    d.u.sample.stack_user.dyn_size == 0)
+		rt_errf(&w->e, "sample at ring offset %llu: stack size %llu dyn_size %llu", (unsigned long long)offset,
+			(unsigned long long)d.u.sample.stack_user.size,
+			(unsigned long long)d.u.sample.stack_user.dyn_size);
+	if (d.u.sample.callchain.nr < 2 || d.size != 48 + 8 * d.u.sample.callchain.nr + 16 + STACK_BYTES ||
+	    !perfring_callchain_is_context(perfring_u64_at(&d.u.sample.callchain, 0)) ||
+	    perfring_u64_at(&d.u.sample.callchain, 1) != d.u.sample.ip)
+		rt_errf(&w->e, "sample at ring offset %llu (%zu bytes): callchain of %llu, [0] %#llx, ip %#llx",
+			(unsigned long long)offset, size, (unsigned long long)d.u.sample.callchain.nr,
+			(unsigned long long)(d.u.sample.callchain.nr ? perfring_u64_at(&d.u.sample.callchain, 0) : 0),
+			(unsigned long long)d.u.sample.ip);
+}
+
+static void wrap_report(struct wrap_check *w, const char *path)
+{
+	printf("  %s: %llu records (%llu samples, %llu LOST of %llu), %llu straddled the end of the %zu-byte ring\n",
+	       path, (unsigned long long)w->records, (unsigned long long)w->samples,
+	       (unsigned long long)w->lost_records, (unsigned long long)w->lost, (unsigned long long)w->straddled,
+	       w->data_size);
+	RT_CHECK_NO_ERR(&w->e, path);
+	CHECKF(w->samples >= 200, "%s: %llu samples", path, (unsigned long long)w->samples);
+	/* some 250 ms x 10 kHz x 600 bytes wrap a 4 KiB ring hundreds of times */
+	CHECKF(w->straddled >= 50, "%s: only %llu records straddled", path, (unsigned long long)w->straddled);
+}
+
+/* Open the event and its one-page ring; enable it. */
+static int wrap_open(struct perf_event_attr *a, struct perfring_parse_config *cfg, bool linearize,
+		     struct perfring_ring **ring, struct wrap_check *w)
+{
+	struct perfring_ring_opts o = PERFRING_OPTS_INIT(perfring_ring_opts, .data_pages = 1, .linearize = linearize);
+	int fd;
+
+	wrap_attr(a);
+	memset(w, 0, sizeof(*w));
+	if (perfring_parse_config_init(cfg, a, false))
+		return -EINVAL;
+	w->cfg = cfg;
+	fd = rt_perf_open(a, 0, -1, -1);
+	if (fd < 0)
+		return fd;
+	w->id = rt_event_id(fd);
+	*ring = perfring_ring_new(fd, &o);
+	if (!*ring) {
+		close(fd);
+		return -errno;
+	}
+	w->data_size = perfring_ring_data_size(*ring);
+	w->t0 = rt_now_ns();
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	return fd;
+}
+
+TEST(wrap_ring_linear)
+{
+	static uint8_t copy[65536];
+	struct perf_event_attr a;
+	struct perfring_parse_config cfg;
+	struct perfring_ring *ring = NULL;
+	struct wrap_check w;
+	uint64_t end, twospan = 0;
+	bool overflowed = false;
+	int fd = wrap_open(&a, &cfg, false, &ring, &w);
+
+	REQUIREF(fd >= 0, "open: %s (%s)", strerror(-fd), perfring_errmsg());
+	end = rt_now_ns() + RUN_NS;
+	while (rt_now_ns() < end) {
+		struct perfring_record rec;
+		int ret;
+
+		/* Once, halfway, let the ring overflow: the kernel then writes a LOST record. */
+		if (!overflowed && end - rt_now_ns() < RUN_NS / 2) {
+			overflowed = true;
+			rt_spin_ns(20 * SLICE_NS);
+		} else {
+			rt_spin_ns(SLICE_NS);
+		}
+		if (perfring_ring_begin(ring) < 0)
+			break;
+		while ((ret = perfring_ring_next(ring, &rec)) == 1) {
+			const void *lin = perfring_ring_linear(ring, &rec);
+
+			if (!lin || rec.len + rec.len2 != rec.size) {
+				rt_errf(&w.e, "record of %u bytes: linear %p, spans %zu + %zu", rec.size, lin,
+					rec.len, rec.len2);
+				continue;
+			}
+			if (rec.len2) {
+				/* The copy must hold the very bytes of both spans. */
+				twospan++;
+				if (perfring_record_copy(&rec, 0, copy, rec.size) ||
+				    memcmp(copy, lin, rec.size) || memcmp(copy, rec.data, rec.len) ||
+				    memcmp(copy + rec.len, rec.data2, rec.len2))
+					rt_errf(&w.e, "straddling record at %llu: linear copy differs from its spans",
+						(unsigned long long)rec.offset);
+			}
+			if (!!rec.len2 != ((rec.offset & (w.data_size - 1)) + rec.size > w.data_size))
+				rt_errf(&w.e, "record at %llu of %u bytes given as %zu + %zu",
+					(unsigned long long)rec.offset, rec.size, rec.len, rec.len2);
+			wrap_record(&w, lin, rec.size, rec.offset, rec.len2 > 0);
+		}
+		perfring_ring_commit(ring);
+		if (ret < 0)
+			rt_errf(&w.e, "perfring_ring_next: %d %s", ret, perfring_errmsg());
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	wrap_report(&w, "ring_next + ring_linear");
+	CHECK_EQ_U64(twospan, w.straddled);
+	/* 6 ms of samples, some 36 KiB, into a 4 KiB ring (each LOST's id and count are checked) */
+	CHECKF(w.lost_records >= 1, "no LOST record after letting the ring overflow");
+	perfring_ring_free(ring);
+	close(fd);
+}
+
+static int wrap_consume_fn(const struct perfring_record *rec, void *ctx)
+{
+	struct wrap_check *w = ctx;
+
+	if (rec->len2 || rec->data2 || rec->len != rec->size)
+		rt_errf(&w->e, "linearize ring gave a record of %u bytes as %zu + %zu", rec->size, rec->len,
+			rec->len2);
+	else
+		wrap_record(w, rec->data, rec->size, rec->offset,
+			    (rec->offset & (w->data_size - 1)) + rec->size > w->data_size);
+	return PERFRING_CONTINUE;
+}
+
+TEST(wrap_ring_linearize_option)
+{
+	struct perf_event_attr a;
+	struct perfring_parse_config cfg;
+	struct perfring_ring *ring = NULL;
+	struct wrap_check w;
+	uint64_t end;
+	int fd = wrap_open(&a, &cfg, true, &ring, &w);
+
+	REQUIREF(fd >= 0, "open: %s (%s)", strerror(-fd), perfring_errmsg());
+	end = rt_now_ns() + RUN_NS;
+	while (rt_now_ns() < end) {
+		int ret;
+
+		rt_spin_ns(SLICE_NS);
+		ret = perfring_ring_consume(ring, wrap_consume_fn, &w);
+		if (ret < 0)
+			rt_errf(&w.e, "perfring_ring_consume: %d %s", ret, perfring_errmsg());
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	wrap_report(&w, "linearize option");
+	perfring_ring_free(ring);
+	close(fd);
+}
+
+TEST(wrap_cursor)
+{
+	struct perf_event_attr a;
+	struct perfring_parse_config cfg;
+	struct perfring_ring *ring = NULL;
+	struct wrap_check w;
+	const struct perf_event_mmap_page *meta;
+	const uint8_t *data;
+	uint64_t end;
+	int fd = wrap_open(&a, &cfg, false, &ring, &w);
+
+	REQUIREF(fd >= 0, "open: %s (%s)", strerror(-fd), perfring_errmsg());
+	meta = perfring_ring_meta(ring);
+	data = (const uint8_t *)meta + (meta->data_offset ? meta->data_offset : perfring_page_size());
+	end = rt_now_ns() + RUN_NS;
+	while (rt_now_ns() < end) {
+		struct perfring_cursor c;
+		const struct perfring_header *h;
+		int64_t avail;
+
+		rt_spin_ns(SLICE_NS);
+		avail = perfring_ring_cursor(ring, &c);
+		if (avail < 0) {
+			rt_errf(&w.e, "perfring_ring_cursor: %lld", (long long)avail);
+			break;
+		}
+		/* A record in place lies whole inside the data area; one that
+		 * straddled comes from the ring's scratch copy. */
+		while ((h = perfring_cursor_next(&c))) {
+			const uint8_t *p = (const uint8_t *)h;
+			bool in_place = p >= data && p < data + w.data_size;
+
+			if (in_place && p + h->size > data + w.data_size)
+				rt_errf(&w.e, "cursor record of %u bytes at %td runs past the ring", h->size,
+					p - data);
+			wrap_record(&w, h, h->size, in_place ? (uint64_t)(p - data) : 0, !in_place);
+		}
+		if (c.err)
+			rt_errf(&w.e, "cursor error %d", c.err);
+		perfring_ring_cursor_commit(ring, &c);
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	wrap_report(&w, "inline cursor");
+	perfring_ring_free(ring);
+	close(fd);
+}
+
+/*
+ * The reader's linearize option makes both the event's spans (the body after
+ * the header) and the raw record (ev->rec) one contiguous span; whether a
+ * record straddled the end of the ring is told by its offset.
+ */
+static int wrap_event_fn(const struct perfring_event *ev, void *ctx)
+{
+	struct wrap_check *w = ctx;
+	const struct perfring_record *rec = ev->rec;
+	const uint8_t *lin;
+
+	if (!rec || ev->data2 || ev->size2 || ev->size != (size_t)rec->size - 8) {
+		rt_errf(&w->e, "linearize reader: a %u-byte record's body given as %zu + %zu", rec ? rec->size : 0,
+			ev->size, ev->size2);
+		return PERFRING_CONTINUE;
+	}
+	if (rec->len2 || rec->data2 || rec->len != rec->size) {
+		rt_errf(&w->e, "linearize reader: record at %llu of %u bytes given as %zu + %zu",
+			(unsigned long long)rec->offset, rec->size, rec->len, rec->len2);
+		return PERFRING_CONTINUE;
+	}
+	lin = rec->data;
+	if (memcmp(lin + 8, ev->data, ev->size)) {
+		rt_errf(&w->e, "linearize reader: the body differs from the record's");
+		return PERFRING_CONTINUE;
+	}
+	wrap_record(w, lin, rec->size, rec->offset,
+		    (rec->offset & (w->data_size - 1)) + rec->size > w->data_size);
+	return PERFRING_CONTINUE;
+}
+
+TEST(wrap_reader_linearize)
+{
+	struct perfring_reader_opts o =
+		PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1, .linearize = true);
+	struct perf_event_attr a;
+	struct perfring_parse_config cfg;
+	struct perfring_reader *rd;
+	struct wrap_check w;
+	uint64_t end;
+	int fd, idx;
+
+	wrap_attr(&a);
+	memset(&w, 0, sizeof(w));
+	REQUIRE(perfring_parse_config_init(&cfg, &a, false) == 0);
+	w.cfg = &cfg;
+	fd = rt_perf_open(&a, 0, -1, -1);
+	REQUIREF(fd >= 0, "perf_event_open: %s", strerror(-fd));
+	rd = perfring_reader_new(&o);
+	REQUIREF(rd, "perfring_reader_new: %s", perfring_errmsg());
+	idx = perfring_reader_add(rd, fd, -1);
+	REQUIREF(idx == 0, "perfring_reader_add: %d %s", idx, perfring_errmsg());
+	w.rd = rd;
+	w.id = rt_event_id(fd);
+	w.data_size = perfring_reader_buffer_size(rd);
+	CHECK_EQ_U64(w.data_size, (uint64_t)perfring_page_size());
+	w.t0 = rt_now_ns();
+	REQUIRE(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0);
+	end = rt_now_ns() + RUN_NS;
+	while (rt_now_ns() < end) {
+		int ret;
+
+		rt_spin_ns(SLICE_NS);
+		ret = perfring_reader_consume(rd, wrap_event_fn, &w);
+		if (ret < 0)
+			rt_errf(&w.e, "perfring_reader_consume: %d %s", ret, perfring_errmsg());
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	wrap_report(&w, "reader, linearize");
+	perfring_reader_free(rd);
+	close(fd);
+}
