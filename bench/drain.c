@@ -39,7 +39,7 @@
 #include "bench.h"
 #include "bench_producer.h"
 
-enum contender { C_PERFRING, C_PERFRING_SAMPLES, C_PERFRING_CURSOR, C_PERFRING_RING, C_LIBBPF, C_NR };
+enum contender { C_PERFRING, C_PERFRING_SAMPLES, C_PERFRING_CURSOR, C_PERFRING_RING, C_LIBBPF, C_FLOOR, C_NR };
 
 /* Rounds not measured: the first fill does not reach the end of the ring,
  * the second wraps, so after two every one-time cost (libbpf's copy buffer
@@ -47,7 +47,7 @@ enum contender { C_PERFRING, C_PERFRING_SAMPLES, C_PERFRING_CURSOR, C_PERFRING_R
 #define WARMUP_ROUNDS 2
 
 static const char *const contender_name[C_NR] = { "perfring_event", "perfring_samples", "perfring_cursor",
-						     "perfring_ring", "libbpf" };
+						     "perfring_ring", "libbpf", "floor" };
 
 struct drain_ctx {
 	uint64_t records;
@@ -61,6 +61,7 @@ struct bench {
 	struct perfring_reader *rd;      /* on prod[C_PERFRING] */
 	struct perfring_reader *rd_samples; /* on prod[C_PERFRING_SAMPLES] */
 	struct perfring_reader *rd_cursor;  /* on prod[C_PERFRING_CURSOR] */
+	struct perfring_reader *rd_floor;   /* on prod[C_FLOOR]: only its ring mapping is used */
 	struct perfring_ring *ring;      /* the ring layer alone, on prod[C_PERFRING_RING] */
 	int ring_fd;
 	struct perf_buffer *pb;          /* on prod[C_LIBBPF] */
@@ -225,6 +226,49 @@ static BENCH_NOINLINE int drain_perfring_cursor(struct bench *b)
 	return cursor_drain(b->rd_cursor, &b->ctx[C_PERFRING_CURSOR]);
 }
 
+/*
+ * Not a contender: the least any consumer can do on this machine. It walks
+ * the same ring with no validation and no callback, sums the first payload
+ * word of each record and stores the tail: what is left is the cost of
+ * touching the records' memory. The ratios above it are bounded by it.
+ */
+static BENCH_NOINLINE int drain_floor(struct bench *b)
+{
+	struct drain_ctx *c = &b->ctx[C_FLOOR];
+	int i, total = 0;
+
+	for (i = 0; i < perfring_reader_ring_cnt(b->rd_floor); i++) {
+		struct perfring_ring *ring = perfring_reader_ring(b->rd_floor, i);
+		struct perf_event_mmap_page *meta = (struct perf_event_mmap_page *)perfring_ring_meta(ring);
+		const uint8_t *data = (const uint8_t *)meta + meta->data_offset;
+		uint64_t mask = meta->data_size - 1, tail = meta->data_tail;
+		uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+
+		while (tail != head) {
+			const struct perf_event_header *h = (const void *)(data + (tail & mask));
+			uint64_t v;
+
+			if ((tail & mask) + 20 <= meta->data_size) {
+				memcpy(&v, (const uint8_t *)h + 12, sizeof(v));
+				c->sum += v;
+			} else {
+				uint8_t tmp[8];
+				unsigned k;
+
+				for (k = 0; k < 8; k++)
+					tmp[k] = data[(tail + 12 + k) & mask];
+				memcpy(&v, tmp, sizeof(v));
+				c->sum += v;
+			}
+			c->records++;
+			tail += h->size;
+			total++;
+		}
+		__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	return total;
+}
+
 static BENCH_NOINLINE int drain_perfring_ring(struct bench *b)
 {
 	return perfring_ring_consume(b->ring, perfring_ring_on_record, &b->ctx[C_PERFRING_RING]);
@@ -242,6 +286,8 @@ static int drain_one(struct bench *b, enum contender c)
 		return drain_perfring_event(b);
 	case C_PERFRING_CURSOR:
 		return drain_perfring_cursor(b);
+	case C_FLOOR:
+		return drain_floor(b);
 	case C_PERFRING_SAMPLES:
 		return drain_perfring_samples(b);
 	case C_PERFRING_RING:
@@ -312,6 +358,11 @@ static void setup(struct bench *b, unsigned int payload, size_t pages)
 		if (!b->rd_cursor)
 			bench_die("perfring_reader_new_bpf: %s: %s", strerror(errno), perfring_errmsg());
 	}
+	if (b->on[C_FLOOR]) {
+		b->rd_floor = perfring_reader_new_bpf(b->prod[C_FLOOR].events_fd, &opts);
+		if (!b->rd_floor)
+			bench_die("perfring_reader_new_bpf: %s: %s", strerror(errno), perfring_errmsg());
+	}
 	if (b->on[C_PERFRING_RING]) {
 		struct perfring_ring_opts ropts = PERFRING_OPTS_INIT(perfring_ring_opts, .data_pages = pages);
 
@@ -339,6 +390,7 @@ static void teardown(struct bench *b)
 	perfring_reader_free(b->rd);
 	perfring_reader_free(b->rd_samples);
 	perfring_reader_free(b->rd_cursor);
+	perfring_reader_free(b->rd_floor);
 	perfring_ring_free(b->ring);
 	if (b->ring)
 		close(b->ring_fd);
@@ -403,6 +455,8 @@ static int run_callgrind(struct bench *b, enum contender c, int rounds)
 				perfring_reader_consume(b->rd, perfring_on_event, &b->ctx[c]);
 			else if (c == C_PERFRING_CURSOR)
 				cursor_drain(b->rd_cursor, &b->ctx[c]);
+			else if (c == C_FLOOR)
+				drain_floor(b);
 			else if (c == C_PERFRING_SAMPLES)
 				perfring_reader_consume_samples(b->rd_samples, perfring_on_sample, perfring_on_lost,
 								&b->ctx[c]);
@@ -485,6 +539,9 @@ static int run_timed(struct bench *b, int rounds)
 	if (b->on[C_PERFRING_SAMPLES] && b->on[C_LIBBPF])
 		printf("RATIO drain_ns_per_record perfring_samples/libbpf %.3f\n",
 		       med[C_PERFRING_SAMPLES] / med[C_LIBBPF]);
+	if (b->on[C_FLOOR] && b->on[C_LIBBPF])
+		printf("drain_floor_ratio floor/libbpf %.3f (no validation, no callback: the bound on any ratio)\n",
+		       med[C_FLOOR] / med[C_LIBBPF]);
 	if (b->on[C_PERFRING_RING] && b->on[C_LIBBPF])
 		printf("RATIO drain_ns_per_record perfring_ring/libbpf %.3f\n", med[C_PERFRING_RING] / med[C_LIBBPF]);
 	if (bench_allocs_supported()) {
