@@ -63,6 +63,13 @@ static inline uint64_t flag_bits(uint64_t v, bool writer_be, unsigned lsb, unsig
 	return bits(v, writer_be ? 64 - lsb - width : lsb, width);
 }
 
+uint64_t perfring_branch_counter_at(const struct perfring_branch_stack *b, uint64_t i)
+{
+	struct perfring_u64_array counters = { b->counters, b->nr, b->swapped };
+
+	return b->counters && i < b->nr ? perfring_u64_at(&counters, i) : 0;
+}
+
 void perfring_branch_at(const struct perfring_branch_stack *b, uint64_t i, struct perfring_branch_entry *out)
 {
 	const uint8_t *e;

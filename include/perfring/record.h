@@ -163,6 +163,8 @@ struct perfring_branch_entry {
 
 PERFRING_API void perfring_branch_at(const struct perfring_branch_stack *b, uint64_t i,
 				     struct perfring_branch_entry *out);
+/* Branch counter i (< nr) when the stack carries counters (counters != NULL), else 0. */
+PERFRING_API uint64_t perfring_branch_counter_at(const struct perfring_branch_stack *b, uint64_t i);
 
 /* PERF_SAMPLE_REGS_USER / REGS_INTR: no registers when abi is 0. */
 struct perfring_regs {

@@ -427,8 +427,12 @@ static void check_sample(const struct perfring_decoded *d, const uint8_t *rec, c
 
 			CHECKF(bs->counters == rec + s->off_br + 24 * s->br_nr, "%s counters at %td", ctx,
 			       (const uint8_t *)bs->counters - rec);
-			for (i = 0; bs->counters && i < s->br_nr && i < bs->nr; i++)
+			for (i = 0; bs->counters && i < s->br_nr && i < bs->nr; i++) {
 				CHECKF(perfring_u64_at(&c, i) == s->br_cnt[i], "%s counter %" PRIu64, ctx, i);
+				CHECKF(perfring_branch_counter_at(bs, i) == s->br_cnt[i], "%s counter_at %" PRIu64, ctx,
+				       i);
+			}
+			CHECKF(perfring_branch_counter_at(bs, bs->nr) == 0, "%s counter_at past nr", ctx);
 		} else if (!br_counters(s)) {
 			CHECKF(bs->counters == NULL, "%s counters without PERF_SAMPLE_BRANCH_COUNTERS", ctx);
 		}
