@@ -108,6 +108,11 @@ static int parse_sized_bytes(struct pr_rec_cur *c, const char *field, uint64_t *
 	return pr_rec_array(c, field, size_off, *size, 1, data);
 }
 
+#define SAMPLE_TAIL_FIELDS                                                                               \
+	(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | \
+	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR |  \
+	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX)
+
 /* The fields after the branch stack, and the check that nothing follows them. */
 static int sample_tail(const struct perfring_parse_config *cfg, struct pr_rec_cur *c,
 		       struct perfring_sample *s)
@@ -121,6 +126,10 @@ static int sample_tail(const struct perfring_parse_config *cfg, struct pr_rec_cu
 	s->weight = s->data_src = s->transaction = s->phys_addr = s->cgroup = 0;
 	s->data_page_size = s->code_page_size = 0;
 
+	/* The common profile (ip, tid, time, cpu, period, call chain) has none
+	 * of the tail fields: one test instead of twelve. */
+	if (!(st & SAMPLE_TAIL_FIELDS))
+		goto end;
 	if (st & PERF_SAMPLE_REGS_USER)
 		TRY(parse_regs(c, cfg->sample_regs_user, "regs_user.abi", "regs_user.regs", &s->regs_user));
 	if (st & PERF_SAMPLE_STACK_USER) {
@@ -147,6 +156,7 @@ static int sample_tail(const struct perfring_parse_config *cfg, struct pr_rec_cu
 		TRY(pr_rec_u64(c, "code_page_size", &s->code_page_size));
 	if (st & PERF_SAMPLE_AUX)
 		TRY(parse_sized_bytes(c, "aux.size", &s->aux.len, &s->aux.data));
+end:
 	if (pr_rec_left(c))
 		return pr_rec_fail(c, PERFRING_EBADREC, "sample: trailing bytes", c->pos,
 				   "(%zu bytes after the last field of sample_type 0x%llx)", pr_rec_left(c),
