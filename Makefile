@@ -76,7 +76,7 @@ $(O)/obj/lib/%.o: src/%.c $(LIB_HDRS) | $(DEPS_STAMP)
 
 $(SHARED): $(LIB_OBJS) src/libperfring.map
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libperfring.map $(LDFLAGS_SAN) \
-		-o $@ $(LIB_OBJS) $(THREAD_LIBS)
+		-o $@ $(LIB_OBJS) $(THREAD_LIBS) -lzstd
 
 $(O)/libperfring.so: $(SHARED)
 	ln -sf libperfring.so.$(VERSION) $(O)/$(SONAME)
@@ -96,7 +96,7 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 
 # Programs link the static library so that sanitizer builds instrument it.
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
-PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(THREAD_LIBS) -lm $(LDFLAGS_SAN)
+PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(THREAD_LIBS) -lzstd -lm $(LDFLAGS_SAN)
 
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*.h) $(STATIC) $(BPF_SKELS)
 	$(CC) $(PROG_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS)

@@ -18,6 +18,7 @@ declare -A need=(
 	[pkg-config]=/usr/bin/pkg-config
 	[linux-libc-dev]=/usr/include/linux/perf_event.h
 	[valgrind]=/usr/bin/valgrind
+	[libzstd-dev]=/usr/include/zstd.h
 )
 
 missing=()

@@ -14,6 +14,10 @@
 static const struct tool_cmd tool_cmds[] = {
 	{ "demo", "trace the processes a small built-in workload starts, through a BPF perf event array",
 	  cmd_demo, cmd_demo_usage },
+	{ "report", "count the records of a perf.data file by type (--stats), as perf report --stats",
+	  cmd_report, cmd_report_usage },
+	{ "script", "print every record of a perf.data file, decoded, as text or JSON",
+	  cmd_script, cmd_script_usage },
 };
 
 #define TOOL_NCMDS (sizeof(tool_cmds) / sizeof(tool_cmds[0]))
@@ -24,7 +28,7 @@ static void tool_usage(FILE *f)
 
 	fprintf(f, "Usage: %s COMMAND [OPTIONS]\n"
 		   "       %s help [COMMAND] | --help | --version\n\n"
-		   "Read Linux perf event rings and BPF perf event arrays.\n\n"
+		   "Read Linux perf event rings, BPF perf event arrays and perf.data files.\n\n"
 		   "Commands:\n",
 		TOOL_NAME, TOOL_NAME);
 	for (i = 0; i < TOOL_NCMDS; i++)

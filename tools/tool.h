@@ -25,6 +25,12 @@ struct tool_cmd {
 int cmd_demo(int argc, char **argv);
 void cmd_demo_usage(FILE *f);
 
+/* tools/cmd_report.c, tools/cmd_script.c: perf.data files */
+int cmd_report(int argc, char **argv);
+void cmd_report_usage(FILE *f);
+int cmd_script(int argc, char **argv);
+void cmd_script_usage(FILE *f);
+
 /* tools/util.c */
 
 /* "perfring CMD: message (try 'perfring CMD --help')" on stderr; returns EXIT_USAGE. */

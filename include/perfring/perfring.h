@@ -7,5 +7,6 @@
 #include <perfring/ring.h>
 #include <perfring/reader.h>
 #include <perfring/record.h>
+#include <perfring/perfdata.h>
 
 #endif /* PERFRING_PERFRING_H */

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * perfring perf.data layer: read files written by `perf record`, in file
+ * mode (104-byte header, attrs, data and feature sections) and pipe mode
+ * (16-byte header, everything as records), from either byte order, with
+ * PERF_RECORD_COMPRESSED/COMPRESSED2 (zstd) records expanded in place.
+ *
+ *   struct perfring_perfdata *pd = perfring_perfdata_open("perf.data", NULL);
+ *   struct perfring_perfdata_record r;
+ *   struct perfring_decoded d;
+ *
+ *   while ((ret = perfring_perfdata_next(pd, &r)) > 0)
+ *           if (r.attr && perfring_record_parse(&r.attr->cfg, r.data, r.size, &d) == 0)
+ *                   ...;
+ *   if (ret < 0) ... perfring_errmsg(), perfring_perfdata_error_offset(pd)
+ *   perfring_perfdata_free(pd);
+ *
+ * Records come in file order, or, with opts.ordered, in time order the way
+ * perf's ordered events do it: records are queued by time, and each
+ * PERF_RECORD_FINISHED_ROUND releases, after itself, the queued records up
+ * to the newest time seen before the previous round ended (records without
+ * a time, or with time 0, and user records pass at once); this gives
+ * `perf report -D`'s order record for record. A corrupt or truncated
+ * file gives an error naming the offset and what was wrong, after every
+ * record before it was delivered.
+ *
+ * Thread safety: one reader is used by one thread at a time.
+ */
+#ifndef PERFRING_PERFDATA_H
+#define PERFRING_PERFDATA_H
+
+#include <perfring/common.h>
+#include <perfring/record.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perfring_perfdata;
+
+struct perfring_perfdata_opts {
+	size_t sz; /* sizeof(struct perfring_perfdata_opts) */
+	/* Deliver records in time order, as perf does (see above). */
+	bool ordered;
+};
+
+/* perf.data user record types (>= 64), written by the perf tool. */
+enum perfring_user_record {
+	PERFRING_RECORD_HEADER_ATTR = 64,
+	PERFRING_RECORD_HEADER_EVENT_TYPE = 65,
+	PERFRING_RECORD_HEADER_TRACING_DATA = 66, /* payload follows, outside header.size */
+	PERFRING_RECORD_HEADER_BUILD_ID = 67,
+	PERFRING_RECORD_FINISHED_ROUND = 68,
+	PERFRING_RECORD_ID_INDEX = 69,
+	PERFRING_RECORD_AUXTRACE_INFO = 70,
+	PERFRING_RECORD_AUXTRACE = 71,            /* payload follows, outside header.size */
+	PERFRING_RECORD_AUXTRACE_ERROR = 72,
+	PERFRING_RECORD_THREAD_MAP = 73,
+	PERFRING_RECORD_CPU_MAP = 74,
+	PERFRING_RECORD_STAT_CONFIG = 75,
+	PERFRING_RECORD_STAT = 76,
+	PERFRING_RECORD_STAT_ROUND = 77,
+	PERFRING_RECORD_EVENT_UPDATE = 78,
+	PERFRING_RECORD_TIME_CONV = 79,
+	PERFRING_RECORD_HEADER_FEATURE = 80,
+	PERFRING_RECORD_COMPRESSED = 81,
+	PERFRING_RECORD_FINISHED_INIT = 82,
+	PERFRING_RECORD_COMPRESSED2 = 83,
+};
+
+/* One event of the file: its attr, ids, name, and a config to decode its records. */
+struct perfring_perfdata_attr {
+	struct perf_event_attr *attr; /* host byte order; fields the file lacked are 0 */
+	uint32_t file_attr_size;      /* attr.size as written (may exceed this library's) */
+	const uint64_t *ids;          /* host byte order */
+	uint64_t nr_ids;
+	const char *name;             /* from EVENT_DESC or EVENT_UPDATE, or NULL */
+	struct perfring_parse_config cfg;
+};
+
+/* A record of the file. Valid until the next perfring_perfdata_next(). */
+struct perfring_perfdata_record {
+	uint64_t offset;   /* file offset of the record; for a record that came out of a
+			    * COMPRESSED record: the offset of that record */
+	bool from_compressed;
+	uint32_t type;     /* header.type (host order) */
+	uint16_t misc;
+	uint32_t size;     /* header.size */
+	const void *data;  /* the record, header included, in the file's byte order */
+	/* HEADER_TRACING_DATA and AUXTRACE: the bytes that follow the record
+	 * and are not counted in header.size; NULL/0 otherwise. */
+	const void *payload;
+	uint64_t payload_len;
+	/* The event a kernel record belongs to (mapped as perf does: one attr
+	 * takes all; else by the id at IDENTIFIER's or ID's position; id 0 or
+	 * unknown: the first attr); NULL for user records. */
+	const struct perfring_perfdata_attr *attr;
+};
+
+/*
+ * Open a file ("-" reads standard input), an fd (regular file or pipe), or
+ * a buffer the caller keeps alive. The header (and in file mode the attrs
+ * and feature sections) is read at once. Returns NULL and sets errno with
+ * the reason in perfring_errmsg() (e.g. "not a perf.data file: magic ...").
+ */
+PERFRING_API struct perfring_perfdata *perfring_perfdata_open(const char *path,
+							       const struct perfring_perfdata_opts *opts);
+PERFRING_API struct perfring_perfdata *perfring_perfdata_open_fd(int fd, const struct perfring_perfdata_opts *opts);
+PERFRING_API struct perfring_perfdata *perfring_perfdata_open_mem(const void *buf, size_t len,
+								   const struct perfring_perfdata_opts *opts);
+PERFRING_API void perfring_perfdata_free(struct perfring_perfdata *pd);
+
+/*
+ * The next record: 1 with *rec filled, 0 at the end, or a negative error
+ * (-PERFRING_ETRUNC, -PERFRING_EBADREC, -EIO, -ENOMEM, -ENOTSUP for a
+ * compression this build cannot expand) with the offset in
+ * perfring_perfdata_error_offset() and the reason in perfring_errmsg().
+ * User records the reader consumes itself (HEADER_ATTR, HEADER_FEATURE,
+ * EVENT_UPDATE, ID_INDEX, COMPRESSED...) are delivered too.
+ */
+PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec);
+PERFRING_API uint64_t perfring_perfdata_error_offset(const struct perfring_perfdata *pd);
+
+PERFRING_API bool perfring_perfdata_is_pipe(const struct perfring_perfdata *pd);
+PERFRING_API bool perfring_perfdata_is_swapped(const struct perfring_perfdata *pd);
+
+/* The events known so far (in pipe mode they arrive as HEADER_ATTR records). */
+PERFRING_API int perfring_perfdata_attr_cnt(const struct perfring_perfdata *pd);
+PERFRING_API const struct perfring_perfdata_attr *perfring_perfdata_attr(const struct perfring_perfdata *pd,
+									    int idx);
+
+/* Feature sections (HEADER_* bit numbers of the perf tool: 1 TRACING_DATA,
+ * 2 BUILD_ID, 3 HOSTNAME, ... 27 COMPRESSED, 29 CLOCK_DATA). In pipe mode
+ * they arrive as HEADER_FEATURE records. The raw bytes are in the file's
+ * byte order; 0 or -ENOENT. */
+PERFRING_API bool perfring_perfdata_has_feature(const struct perfring_perfdata *pd, int feature);
+PERFRING_API int perfring_perfdata_feature(const struct perfring_perfdata *pd, int feature, const void **data,
+					   size_t *len);
+
+/* The feature sections a user wants most, decoded (NULL / 0 when absent). */
+struct perfring_perfdata_info {
+	const char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
+	uint32_t nr_cpus_available, nr_cpus_online;
+	uint64_t total_mem_kb;
+	const char *cmdline;          /* the arguments joined with spaces */
+	uint32_t nr_build_ids;
+	uint32_t clockid;             /* CLOCKID feature, or ~0u */
+	uint64_t clock_tod_ns, clock_ns; /* CLOCK_DATA: a wall-clock time and the clock's at once */
+	uint32_t comp_type, comp_level;  /* COMPRESSED: 1 = zstd */
+	uint64_t comp_ratio, comp_mmap_len;
+};
+PERFRING_API const struct perfring_perfdata_info *perfring_perfdata_info(const struct perfring_perfdata *pd);
+
+/* BUILD_ID feature entries. */
+struct perfring_perfdata_build_id {
+	int32_t pid;
+	uint16_t misc;
+	uint8_t size;       /* bytes of build_id used (20 for old files) */
+	uint8_t build_id[20];
+	const char *filename;
+};
+PERFRING_API const struct perfring_perfdata_build_id *perfring_perfdata_build_id(const struct perfring_perfdata *pd,
+										   uint32_t idx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_PERFDATA_H */

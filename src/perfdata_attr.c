@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perf.data attrs: decoding a perf_event_attr of either byte order and of
+ * any version, the table of event ids, and the mapping of a kernel record
+ * to its attr the way perf does it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "perfdata_internal.h"
+
+/* The multi-byte fields of perf_event_attr: {offset, width}. The flag
+ * bitfield at offset 40 is handled on its own. Up to config3 (136 bytes). */
+static const uint8_t attr_fields[][2] = {
+	{ 0, 4 },   { 4, 4 },   { 8, 8 },   { 16, 8 },  { 24, 8 },  { 32, 8 },  { 48, 4 },
+	{ 52, 4 },  { 56, 8 },  { 64, 8 },  { 72, 8 },  { 80, 8 },  { 88, 4 },  { 92, 4 },
+	{ 96, 8 },  { 104, 4 }, { 108, 2 }, { 110, 2 }, { 112, 4 }, { 116, 4 }, { 120, 8 },
+	{ 128, 8 },
+};
+
+static uint8_t reverse_bits(uint8_t b)
+{
+	b = (uint8_t)((b & 0xf0) >> 4 | (b & 0x0f) << 4);
+	b = (uint8_t)((b & 0xcc) >> 2 | (b & 0x33) << 2);
+	b = (uint8_t)((b & 0xaa) >> 1 | (b & 0x55) << 1);
+	return b;
+}
+
+/* Swap the attr bytes [0, len) in place to host order. A compiler of the
+ * other byte order allocates bitfields from the other end of their word:
+ * bit k of the flags sits at bit 7 - k % 8 of byte k / 8 there, so the
+ * flag bytes keep their place and have their bits reversed (as perf's
+ * perf_event__attr_swap() does). */
+static void attr_swap(uint8_t *a, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(attr_fields) / sizeof(attr_fields[0]); i++) {
+		size_t off = attr_fields[i][0], w = attr_fields[i][1];
+		uint8_t *p = a + off;
+
+		if (off + w > len)
+			continue;
+		if (w == 2) {
+			uint16_t v;
+			memcpy(&v, p, 2);
+			v = __builtin_bswap16(v);
+			memcpy(p, &v, 2);
+		} else if (w == 4) {
+			uint32_t v;
+			memcpy(&v, p, 4);
+			v = __builtin_bswap32(v);
+			memcpy(p, &v, 4);
+		} else {
+			uint64_t v;
+			memcpy(&v, p, 8);
+			v = __builtin_bswap64(v);
+			memcpy(p, &v, 8);
+		}
+	}
+	if (len >= 48)
+		for (i = 40; i < 48; i++)
+			a[i] = reverse_bits(a[i]);
+}
+
+/*
+ * Decode the attr at src (avail bytes there) into out, host order, fields
+ * the file lacks zero, a longer attr (newer perf) cut to this build's.
+ * *file_size: the size field as written. -PERFRING_EBADREC / ETRUNC.
+ */
+int pd_attr_decode(const struct perfring_perfdata *pd, const void *src, size_t avail, struct perf_event_attr *out,
+		   uint32_t *file_size)
+{
+	uint8_t tmp[sizeof(struct perf_event_attr) + 64];
+	uint32_t size;
+	size_t take;
+
+	if (avail < PD_ATTR_SIZE_VER0)
+		return pr_fail(PERFRING_ETRUNC, "perf.data: attr needs %d bytes, %zu there", PD_ATTR_SIZE_VER0, avail);
+	size = pd32(pd, (const uint8_t *)src + 4);
+	*file_size = size;
+	if (size == 0)
+		size = PD_ATTR_SIZE_VER0;
+	if (size < PD_ATTR_SIZE_VER0)
+		return pr_fail(PERFRING_EBADREC, "perf.data: attr.size %u is below the first version's %d", size,
+			       PD_ATTR_SIZE_VER0);
+	if (size > avail)
+		return pr_fail(PERFRING_ETRUNC, "perf.data: attr.size %u but only %zu bytes there", size, avail);
+	take = size < sizeof(tmp) ? size : sizeof(tmp);
+	memset(tmp, 0, sizeof(tmp));
+	memcpy(tmp, src, take);
+	if (pd->swapped)
+		attr_swap(tmp, take);
+	memcpy(out, tmp, sizeof(*out));
+	/* the config must see only the fields this library knows */
+	out->size = size < sizeof(*out) ? size : (uint32_t)sizeof(*out);
+	return 0;
+}
+
+int pd_attr_add_id(struct perfring_perfdata *pd, int idx, uint64_t id)
+{
+	struct pd_attr *a = pd->attrs[idx];
+
+	if (a->pub.nr_ids == a->ids_cap) {
+		uint64_t cap = a->ids_cap ? a->ids_cap * 2 : 8;
+		uint64_t *n = realloc(a->ids, cap * sizeof(*n));
+
+		if (!n)
+			return pr_fail(ENOMEM, "perf.data: no memory for attr ids");
+		a->ids = n;
+		a->ids_cap = cap;
+		a->pub.ids = n;
+	}
+	a->ids[a->pub.nr_ids++] = id;
+	if (pd->nr_ids == pd->cap_ids) {
+		size_t cap = pd->cap_ids ? pd->cap_ids * 2 : 16;
+		struct pd_id *n = realloc(pd->idtab, cap * sizeof(*n));
+
+		if (!n)
+			return pr_fail(ENOMEM, "perf.data: no memory for the id table");
+		pd->idtab = n;
+		pd->cap_ids = cap;
+	}
+	pd->idtab[pd->nr_ids].id = id;
+	pd->idtab[pd->nr_ids].idx = idx;
+	pd->nr_ids++;
+	pd->idtab_dirty = true;
+	return 0;
+}
+
+/* Add an attr (host order) with nr_ids ids (u64s in the file's order). Returns its index. */
+int pd_attr_add(struct perfring_perfdata *pd, const struct perf_event_attr *attr, uint32_t file_size,
+		const uint8_t *ids, uint64_t nr_ids)
+{
+	struct pd_attr *a;
+	uint64_t i;
+	int idx, err;
+
+	if (pd->nr_attrs == pd->cap_attrs) {
+		int cap = pd->cap_attrs ? pd->cap_attrs * 2 : 4;
+		struct pd_attr **n = realloc(pd->attrs, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return pr_fail(ENOMEM, "perf.data: no memory for attrs");
+		pd->attrs = n;
+		pd->cap_attrs = cap;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return pr_fail(ENOMEM, "perf.data: no memory for an attr");
+	a->attr = *attr;
+	a->pub.attr = &a->attr;
+	a->pub.file_attr_size = file_size;
+	/* An attr with sample bits this library does not know still counts
+	 * (records map to it); only its config cannot decode them. */
+	a->cfg_ok = perfring_parse_config_init(&a->pub.cfg, &a->attr, pd->swapped) == 0;
+	if (!a->cfg_ok)
+		a->pub.cfg.swapped = pd->swapped;
+	idx = pd->nr_attrs;
+	pd->attrs[pd->nr_attrs++] = a;
+	/* the clock of the events, until a CLOCK_DATA feature says it */
+	if (pd->info.clockid == ~0u && attr->use_clockid)
+		pd->info.clockid = (uint32_t)attr->clockid;
+	for (i = 0; i < nr_ids; i++) {
+		err = pd_attr_add_id(pd, idx, pd64(pd, ids + i * 8));
+		if (err)
+			return err;
+	}
+	return idx;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	const struct pd_id *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->idx - y->idx;
+}
+
+/* The index of the attr that has id, or -1. */
+int pd_attr_find_id(struct perfring_perfdata *pd, uint64_t id)
+{
+	size_t lo = 0, hi;
+
+	if (pd->idtab_dirty) {
+		qsort(pd->idtab, pd->nr_ids, sizeof(*pd->idtab), id_cmp);
+		pd->idtab_dirty = false;
+	}
+	hi = pd->nr_ids;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pd->idtab[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pd->nr_ids && pd->idtab[lo].id == id ? pd->idtab[lo].idx : -1;
+}
+
+/* perf's way: one attr takes all; otherwise the id at IDENTIFIER's or ID's
+ * place (all attrs of a file share it); id 0 or unknown: the first attr. */
+const struct perfring_perfdata_attr *pd_attr_for_record(struct perfring_perfdata *pd, const void *rec, size_t len)
+{
+	struct perfring_sample_id sid;
+	uint64_t id = 0;
+	int idx;
+
+	if (pd->nr_attrs == 0)
+		return NULL;
+	if (pd->nr_attrs == 1 || !pd->attrs[0]->cfg_ok)
+		return &pd->attrs[0]->pub;
+	if (perfring_record_sample_id(&pd->attrs[0]->pub.cfg, rec, len, &sid) == 0) {
+		if (sid.present & PERF_SAMPLE_IDENTIFIER)
+			id = sid.identifier;
+		else if (sid.present & PERF_SAMPLE_ID)
+			id = sid.id;
+	}
+	idx = id ? pd_attr_find_id(pd, id) : -1;
+	return &pd->attrs[idx < 0 ? 0 : idx]->pub;
+}
+
+int pd_attr_set_name(struct perfring_perfdata *pd, int idx, const char *name, size_t len)
+{
+	struct pd_attr *a = pd->attrs[idx];
+	char *s = malloc(len + 1);
+
+	if (!s)
+		return pr_fail(ENOMEM, "perf.data: no memory for an event name");
+	memcpy(s, name, len);
+	s[len] = 0;
+	s[strnlen(s, len)] = 0;
+	free(a->name_own);
+	a->name_own = s;
+	a->pub.name = s;
+	return 0;
+}
+
+void pd_attrs_free(struct perfring_perfdata *pd)
+{
+	int i;
+
+	for (i = 0; i < pd->nr_attrs; i++) {
+		free(pd->attrs[i]->ids);
+		free(pd->attrs[i]->name_own);
+		free(pd->attrs[i]);
+	}
+	free(pd->attrs);
+	free(pd->idtab);
+	pd->attrs = NULL;
+	pd->idtab = NULL;
+	pd->nr_attrs = 0;
+}

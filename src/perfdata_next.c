@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perf.data records: the data section (or the pipe) in file order, the user
+ * records the reader consumes itself (attrs, features, names, ids of pipe
+ * mode), zstd-compressed records expanded after the record that carried
+ * them, and, with opts.ordered, the time order perf delivers (its
+ * ordered_events: a FINISHED_ROUND releases what is older than the newest
+ * record of the round before, so `perf report -D` is the reference).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "perfdata_internal.h"
+
+#if defined(__has_include)
+#if __has_include(<zstd.h>)
+#include <zstd.h>
+#define PD_HAVE_ZSTD 1
+#endif
+#endif
+
+/* A zip bomb must not eat the machine: no decompressed record run is this long. */
+#define PD_DBUF_MAX (512u << 20)
+
+static int rec_fail(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int rec_fail(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pd->error_offset = off;
+	return pr_fail(err, "perf.data: record at offset %llu: %s", (unsigned long long)off, msg);
+}
+
+static int decompress(struct perfring_perfdata *pd, uint64_t off, const uint8_t *src, size_t n)
+{
+#ifdef PD_HAVE_ZSTD
+	ZSTD_inBuffer in = { src, n, 0 };
+	bool full = true;
+
+	if (!pd->zstd) {
+		pd->zstd = ZSTD_createDCtx();
+		if (!pd->zstd)
+			return rec_fail(pd, off, ENOMEM, "no memory for a zstd context");
+	}
+	/* keep the undelivered tail of the previous record, drop the rest */
+	if (pd->dpos) {
+		memmove(pd->dbuf, pd->dbuf + pd->dpos, pd->dlen - pd->dpos);
+		pd->dlen -= pd->dpos;
+		pd->dpos = 0;
+	}
+	while (in.pos < in.size || full) {
+		ZSTD_outBuffer out;
+		size_t ret;
+
+		if (pd->dcap - pd->dlen < (64u << 10)) {
+			size_t cap = pd->dcap ? pd->dcap * 2 : (1u << 20);
+			uint8_t *nb;
+
+			if (cap > PD_DBUF_MAX)
+				return rec_fail(pd, off, PERFRING_EBADREC,
+						"decompressed records exceed %u bytes without ending", PD_DBUF_MAX);
+			nb = realloc(pd->dbuf, cap);
+			if (!nb)
+				return rec_fail(pd, off, ENOMEM, "no memory for %zu decompressed bytes", cap);
+			pd->dbuf = nb;
+			pd->dcap = cap;
+		}
+		out.dst = pd->dbuf;
+		out.size = pd->dcap;
+		out.pos = pd->dlen;
+		ret = ZSTD_decompressStream(pd->zstd, &out, &in);
+		if (ZSTD_isError(ret))
+			return rec_fail(pd, off, PERFRING_EBADREC, "zstd: %s", ZSTD_getErrorName(ret));
+		full = out.pos == out.size;
+		pd->dlen = out.pos;
+	}
+	pd->dsrc_off = off;
+	return 0;
+#else
+	(void)src;
+	(void)n;
+	return rec_fail(pd, off, ENOTSUP, "zstd-compressed records: this build has no zstd");
+#endif
+}
+
+/* The user records the reader learns from. */
+static int consume(struct perfring_perfdata *pd, uint64_t off, const uint8_t *p, uint32_t type, uint32_t size)
+{
+	switch (type) {
+	case PERFRING_RECORD_HEADER_ATTR: {
+		struct perf_event_attr attr;
+		uint32_t file_size, alen;
+		int err = pd_attr_decode(pd, p + 8, size - 8, &attr, &file_size);
+
+		if (err)
+			return rec_fail(pd, off, -err, "HEADER_ATTR: attr does not fit the record");
+		alen = file_size ? file_size : PD_ATTR_SIZE_VER0;
+		if ((size - 8 - alen) % 8)
+			return rec_fail(pd, off, PERFRING_EBADREC, "HEADER_ATTR: %u bytes of ids, not a multiple of 8",
+					size - 8 - alen);
+		err = pd_attr_add(pd, &attr, file_size, p + 8 + alen, (size - 8 - alen) / 8);
+		return err < 0 ? err : 0;
+	}
+	case PERFRING_RECORD_HEADER_FEATURE:
+		if (size < 16)
+			return rec_fail(pd, off, PERFRING_EBADREC, "HEADER_FEATURE: size %u below 16", size);
+		return pd_feature_set(pd, (int)(pd64(pd, p + 8) < PD_FEAT_BITS ? pd64(pd, p + 8) : PD_FEAT_BITS),
+				      p + 16, size - 16, true);
+	case PERFRING_RECORD_EVENT_UPDATE: {
+		int idx;
+
+		if (size < 24)
+			return rec_fail(pd, off, PERFRING_EBADREC, "EVENT_UPDATE: size %u below 24", size);
+		/* PERF_EVENT_UPDATE__NAME = 2 */
+		if (pd64(pd, p + 8) != 2)
+			return 0;
+		idx = pd_attr_find_id(pd, pd64(pd, p + 16));
+		return idx < 0 ? 0 : pd_attr_set_name(pd, idx, (const char *)p + 24, size - 24);
+	}
+	case PERFRING_RECORD_ID_INDEX: {
+		uint64_t nr, i;
+
+		if (size < 16)
+			return rec_fail(pd, off, PERFRING_EBADREC, "ID_INDEX: size %u below 16", size);
+		nr = pd64(pd, p + 8);
+		if (nr > (size - 16) / 32)
+			return rec_fail(pd, off, PERFRING_EBADREC, "ID_INDEX: nr %llu entries do not fit %u bytes",
+					(unsigned long long)nr, size);
+		for (i = 0; i < nr; i++) {
+			uint64_t id = pd64(pd, p + 16 + 32 * i), idx = pd64(pd, p + 24 + 32 * i);
+			int err;
+
+			if (idx < (uint64_t)pd->nr_attrs && pd_attr_find_id(pd, id) < 0 &&
+			    (err = pd_attr_add_id(pd, (int)idx, id)))
+				return err;
+		}
+		return 0;
+	}
+	case PERFRING_RECORD_COMPRESSED:
+		return decompress(pd, off, p + 8, size - 8);
+	case PERFRING_RECORD_COMPRESSED2: {
+		uint64_t n;
+
+		if (size < 16)
+			return rec_fail(pd, off, PERFRING_EBADREC, "COMPRESSED2: size %u below 16", size);
+		n = pd64(pd, p + 8);
+		if (n > size - 16)
+			return rec_fail(pd, off, PERFRING_EBADREC, "COMPRESSED2: data_size %llu exceeds the record's %u bytes",
+					(unsigned long long)n, size - 16);
+		return decompress(pd, off, p + 16, (size_t)n);
+	}
+	default:
+		return 0;
+	}
+}
+
+static void fill(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec, uint64_t off,
+		 const uint8_t *p, bool from_compressed)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->offset = off;
+	rec->from_compressed = from_compressed;
+	rec->type = pd32(pd, p);
+	rec->misc = pd16(pd, p + 4);
+	rec->size = pd16(pd, p + 6);
+	rec->data = p;
+	if (rec->type < PERFRING_RECORD_HEADER_ATTR)
+		rec->attr = pd_attr_for_record(pd, p, rec->size);
+}
+
+/* A complete record out of the decompression buffer: 1, 0 when none, or an error. */
+static int next_decompressed(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	const uint8_t *p = pd->dbuf + pd->dpos;
+	size_t left = pd->dlen - pd->dpos;
+	uint64_t payload = 0;
+	uint16_t size;
+	uint32_t type;
+	int err;
+
+	if (left < 8)
+		return 0;
+	size = pd16(pd, p + 6);
+	type = pd32(pd, p);
+	if (size < 8)
+		return rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC,
+				"decompressed record %zu bytes into the stream has size %u", pd->dpos, size);
+	if (size > left)
+		return 0;
+	if (type == PERFRING_RECORD_COMPRESSED || type == PERFRING_RECORD_COMPRESSED2)
+		return rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC, "a compressed record inside a compressed record");
+	/* perf writes these uncompressed, but their payload is well defined */
+	if (type == PERFRING_RECORD_HEADER_TRACING_DATA || type == PERFRING_RECORD_AUXTRACE) {
+		if (size < (type == PERFRING_RECORD_AUXTRACE ? 16 : 12))
+			return rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC, "decompressed record of type %u: size %u",
+					type, size);
+		payload = type == PERFRING_RECORD_AUXTRACE ? pd64(pd, p + 8) : pd32(pd, p + 8);
+		if (payload > left - size)
+			return 0;
+	}
+	pd->dpos += size + payload;
+	err = consume(pd, pd->dsrc_off, p, type, size);
+	if (err)
+		return err;
+	fill(pd, rec, pd->dsrc_off, p, true);
+	if (payload) {
+		rec->payload = p + size;
+		rec->payload_len = payload;
+	}
+	return 1;
+}
+
+int pd_raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	uint64_t off = pd->pos, payload = 0;
+	const uint8_t *p;
+	uint32_t type;
+	uint16_t size;
+	int r;
+
+	r = next_decompressed(pd, rec);
+	if (r)
+		return r;
+	if (off >= pd->end)
+		goto at_end;
+	pd_input_discard(pd, off);
+	r = pd_input_ensure(pd, off, 8, &p);
+	if (r < 0)
+		return r;
+	if (r == 1) {
+		if (pd->pipe && pd->in.base + pd->in.len == off)
+			goto at_end;
+		return rec_fail(pd, off, PERFRING_ETRUNC, "the file ends inside the record header");
+	}
+	if (pd->end - off < 8)
+		return rec_fail(pd, off, PERFRING_ETRUNC, "the header crosses the end of the data section");
+	type = pd32(pd, p);
+	size = pd16(pd, p + 6);
+	if (size < 8)
+		return rec_fail(pd, off, PERFRING_EBADREC, "header.size %u is below 8 (type %u)", size, type);
+	if (pd->end - off < size)
+		return rec_fail(pd, off, PERFRING_ETRUNC, "size %u crosses the end of the data section at %llu", size,
+				(unsigned long long)pd->end);
+	if (type == PERFRING_RECORD_HEADER_TRACING_DATA || type == PERFRING_RECORD_AUXTRACE) {
+		r = pd_input_ensure(pd, off, size, &p);
+		if (r)
+			return r < 0 ? r : rec_fail(pd, off, PERFRING_ETRUNC, "the file ends inside the record");
+		if (size < (type == PERFRING_RECORD_AUXTRACE ? 16 : 12))
+			return rec_fail(pd, off, PERFRING_EBADREC, "%s: size %u too small",
+					type == PERFRING_RECORD_AUXTRACE ? "AUXTRACE" : "HEADER_TRACING_DATA", size);
+		payload = type == PERFRING_RECORD_AUXTRACE ? pd64(pd, p + 8) : pd32(pd, p + 8);
+		if (pd->end - off - size < payload)
+			return rec_fail(pd, off, PERFRING_ETRUNC, "payload of %llu bytes crosses the end of the data",
+					(unsigned long long)payload);
+	}
+	r = pd_input_ensure(pd, off, size + payload, &p);
+	if (r)
+		return r < 0 ? r : rec_fail(pd, off, PERFRING_ETRUNC, "the file ends inside the record (size %u + %llu)",
+					    size, (unsigned long long)payload);
+	r = consume(pd, off, p, type, size);
+	if (r)
+		return r;
+	fill(pd, rec, off, p, false);
+	if (payload) {
+		rec->payload = p + size;
+		rec->payload_len = payload;
+	}
+	pd->pos = off + size + payload;
+	return 1;
+
+at_end:
+	if (pd->dlen > pd->dpos) {
+		pd->error_offset = pd->dsrc_off;
+		return pr_fail(PERFRING_ETRUNC,
+			       "perf.data: the compressed stream ends inside a record (%zu bytes left, from offset %llu)",
+			       pd->dlen - pd->dpos, (unsigned long long)pd->dsrc_off);
+	}
+	return 0;
+}
+
+/* ---- time order, perf's way (tools/perf/util/ordered-events.c) ---- */
+
+static int queued_cmp(const void *a, const void *b)
+{
+	const struct pd_queued *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int enqueue(struct perfring_perfdata *pd, const struct perfring_perfdata_record *rec, uint64_t time)
+{
+	struct pd_queued *q;
+
+	if (pd->nr_queue == pd->cap_queue) {
+		size_t cap = pd->cap_queue ? pd->cap_queue * 2 : 1024;
+		struct pd_queued *n = realloc(pd->queue, cap * sizeof(*n));
+
+		if (!n)
+			return pr_fail(ENOMEM, "perf.data: no memory to order %zu records", cap);
+		pd->queue = n;
+		pd->cap_queue = cap;
+	}
+	if (pd->arena_cap - pd->arena_len < rec->size) {
+		size_t cap = pd->arena_cap ? pd->arena_cap * 2 : (1u << 20);
+		uint8_t *n;
+
+		while (cap - pd->arena_len < rec->size)
+			cap *= 2;
+		n = realloc(pd->arena, cap);
+		if (!n)
+			return pr_fail(ENOMEM, "perf.data: no memory to order records (%zu bytes)", cap);
+		pd->arena = n;
+		pd->arena_cap = cap;
+	}
+	q = &pd->queue[pd->nr_queue++];
+	q->time = time;
+	q->seq = pd->seq++;
+	q->rec = *rec;
+	q->data_off = pd->arena_len;
+	memcpy(pd->arena + pd->arena_len, rec->data, rec->size);
+	pd->arena_len += rec->size;
+	if (time > pd->max_time)
+		pd->max_time = time;
+	return 0;
+}
+
+/* Deliver, in time order, the queued records up to limit. */
+static void start_flush(struct perfring_perfdata *pd, uint64_t limit)
+{
+	size_t k = 0;
+
+	if (pd->nr_queue > 1)
+		qsort(pd->queue, pd->nr_queue, sizeof(*pd->queue), queued_cmp);
+	while (k < pd->nr_queue && pd->queue[k].time <= limit)
+		k++;
+	pd->flush_pos = 0;
+	pd->flush_cnt = k;
+	pd->flushing = true;
+}
+
+/* Drop the delivered records; the rest move to a fresh arena. */
+static int end_flush(struct perfring_perfdata *pd)
+{
+	size_t rest = pd->nr_queue - pd->flush_cnt, i, off = 0;
+	uint8_t *n;
+
+	pd->flushing = false;
+	if (rest)
+		memmove(pd->queue, pd->queue + pd->flush_cnt, rest * sizeof(*pd->queue));
+	pd->nr_queue = rest;
+	pd->flush_cnt = 0;
+	if (!rest) {
+		pd->arena_len = 0;
+		return 0;
+	}
+	n = malloc(pd->arena_cap);
+	if (!n)
+		return pr_fail(ENOMEM, "perf.data: no memory to order records (%zu bytes)", pd->arena_cap);
+	for (i = 0; i < rest; i++) {
+		struct pd_queued *q = &pd->queue[i];
+
+		memcpy(n + off, pd->arena + q->data_off, q->rec.size);
+		q->data_off = off;
+		off += q->rec.size;
+	}
+	free(pd->arena);
+	pd->arena = n;
+	pd->arena_len = off;
+	return 0;
+}
+
+/*
+ * perf's ordered delivery: a kernel record with a time (not 0, not ~0) is
+ * queued; everything else is delivered at once. A FINISHED_ROUND is
+ * delivered, then the queued records up to the largest time the previous
+ * round had are (sorted by time, stably); the end of the input (or an
+ * error) delivers all of them.
+ */
+static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	for (;;) {
+		struct perfring_sample_id sid;
+		const struct pd_attr *a;
+		int r;
+
+		if (pd->flushing) {
+			if (pd->flush_pos < pd->flush_cnt) {
+				struct pd_queued *q = &pd->queue[pd->flush_pos++];
+
+				*rec = q->rec;
+				rec->data = pd->arena + q->data_off;
+				return 1;
+			}
+			r = end_flush(pd);
+			if (r)
+				return r;
+		}
+		if (pd->at_eof)
+			return pd->sticky_err;
+		r = pd_raw_next(pd, rec);
+		if (r <= 0) {
+			pd->at_eof = true;
+			pd->sticky_err = r;
+			start_flush(pd, UINT64_MAX);
+			continue;
+		}
+		if (rec->type == PERFRING_RECORD_FINISHED_ROUND) {
+			start_flush(pd, pd->next_flush);
+			pd->next_flush = pd->max_time;
+			return 1;
+		}
+		if (!rec->attr)
+			return 1;
+		a = (const struct pd_attr *)rec->attr;
+		if (!a->cfg_ok || perfring_record_sample_id(&a->pub.cfg, rec->data, rec->size, &sid) ||
+		    !(sid.present & PERF_SAMPLE_TIME) || sid.time == 0 || sid.time == UINT64_MAX)
+			return 1;
+		r = enqueue(pd, rec, sid.time);
+		if (r)
+			return r;
+	}
+}
+
+int perfring_perfdata_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	if (!pd || !rec)
+		return pr_fail(EINVAL, "perfring_perfdata_next: %s is NULL", !pd ? "pd" : "rec");
+	if (pd->ordered)
+		return next_ordered(pd, rec);
+	return pd_raw_next(pd, rec);
+}
+
+void pd_next_free(struct perfring_perfdata *pd)
+{
+#ifdef PD_HAVE_ZSTD
+	if (pd->zstd)
+		ZSTD_freeDCtx(pd->zstd);
+#endif
+	free(pd->dbuf);
+	free(pd->queue);
+	free(pd->arena);
+}

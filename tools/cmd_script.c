@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * `perfring script`: every record of a perf.data file, one per line, in
+ * file order (or time order with --ordered), as text or as JSON objects.
+ * User records (type >= 64) are listed with their header only; kernel
+ * records with every field the record layer decodes.
+ */
+#include <getopt.h>
+#include <string.h>
+
+#include <perfring/perfring.h>
+
+#include "pd_common.h"
+#include "pd_decode.h"
+#include "pd_emit.h"
+#include "tool.h"
+
+#define CMD "script"
+
+void cmd_script_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s script [-i FILE] [--json] [--ordered]\n\n"
+		"Print every record of a perf.data file, one per line: its file offset, size,\n"
+		"type and decoded fields (a SAMPLE's ip, pid, tid, time, cpu, period, call\n"
+		"chain, ...). Records of a COMPRESSED record carry that record's offset.\n\n"
+		"Options:\n"
+		"  -i, --input FILE   the file to read (default perf.data; '-': standard input)\n"
+		"  -j, --json         one JSON object per line instead of text\n"
+		"      --ordered      in time order, as perf sorts them (within FINISHED_ROUNDs)\n"
+		"  -h, --help         show this help\n\n"
+		"Exit status: 0 on success, 1 when the file cannot be opened or is corrupt, or a\n"
+		"record could not be decoded (it is printed with its error), 2 for a bad command line.\n",
+		TOOL_NAME);
+}
+
+/* Returns false when the record could not be decoded (written as an error). */
+static bool script_record(struct pd_emit *e, const struct perfring_perfdata_record *r)
+{
+	const char *name = pd_type_name(r->type);
+	struct perfring_decoded d;
+	char evbuf[64];
+	bool ok = true;
+	int err;
+
+	pd_emit_begin(e);
+	if (e->json) {
+		pd_emit_u64(e, "offset", r->offset);
+		pd_emit_u64(e, "size", r->size);
+		pd_emit_u64(e, "type", r->type);
+		pd_emit_str(e, "type_name", name ? name : "UNKNOWN");
+	} else {
+		fprintf(e->f, "%#llx [%#x] %s", (unsigned long long)r->offset, r->size, name ? name : "UNKNOWN");
+		e->first = false;
+		if (!name)
+			pd_emit_u64(e, "type", r->type);
+	}
+	pd_emit_x64(e, "misc", r->misc);
+	if (r->from_compressed)
+		pd_emit_bool(e, "from_compressed", true);
+	if (r->payload_len)
+		pd_emit_u64(e, "payload_len", r->payload_len);
+	if (r->type < PERFRING_RECORD_HEADER_ATTR) {
+		if (!r->attr) {
+			pd_emit_str(e, "error", "no event (attr) for this record");
+			pd_emit_str(e, "error_field", "attr");
+			ok = false;
+		} else if ((err = perfring_record_parse(&r->attr->cfg, r->data, r->size, &d)) < 0) {
+			const char *msg = perfring_errmsg();
+
+			pd_emit_str(e, "error", msg && *msg ? msg : perfring_strerror(err));
+			pd_emit_str(e, "error_field", d.error_field ? d.error_field : "");
+			ok = false;
+		} else {
+			if (r->type == 9)
+				pd_emit_str(e, "event", pd_event_name(r->attr, evbuf, sizeof(evbuf)));
+			pd_emit_decoded(e, &d);
+		}
+	}
+	pd_emit_end(e);
+	return ok;
+}
+
+int cmd_script(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "ordered", no_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pd_emit e = { .f = stdout };
+	const char *path = "perf.data";
+	struct perfring_perfdata_record r;
+	struct perfring_perfdata *pd;
+	uint64_t bad = 0;
+	bool ordered = false;
+	int c, idx, ret;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":i:jh", longopts, &idx)) != -1) {
+		switch (c) {
+		case 'i':
+			path = optarg;
+			break;
+		case 'j':
+			e.json = true;
+			break;
+		case 'o':
+			ordered = true;
+			break;
+		case 'h':
+			cmd_script_usage(stdout);
+			return EXIT_OK;
+		case ':':
+			return tool_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt && optopt < 256)
+				return tool_usage_error(CMD, "unknown option '-%c'", optopt);
+			return tool_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return tool_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+
+	pd = pd_open(CMD, path, ordered);
+	if (!pd)
+		return EXIT_ERROR;
+	while ((ret = perfring_perfdata_next(pd, &r)) > 0)
+		if (!script_record(&e, &r))
+			bad++;
+	fflush(stdout);
+	if (ret < 0) {
+		ret = pd_read_error(CMD, path, pd, ret);
+	} else if (bad) {
+		ret = tool_error(CMD, "%s: %llu record(s) could not be decoded (printed with their error)", path,
+				 (unsigned long long)bad);
+	} else {
+		ret = EXIT_OK;
+	}
+	perfring_perfdata_free(pd);
+	return ret;
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Helpers shared by the perf.data subcommands: names, opening, errors. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+
+#include <perfring/perfring.h>
+
+#include "pd_common.h"
+#include "tool.h"
+
+/* perf's own names (tools/perf/util/event.c), so that counts can be compared
+ * with `perf report --stats` line by line. Types perf 6.1 does not know
+ * (CALLCHAIN_DEFERRED, COMPRESSED2) get the kernel's/newer perf's names. */
+static const char *const pd_names[PD_TYPE_MAX] = {
+	[1] = "MMAP",
+	[2] = "LOST",
+	[3] = "COMM",
+	[4] = "EXIT",
+	[5] = "THROTTLE",
+	[6] = "UNTHROTTLE",
+	[7] = "FORK",
+	[8] = "READ",
+	[9] = "SAMPLE",
+	[10] = "MMAP2",
+	[11] = "AUX",
+	[12] = "ITRACE_START",
+	[13] = "LOST_SAMPLES",
+	[14] = "SWITCH",
+	[15] = "SWITCH_CPU_WIDE",
+	[16] = "NAMESPACES",
+	[17] = "KSYMBOL",
+	[18] = "BPF_EVENT",
+	[19] = "CGROUP",
+	[20] = "TEXT_POKE",
+	[21] = "AUX_OUTPUT_HW_ID",
+	[22] = "CALLCHAIN_DEFERRED",
+	[PERFRING_RECORD_HEADER_ATTR] = "ATTR",
+	[PERFRING_RECORD_HEADER_EVENT_TYPE] = "EVENT_TYPE",
+	[PERFRING_RECORD_HEADER_TRACING_DATA] = "TRACING_DATA",
+	[PERFRING_RECORD_HEADER_BUILD_ID] = "BUILD_ID",
+	[PERFRING_RECORD_FINISHED_ROUND] = "FINISHED_ROUND",
+	[PERFRING_RECORD_ID_INDEX] = "ID_INDEX",
+	[PERFRING_RECORD_AUXTRACE_INFO] = "AUXTRACE_INFO",
+	[PERFRING_RECORD_AUXTRACE] = "AUXTRACE",
+	[PERFRING_RECORD_AUXTRACE_ERROR] = "AUXTRACE_ERROR",
+	[PERFRING_RECORD_THREAD_MAP] = "THREAD_MAP",
+	[PERFRING_RECORD_CPU_MAP] = "CPU_MAP",
+	[PERFRING_RECORD_STAT_CONFIG] = "STAT_CONFIG",
+	[PERFRING_RECORD_STAT] = "STAT",
+	[PERFRING_RECORD_STAT_ROUND] = "STAT_ROUND",
+	[PERFRING_RECORD_EVENT_UPDATE] = "EVENT_UPDATE",
+	[PERFRING_RECORD_TIME_CONV] = "TIME_CONV",
+	[PERFRING_RECORD_HEADER_FEATURE] = "FEATURE",
+	[PERFRING_RECORD_COMPRESSED] = "COMPRESSED",
+	[PERFRING_RECORD_FINISHED_INIT] = "FINISHED_INIT",
+	[PERFRING_RECORD_COMPRESSED2] = "COMPRESSED2",
+};
+
+const char *pd_type_name(uint32_t type)
+{
+	return type < PD_TYPE_MAX ? pd_names[type] : NULL;
+}
+
+struct perfring_perfdata *pd_open(const char *cmd, const char *path, bool ordered)
+{
+	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = ordered };
+	struct perfring_perfdata *pd;
+
+	pd = perfring_perfdata_open(path, &opts);
+	if (!pd) {
+		const char *msg = perfring_errmsg();
+
+		tool_error(cmd, "%s: %s", path, msg && *msg ? msg : strerror(errno));
+	}
+	return pd;
+}
+
+int pd_read_error(const char *cmd, const char *path, struct perfring_perfdata *pd, int err)
+{
+	const char *msg = perfring_errmsg();
+
+	return tool_error(cmd, "%s: at offset %#llx: %s", path,
+			  (unsigned long long)perfring_perfdata_error_offset(pd),
+			  msg && *msg ? msg : perfring_strerror(err));
+}
+
+static const char *const pd_hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses",
+	"branches", "branch-misses", "bus-cycles", "stalled-cycles-frontend",
+	"stalled-cycles-backend", "ref-cycles",
+};
+
+static const char *const pd_sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches",
+	"cpu-migrations", "minor-faults", "major-faults", "alignment-faults",
+	"emulation-faults", "dummy", "bpf-output", "cgroup-switches",
+};
+
+const char *pd_event_name(const struct perfring_perfdata_attr *a, char *buf, size_t len)
+{
+	const struct perf_event_attr *attr = a->attr;
+
+	if (a->name)
+		return a->name;
+	if (attr && attr->type == PERF_TYPE_HARDWARE && attr->config < sizeof(pd_hw_names) / sizeof(pd_hw_names[0]))
+		return pd_hw_names[attr->config];
+	if (attr && attr->type == PERF_TYPE_SOFTWARE && attr->config < sizeof(pd_sw_names) / sizeof(pd_sw_names[0]))
+		return pd_sw_names[attr->config];
+	if (!attr)
+		return "unknown";
+	snprintf(buf, len, "%u:%#llx", attr->type, (unsigned long long)attr->config);
+	return buf;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Helpers shared by the perf.data subcommands (report, script). */
+#ifndef PERFRING_TOOL_PD_COMMON_H
+#define PERFRING_TOOL_PD_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <perfring/perfdata.h>
+
+/* One past the highest record type the subcommands name (COMPRESSED2 = 83). */
+#define PD_TYPE_MAX 84
+
+/* perf's name for a record type ("SAMPLE", "ATTR", "FEATURE", ...), or NULL
+ * when perf has none. The names are those of `perf report --stats`. */
+const char *pd_type_name(uint32_t type);
+
+/* Open PATH ("-": standard input); on failure print "perfring CMD: PATH: why"
+ * and return NULL. */
+struct perfring_perfdata *pd_open(const char *cmd, const char *path, bool ordered);
+
+/* After perfring_perfdata_next() failed with err: print the one-line error
+ * with its offset; returns EXIT_ERROR. */
+int pd_read_error(const char *cmd, const char *path, struct perfring_perfdata *pd, int err);
+
+/* The event's name: from the file, or perf's name for the attr's type and
+ * config ("cycles", "cpu-clock", ...), or "type:config". */
+const char *pd_event_name(const struct perfring_perfdata_attr *a, char *buf, size_t len);
+
+#endif
