@@ -32,6 +32,8 @@ endif
 LIB_CFLAGS := $(CFLAGS_ALL) -fPIC -fvisibility=hidden
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 THREAD_LIBS := -lpthread
+# What the library itself links against (libzstd expands compressed perf.data records).
+LIB_LIBS := $(THREAD_LIBS) -lzstd
 
 LIB_SRCS := $(wildcard src/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(O)/obj/lib/%.o,$(LIB_SRCS))
@@ -76,7 +78,7 @@ $(O)/obj/lib/%.o: src/%.c $(LIB_HDRS) | $(DEPS_STAMP)
 
 $(SHARED): $(LIB_OBJS) src/libperfring.map
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libperfring.map $(LDFLAGS_SAN) \
-		-o $@ $(LIB_OBJS) $(THREAD_LIBS) -lzstd
+		-o $@ $(LIB_OBJS) $(LIB_LIBS)
 
 $(O)/libperfring.so: $(SHARED)
 	ln -sf libperfring.so.$(VERSION) $(O)/$(SONAME)
@@ -96,7 +98,7 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 
 # Programs link the static library so that sanitizer builds instrument it.
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
-PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(THREAD_LIBS) -lzstd -lm $(LDFLAGS_SAN)
+PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*.h) $(STATIC) $(BPF_SKELS)
 	$(CC) $(PROG_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS)
@@ -188,7 +190,7 @@ fuzz: $(O)/fuzz/record_fuzz
 $(O)/fuzz/record_fuzz: $(FUZZ_SUPPORT) $(LIB_SRCS) $(LIB_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -D_GNU_SOURCE -o $@ tests/fuzz/record_fuzz.c $(LIB_SRCS) \
-		$(THREAD_LIBS)
+		$(LIB_LIBS)
 
 $(O)/fuzz/record_replay: $(FUZZ_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
