@@ -152,6 +152,7 @@ run() {
 	done
 	"$bin/stream" "${args[@]}" || status=1
 	decode_bench || status=1
+	scripts/bench_perfdata.sh "$O" || status=1
 	return $status
 }
 

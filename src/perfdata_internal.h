@@ -62,12 +62,22 @@ struct pd_input {
 	bool eof;
 };
 
-/* A record copied for time ordering. */
+/* A record queued for time ordering. Its bytes stay where they are when
+ * they outlive the queue (a file held whole in memory), else they are
+ * copied into the arena. */
 struct pd_queued {
 	uint64_t time;
 	uint64_t seq;
-	size_t data_off;    /* in the arena */
+	size_t data_off;    /* in the arena, when in_arena */
+	bool in_arena;
 	struct perfring_perfdata_record rec;
+};
+
+/* What the sort moves: small, so that sorting a round stays cheap. */
+struct pd_order_key {
+	uint64_t time;
+	uint64_t seq;  /* arrival order: equal times keep it (a stable sort) */
+	size_t idx;    /* in the queue */
 };
 
 struct perfring_perfdata {
@@ -106,8 +116,10 @@ struct perfring_perfdata {
 
 	/* ordering (perf's ordered_events): the queue is sorted by (time, seq)
 	 * when a flush starts; flush_cnt of its first entries are delivered */
-	struct pd_queued *queue;
+	struct pd_queued *queue, *queue_spare; /* the spare takes the rest after a flush */
+	struct pd_order_key *keys, *keys_tmp;  /* the queue's order, built at a flush */
 	size_t nr_queue, cap_queue, flush_pos, flush_cnt;
+	size_t nr_sorted;                      /* the queue's first entries, left sorted by a flush */
 	uint8_t *arena;
 	size_t arena_len, arena_cap;
 	bool flushing, at_eof;

@@ -289,29 +289,54 @@ at_end:
 
 /* ---- time order, perf's way (tools/perf/util/ordered-events.c) ---- */
 
-static int queued_cmp(const void *a, const void *b)
+static int key_cmp(const void *a, const void *b)
 {
-	const struct pd_queued *x = a, *y = b;
+	const struct pd_order_key *x = a, *y = b;
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Grow the queue, its spare and the keys together. */
+static int queue_reserve(struct perfring_perfdata *pd)
+{
+	size_t cap = pd->cap_queue ? pd->cap_queue * 2 : 1024;
+	struct pd_queued *q, *spare;
+	struct pd_order_key *keys, *tmp;
+
+	if (pd->nr_queue < pd->cap_queue)
+		return 0;
+	q = realloc(pd->queue, cap * sizeof(*q));
+	if (q)
+		pd->queue = q;
+	spare = realloc(pd->queue_spare, cap * sizeof(*spare));
+	if (spare)
+		pd->queue_spare = spare;
+	keys = realloc(pd->keys, cap * sizeof(*keys));
+	if (keys)
+		pd->keys = keys;
+	tmp = realloc(pd->keys_tmp, cap * sizeof(*tmp));
+	if (tmp)
+		pd->keys_tmp = tmp;
+	if (!q || !spare || !keys || !tmp)
+		return pr_fail(ENOMEM, "perf.data: no memory to order %zu records", cap);
+	pd->cap_queue = cap;
+	return 0;
+}
+
 static int enqueue(struct perfring_perfdata *pd, const struct perfring_perfdata_record *rec, uint64_t time)
 {
+	/* Bytes of a file held whole stay valid as long as the reader; bytes
+	 * of a stream or of a decompression buffer are reused. */
+	bool copy = pd->in.stream || rec->from_compressed;
 	struct pd_queued *q;
+	int err;
 
-	if (pd->nr_queue == pd->cap_queue) {
-		size_t cap = pd->cap_queue ? pd->cap_queue * 2 : 1024;
-		struct pd_queued *n = realloc(pd->queue, cap * sizeof(*n));
-
-		if (!n)
-			return pr_fail(ENOMEM, "perf.data: no memory to order %zu records", cap);
-		pd->queue = n;
-		pd->cap_queue = cap;
-	}
-	if (pd->arena_cap - pd->arena_len < rec->size) {
+	err = queue_reserve(pd);
+	if (err)
+		return err;
+	if (copy && pd->arena_cap - pd->arena_len < rec->size) {
 		size_t cap = pd->arena_cap ? pd->arena_cap * 2 : (1u << 20);
 		uint8_t *n;
 
@@ -327,40 +352,73 @@ static int enqueue(struct perfring_perfdata *pd, const struct perfring_perfdata_
 	q->time = time;
 	q->seq = pd->seq++;
 	q->rec = *rec;
-	q->data_off = pd->arena_len;
-	memcpy(pd->arena + pd->arena_len, rec->data, rec->size);
-	pd->arena_len += rec->size;
+	q->in_arena = copy;
+	if (copy) {
+		q->data_off = pd->arena_len;
+		memcpy(pd->arena + pd->arena_len, rec->data, rec->size);
+		pd->arena_len += rec->size;
+	}
 	if (time > pd->max_time)
 		pd->max_time = time;
 	return 0;
 }
 
-/* Deliver, in time order, the queued records up to limit. */
+/*
+ * Deliver, in time order, the queued records up to limit. What the last
+ * flush left is sorted already: only the records queued since are sorted,
+ * then the two runs are merged.
+ */
 static void start_flush(struct perfring_perfdata *pd, uint64_t limit)
 {
-	size_t k = 0;
+	size_t k = 0, i, j, n = pd->nr_queue, old = pd->nr_sorted;
 
-	if (pd->nr_queue > 1)
-		qsort(pd->queue, pd->nr_queue, sizeof(*pd->queue), queued_cmp);
-	while (k < pd->nr_queue && pd->queue[k].time <= limit)
+	for (i = 0; i < n; i++) {
+		pd->keys[i].time = pd->queue[i].time;
+		pd->keys[i].seq = pd->queue[i].seq;
+		pd->keys[i].idx = i;
+	}
+	if (n - old > 1)
+		qsort(pd->keys + old, n - old, sizeof(*pd->keys), key_cmp);
+	if (old && old < n) {
+		struct pd_order_key *out = pd->keys_tmp;
+
+		for (i = 0, j = old, k = 0; i < old || j < n; k++)
+			out[k] = j == n || (i < old && key_cmp(&pd->keys[i], &pd->keys[j]) <= 0) ? pd->keys[i++]
+											    : pd->keys[j++];
+		pd->keys_tmp = pd->keys;
+		pd->keys = out;
+		k = 0;
+	}
+	while (k < pd->nr_queue && pd->keys[k].time <= limit)
 		k++;
 	pd->flush_pos = 0;
 	pd->flush_cnt = k;
 	pd->flushing = true;
 }
 
-/* Drop the delivered records; the rest move to a fresh arena. */
+/* Drop the delivered records: the rest, in time order, become the queue,
+ * and the copied bytes among them move to the front of the arena. */
 static int end_flush(struct perfring_perfdata *pd)
 {
 	size_t rest = pd->nr_queue - pd->flush_cnt, i, off = 0;
-	uint8_t *n;
+	struct pd_queued *swap;
+	uint8_t *n = NULL;
 
 	pd->flushing = false;
-	if (rest)
-		memmove(pd->queue, pd->queue + pd->flush_cnt, rest * sizeof(*pd->queue));
+	for (i = 0; i < rest; i++)
+		pd->queue_spare[i] = pd->queue[pd->keys[pd->flush_cnt + i].idx];
+	swap = pd->queue;
+	pd->queue = pd->queue_spare;
+	pd->queue_spare = swap;
 	pd->nr_queue = rest;
+	pd->nr_sorted = rest; /* in key order: the next flush merges into it */
 	pd->flush_cnt = 0;
-	if (!rest) {
+	if (!pd->arena_len)
+		return 0;
+	for (i = 0; i < rest; i++)
+		if (pd->queue[i].in_arena)
+			break;
+	if (i == rest) { /* nothing left in the arena */
 		pd->arena_len = 0;
 		return 0;
 	}
@@ -370,6 +428,8 @@ static int end_flush(struct perfring_perfdata *pd)
 	for (i = 0; i < rest; i++) {
 		struct pd_queued *q = &pd->queue[i];
 
+		if (!q->in_arena)
+			continue;
 		memcpy(n + off, pd->arena + q->data_off, q->rec.size);
 		q->data_off = off;
 		off += q->rec.size;
@@ -396,10 +456,11 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 
 		if (pd->flushing) {
 			if (pd->flush_pos < pd->flush_cnt) {
-				struct pd_queued *q = &pd->queue[pd->flush_pos++];
+				struct pd_queued *q = &pd->queue[pd->keys[pd->flush_pos++].idx];
 
 				*rec = q->rec;
-				rec->data = pd->arena + q->data_off;
+				if (q->in_arena)
+					rec->data = pd->arena + q->data_off;
 				return 1;
 			}
 			r = end_flush(pd);
@@ -449,5 +510,8 @@ void pd_next_free(struct perfring_perfdata *pd)
 #endif
 	free(pd->dbuf);
 	free(pd->queue);
+	free(pd->queue_spare);
+	free(pd->keys);
+	free(pd->keys_tmp);
 	free(pd->arena);
 }

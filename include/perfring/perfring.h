@@ -8,5 +8,7 @@
 #include <perfring/reader.h>
 #include <perfring/record.h>
 #include <perfring/perfdata.h>
+#include <perfring/perfdata_write.h>
+#include <perfring/event.h>
 
 #endif /* PERFRING_PERFRING_H */

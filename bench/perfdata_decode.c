@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perf.data decoding speed: open a file written by `perf record -g`, read
+ * every record with perfring_perfdata_next(), decode every kernel record
+ * with perfring_record_parse() and touch the sample fields a profiler reads
+ * (time, pid, tid, cpu, ip and every call chain entry, summed). The sum is
+ * the one bench/rust (linux-perf-data) prints, so that scripts/
+ * bench_perfdata.sh can check both did the same work.
+ *
+ * Each pass includes opening the file (header, attrs, features), as the
+ * peers' passes do. With --ordered the records come in time order (what
+ * linux-perf-data 0.6 and perf report always do); without, in file order.
+ *
+ *   perfdata_decode FILE [--reps N] [--ordered]
+ *   perfdata_decode FILE --callgrind [--max-records N] [--ordered]
+ *           one pass through decode_file() for valgrind --tool=callgrind
+ *           --toggle-collect=decode_file, stopping after N records
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+
+#include <perfring/perfdata.h>
+
+#include "bench.h"
+
+struct result {
+	uint64_t records, kernel, samples, sum;
+};
+
+/* The measured pass: the whole file (or its first max records). */
+static BENCH_NOINLINE struct result decode_file(const char *path, bool ordered, uint64_t max)
+{
+	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = ordered };
+	struct result r = { 0, 0, 0, 0 };
+	struct perfring_perfdata_record rec;
+	struct perfring_perfdata *pd;
+	struct perfring_decoded d;
+	uint64_t i;
+	int ret;
+
+	pd = perfring_perfdata_open(path, &opts);
+	if (!pd)
+		bench_die("%s: %s", path, perfring_errmsg());
+	while (r.records < max && (ret = perfring_perfdata_next(pd, &rec)) > 0) {
+		r.records++;
+		if (!rec.attr)
+			continue; /* a user record */
+		ret = perfring_record_parse(&rec.attr->cfg, rec.data, rec.size, &d);
+		if (ret)
+			bench_die("%s: record at offset %" PRIu64 ": %s (%s)", path, rec.offset,
+				  perfring_strerror(ret), perfring_errmsg());
+		r.kernel++;
+		if (d.type == PERF_RECORD_SAMPLE) {
+			/* A local copy: d's address escapes into the decoder. */
+			const struct perfring_u64_array cc = d.u.sample.callchain;
+
+			r.samples++;
+			r.sum += d.u.sample.time + d.u.sample.pid + d.u.sample.tid + d.u.sample.cpu + d.u.sample.ip;
+			for (i = 0; i < cc.nr; i++)
+				r.sum += perfring_u64_at(&cc, i);
+		}
+	}
+	if (r.records < max && ret < 0)
+		bench_die("%s: at offset %" PRIu64 ": %s (%s)", path, perfring_perfdata_error_offset(pd),
+			  perfring_strerror(ret), perfring_errmsg());
+	perfring_perfdata_free(pd);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "reps", required_argument, NULL, 'r' },	 { "ordered", no_argument, NULL, 'o' },
+		{ "callgrind", no_argument, NULL, 'g' },	 { "max-records", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *name, *path;
+	uint64_t max = UINT64_MAX;
+	int reps = 3, callgrind = 0, opt, i;
+	bool ordered = false;
+	struct result r = { 0, 0, 0, 0 };
+	double *t, med;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 'o':
+			ordered = true;
+			break;
+		case 'g':
+			callgrind = 1;
+			break;
+		case 'm':
+			max = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (optind != argc - 1 || reps < 1)
+		goto usage;
+	path = argv[optind];
+	name = ordered ? "perfring-ordered" : "perfring";
+
+	if (callgrind) {
+		r = decode_file(path, ordered, max);
+		printf("perfdata_decode_callgrind %s records %" PRIu64 " samples %" PRIu64 " sum %" PRIx64 "\n", name,
+		       r.records, r.samples, r.sum);
+		return 0;
+	}
+	t = calloc((size_t)reps, sizeof(*t));
+	if (!t)
+		bench_die("out of memory");
+	for (i = 0; i < reps; i++) {
+		uint64_t t0 = bench_now_ns();
+
+		r = decode_file(path, ordered, max);
+		t[i] = (double)(bench_now_ns() - t0) / 1e9;
+		printf("perfdata_decode_pass %s records %" PRIu64 " kernel %" PRIu64 " samples %" PRIu64
+		       " seconds %.6f sum %" PRIx64 "\n",
+		       name, r.records, r.kernel, r.samples, t[i], r.sum);
+	}
+	med = bench_median(t, (size_t)reps);
+	printf("perfdata_decode %s records %" PRIu64 " seconds %.6f records_per_s %.0f ns_per_record %.1f"
+	       " (median of %d)\n",
+	       name, r.records, med, (double)r.records / med, med * 1e9 / (double)r.records, reps);
+	free(t);
+	return 0;
+usage:
+	fprintf(stderr, "usage: %s FILE [--reps N] [--ordered] [--callgrind [--max-records N]]\n", argv[0]);
+	return 2;
+}

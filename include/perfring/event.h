@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * perfring event layer: open perf events by name.
+ *
+ * Names understood by perfring_event_parse() and perfring_event_open():
+ *  - software events: cpu-clock, task-clock, page-faults (faults),
+ *    context-switches (cs), cpu-migrations (migrations), minor-faults,
+ *    major-faults, alignment-faults, emulation-faults, dummy, bpf-output,
+ *    cgroup-switches;
+ *  - hardware events: cycles (cpu-cycles), instructions, cache-references,
+ *    cache-misses, branches (branch-instructions), branch-misses,
+ *    bus-cycles, ref-cycles, stalled-cycles-frontend,
+ *    stalled-cycles-backend (they need a hardware PMU: a virtual machine
+ *    often has none, and opening them then fails);
+ *  - tracepoints "SYS:NAME" (e.g. "sched:sched_switch"): the id is read
+ *    from <tracefs>/events/SYS/NAME/id;
+ *  - raw PMU events "PMU/TERM=VALUE,.../" (e.g. "software/config=0/",
+ *    "tracepoint/config=316/", "uprobe/retprobe,config1=.../"): the type
+ *    comes from /sys/bus/event_source/devices/PMU/type; the terms config,
+ *    config1 and config2 set those fields, any other term is looked up in
+ *    the PMU's format/ directory ("config:0-7,32-35" places the value's
+ *    bits); a term without a value means 1.
+ *
+ * Functions return 0, an fd or a count on success and a negative errno on
+ * failure, with perfring_errmsg() saying which event failed and what to do.
+ */
+#ifndef PERFRING_EVENT_H
+#define PERFRING_EVENT_H
+
+#include <linux/perf_event.h>
+
+#include <perfring/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Zero *attr and fill its type, config (config1, config2 for PMU terms) and
+ * size from an event name. Returns 0, -ENOENT for an unknown event or
+ * tracepoint (the message lists valid names or names the tracefs path
+ * tried), -EINVAL for a malformed name or PMU term, or -EACCES when
+ * tracefs cannot be read (see perfring_tracefs_path()).
+ */
+PERFRING_API int perfring_event_parse(const char *name, struct perf_event_attr *attr);
+
+struct perfring_event_opts {
+	size_t sz; /* sizeof(struct perfring_event_opts) */
+	/* Sample every N events, or at about F samples per second (attr.freq);
+	 * at most one of the two. Neither: tracepoints and bpf-output sample
+	 * every event (period 1), other events only count. */
+	uint64_t sample_period;
+	uint64_t sample_freq;
+	/* PERF_SAMPLE_* bits; the options below add their own. */
+	uint64_t sample_type;
+	/* Kernel and user call chains (PERF_SAMPLE_CALLCHAIN). */
+	bool callchain;
+	/* The user registers and stack_user_size bytes of user stack with each
+	 * sample (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER), for DWARF
+	 * unwinding. stack_user_size: a multiple of 8, default 8192; only with
+	 * dwarf. */
+	bool dwarf;
+	uint32_t stack_user_size;
+	/* Count child tasks created after the open too. To read samples, open
+	 * one such event per CPU (cpu >= 0): the kernel refuses to mmap the
+	 * ring of an inherited event with cpu -1. */
+	bool inherit;
+	/* Start disabled, enabled when the task calls exec() (implies disabled). */
+	bool enable_on_exec;
+	/* Start disabled (enable with PERF_EVENT_IOC_ENABLE). */
+	bool disabled;
+	/* The sample_id trailer on non-sample records. */
+	bool sample_id_all;
+	/* PERF_RECORD_COMM (with exec), MMAP2 and FORK/EXIT records. */
+	bool task_events;
+	/* Wakeup policy of the event's ring, at most one: every N samples, or
+	 * when B bytes wait (watermark). Neither: the kernel wakes the reader
+	 * when half the ring is full. */
+	uint32_t wakeup_events;
+	uint32_t wakeup_bytes;
+};
+
+/*
+ * Parse name, apply opts (NULL: defaults) and perf_event_open() the event
+ * with PERF_FLAG_FD_CLOEXEC for pid/cpu/group_fd as perf_event_open(2).
+ * attr_out, if not NULL, receives the attr used (to write perf.data or to
+ * build a record parse config). Returns the new fd or a negative errno:
+ * EACCES/EPERM: the message names /proc/sys/kernel/perf_event_paranoid and
+ * CAP_PERFMON; ENOENT/EOPNOTSUPP/ENODEV for hardware events: the machine has
+ * no hardware PMU; EINVAL: the message names the offending option.
+ */
+PERFRING_API int perfring_event_open(const char *name, int pid, int cpu, int group_fd,
+				     const struct perfring_event_opts *opts, struct perf_event_attr *attr_out);
+
+/*
+ * PERF_EVENT_IOC_SET_OUTPUT: fd's records go to target_fd's ring (fd must
+ * not be mmap'd; both on the same CPU, or both per-task for the same task,
+ * with the same clock). Returns 0 or a negative errno.
+ */
+PERFRING_API int perfring_event_set_output(int fd, int target_fd);
+
+/*
+ * Write the tracefs mount point to buf: /sys/kernel/tracing, else
+ * /sys/kernel/debug/tracing; if neither holds tracefs and the process may
+ * mount, tracefs is mounted at /sys/kernel/tracing. Returns 0, -ENOENT
+ * (message: the paths tried), -EACCES (tracefs not readable by this user)
+ * or -ENAMETOOLONG when len is too small.
+ */
+PERFRING_API int perfring_tracefs_path(char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_EVENT_H */

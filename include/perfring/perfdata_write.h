@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * perfring perf.data writer: write records read from perf rings into a
+ * file-mode perf.data file that `perf report` and `perf script` read.
+ *
+ *   struct perfring_perfdata_writer *w = perfring_perfdata_writer_open("perf.data", NULL);
+ *
+ *   perfring_perfdata_writer_add_attr(w, &attr, ids, nr_ids, "cpu-clock");
+ *   ... for each record of the rings:
+ *           perfring_perfdata_writer_write(w, rec, rec_header->size);
+ *   if (perfring_perfdata_writer_close(w)) ... perfring_errmsg()
+ *
+ * Layout (as perf record writes it): the 104-byte header, the attrs' ids
+ * and the attrs (written when the first record comes, so every attr must
+ * be added before it), the records, then the feature sections; the header
+ * is rewritten at close with the sections and the feature bitmap.
+ * Records are written as given, in host byte order; the attrs must
+ * describe them (sample_type, sample_id_all, ...), and with more than one
+ * attr every record must carry its id (PERF_SAMPLE_IDENTIFIER or ID), as
+ * perf requires.
+ *
+ * Thread safety: one writer is used by one thread at a time.
+ */
+#ifndef PERFRING_PERFDATA_WRITE_H
+#define PERFRING_PERFDATA_WRITE_H
+
+#include <perfring/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perf_event_attr;
+struct perfring_perfdata_writer;
+
+struct perfring_perfdata_writer_opts {
+	size_t sz; /* sizeof(struct perfring_perfdata_writer_opts) */
+	/* Feature strings; NULL: hostname, osrelease and arch from uname(),
+	 * no command line. */
+	const char *hostname, *osrelease, *arch, *cmdline;
+	/* NRCPUS feature; 0: from sysconf(). */
+	uint32_t nr_cpus_online, nr_cpus_available;
+};
+
+/* Create (or truncate) path. NULL with errno and perfring_errmsg() on failure. */
+PERFRING_API struct perfring_perfdata_writer *
+perfring_perfdata_writer_open(const char *path, const struct perfring_perfdata_writer_opts *opts);
+
+/* Add an event: its attr (host byte order), ids and name (NULL: a name
+ * from the attr). Only before the first record. Returns the attr index,
+ * or a negative error. */
+PERFRING_API int perfring_perfdata_writer_add_attr(struct perfring_perfdata_writer *w,
+						   const struct perf_event_attr *attr, const uint64_t *ids,
+						   size_t nr_ids, const char *name);
+
+/* Append one record, header included, host byte order; len == header.size. 0 or a negative error. */
+PERFRING_API int perfring_perfdata_writer_write(struct perfring_perfdata_writer *w, const void *rec, size_t len);
+
+/* Complete the file (attrs, data size, features, header) and free w.
+ * Returns 0 or the first error of the writer's life. */
+PERFRING_API int perfring_perfdata_writer_close(struct perfring_perfdata_writer *w);
+
+/* Discard w without completing the file (the file is left incomplete). NULL is a no-op. */
+PERFRING_API void perfring_perfdata_writer_free(struct perfring_perfdata_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_PERFDATA_WRITE_H */

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# perf.data decoding, side by side in one run: perfring (bench/perfdata_decode.c)
+# against the Rust crate linux-perf-data (bench/rust, built offline from
+# Debian's cargo registry) and `perf report --stats`, on one file of
+# cpu-clock samples with call chains.
+#   bench_perfdata.sh [BUILD_DIR]     (default build; called by scripts/bench.sh)
+# The file is recorded once (about 40 s, 100+ MB) and reused:
+#   BENCH_PERFDATA_FILE (build/bench/big.perf.data), BENCH_PERFDATA_RECORD_S (36).
+# BENCH_PERFDATA_REPS (3) passes each; the figures are medians. Instructions per
+# record under callgrind unless BENCH_PERFDATA_CALLGRIND=0 (about a minute).
+# The Rust build (cargo home, copied sources, target dir) goes to
+# BUILD_DIR/perfdata-rust/; nothing is written under bench/rust.
+# Needs (Debian): linux-perf, librust-linux-perf-data-dev, cargo (any cargo on
+# PATH will do); run as root, the script installs the missing ones with apt-get.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+O=${1:-build}
+bin=$O/bench
+file=${BENCH_PERFDATA_FILE:-build/bench/big.perf.data}
+record_s=${BENCH_PERFDATA_RECORD_S:-36}
+reps=${BENCH_PERFDATA_REPS:-3}
+rdir=$O/perfdata-rust
+registry=${BENCH_PERFDATA_REGISTRY:-/usr/share/cargo/registry} # Debian's crates
+cgdir=$O/bench-callgrind
+status=0
+
+echo
+echo "== perfdata_decode: a perf.data of cpu-clock samples with call chains, perfring vs linux-perf-data vs perf report --stats"
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
+# apt packages the bench needs, installed when missing and we are root.
+ensure_packages() {
+	local missing=()
+	command -v perf >/dev/null || missing+=(linux-perf)
+	ls -d $registry/linux-perf-data-* >/dev/null 2>&1 || missing+=(librust-linux-perf-data-dev)
+	command -v cargo >/dev/null || missing+=(cargo)
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "perfdata_decode: missing ${missing[*]} (apt-get install them as root)"
+		return 1
+	fi
+	echo "perfdata_decode: installing ${missing[*]} with apt-get"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >"$O/perfdata-apt.log" 2>&1 ||
+		{ echo "perfdata_decode: apt-get install ${missing[*]} FAILED (see $O/perfdata-apt.log)"; return 1; }
+}
+
+# Record the input once: every CPU, 10 kHz cpu-clock, call chains, while
+# perf's own scheduler benchmark keeps both CPUs busy in and out of the kernel.
+make_input() {
+	[ -s "$file" ] && return 0
+	mkdir -p "$(dirname "$file")"
+	echo "perfdata_decode: recording $file (${record_s}s of perf bench sched messaging)"
+	if ! perf record -e cpu-clock -g -F 10000 -a -o "$file.tmp" -- bash -c \
+		"end=\$((SECONDS + $record_s)); while [ \$SECONDS -lt \$end ]; do perf bench sched messaging -g 4 -l 500 >/dev/null; done" \
+		>"$O/perfdata-record.log" 2>&1; then
+		echo "perfdata_decode: perf record FAILED (see $O/perfdata-record.log)"
+		rm -f "$file.tmp"
+		return 1
+	fi
+	mv "$file.tmp" "$file"
+}
+
+# Build bench/rust offline against Debian's registry; sets rust_bin.
+rust_bin=
+build_rust() {
+	local ver
+	ver=$(ls -d $registry/linux-perf-data-* 2>/dev/null | sed 's/.*linux-perf-data-//' | sort -V | tail -1)
+	echo "perfdata_decode: linux-perf-data $ver from $registry (librust-linux-perf-data-dev" \
+		"$(dpkg-query -W -f='${Version}' librust-linux-perf-data-dev 2>/dev/null)), $(cargo --version 2>&1)"
+	mkdir -p "$rdir/cargo-home" "$rdir/src"
+	cat >"$rdir/cargo-home/config.toml" <<-EOF
+	[source.crates-io]
+	replace-with = "debian"
+	[source.debian]
+	directory = "$registry"
+	[net]
+	offline = true
+	EOF
+	# A copy, so that Cargo.lock is written under build/, not into the tree.
+	cp bench/rust/Cargo.toml "$rdir/src/" && rm -rf "$rdir/src/src" && cp -r bench/rust/src "$rdir/src/src" || return 1
+	if ! (cd "$rdir/src" && CARGO_HOME="$PWD/../cargo-home" cargo build --release --offline \
+		--target-dir "$PWD/../target") >"$rdir/build.log" 2>&1; then
+		echo "perfdata_decode linux-perf-data FAILED to build offline: (cd $rdir/src &&" \
+			"CARGO_HOME=../cargo-home cargo build --release --offline --target-dir ../target):"
+		tail -15 "$rdir/build.log" | sed 's/^/    /'
+		return 1
+	fi
+	rust_bin=$rdir/target/release/perfdata-decode-rust
+}
+
+# Instructions per record under callgrind: total instructions of the
+# toggled function (or the whole program), over the file's records.
+callgrind_ir() { # name records toggle|- cmd...
+	local name=$1 n=$2 toggle=$3 cg=$cgdir/callgrind.out.perfdata_$1 ir
+	shift 3
+	local args=(--tool=callgrind --callgrind-out-file="$cg")
+	[ "$toggle" != - ] && args+=(--toggle-collect="$toggle")
+	if ! valgrind "${args[@]}" "$@" >"$cgdir/perfdata_$name.log" 2>&1; then
+		echo "perfdata_decode_instr_per_record $name FAILED (see $cgdir/perfdata_$name.log)"
+		return 1
+	fi
+	ir=$(awk '/^totals:/ {print $2}' "$cg")
+	[ -n "$ir" ] || { echo "perfdata_decode_instr_per_record $name FAILED (no totals in $cg)"; return 1; }
+	awk -v c="$name" -v ir="$ir" -v n="$n" -v w="$([ "$toggle" = - ] && echo 'whole process' || echo "$toggle")" \
+		'BEGIN { printf "perfdata_decode_instr_per_record %s %.0f (%s; %d instructions, %d records)\n", c, ir / n, w, ir, n }'
+}
+
+ensure_packages || status=1
+if [ ! -x "$bin/perfdata_decode" ]; then
+	echo "perfdata_decode FAILED: $bin/perfdata_decode is missing: build it with make O=$O $bin/perfdata_decode"
+	exit 1
+fi
+make_input || exit 1
+build_rust || status=1
+echo "perfdata_decode file: $file, $(stat -c %s "$file") bytes; $reps passes each, median; page cache warm"
+cat "$file" >/dev/null
+
+# perfring, file order and time order (linux-perf-data 0.6 and perf report sort by time).
+pr_out=$("$bin/perfdata_decode" "$file" --reps "$reps") || status=1
+pro_out=$("$bin/perfdata_decode" "$file" --reps "$reps" --ordered) || status=1
+echo "$pr_out"
+echo "$pro_out"
+records=$(awk '/^perfdata_decode perfring / {print $4}' <<<"$pr_out")
+t_pr=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pr_out" | median)
+t_pro=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pro_out" | median)
+sum_pr=$(awk '/^perfdata_decode_pass/ {print $12; exit}' <<<"$pr_out")
+
+t_rs=
+if [ -n "$rust_bin" ]; then
+	rs_out=$("$rust_bin" "$file" "$reps") || status=1
+	echo "$rs_out"
+	t_rs=$(awk '/^perfdata_decode_pass/ {print $8}' <<<"$rs_out" | median)
+	sum_rs=$(awk '/^perfdata_decode_pass/ {print $10; exit}' <<<"$rs_out")
+	if [ "$sum_rs" != "$sum_pr" ]; then
+		echo "perfdata_decode MISMATCH: the sample field sums differ (perfring $sum_pr, linux-perf-data $sum_rs)"
+		status=1
+	fi
+	awk -v t="$t_rs" -v n="$records" 'BEGIN { printf "perfdata_decode linux-perf-data records %d seconds %.6f records_per_s %.0f ns_per_record %.1f (median)\n", n, t, n / t, t * 1e9 / n }'
+fi
+
+ps_times=
+for i in $(seq "$reps"); do
+	t0=$(date +%s%N)
+	perf report --stats -i "$file" >/dev/null 2>&1 || { echo "perf report --stats -i $file FAILED"; status=1; }
+	t=$(awk -v ns="$(( $(date +%s%N) - t0 ))" 'BEGIN { printf "%.6f", ns / 1e9 }')
+	echo "perfdata_decode_pass perf-report-stats seconds $t"
+	ps_times+="$t"$'\n'
+done
+t_ps=$(printf '%s' "$ps_times" | median)
+awk -v t="$t_ps" -v n="$records" 'BEGIN { printf "perfdata_decode perf-report-stats records %d seconds %.6f records_per_s %.0f ns_per_record %.1f (wall, median, perf report --stats -i FILE)\n", n, t, n / t, t * 1e9 / n }'
+
+ratio() { # name a b note
+	[[ "$2" =~ ^[0-9.]+$ && "$3" =~ ^[0-9.]+$ ]] || return 0
+	awk -v n="$1" -v a="$2" -v b="$3" -v note="$4" 'BEGIN { printf "RATIO perfdata_decode %s %.3f%s\n", n, a / b, note }'
+}
+ratio perfring/linux-perf-data "$t_pro" "$t_rs" " (time order, as linux-perf-data)"
+ratio perfring/perf-report-stats "$t_pro" "$t_ps" " (time order, as perf report)"
+ratio perfring-fileorder/linux-perf-data "$t_pr" "$t_rs" ""
+ratio perfring-fileorder/perf-report-stats "$t_pr" "$t_ps" ""
+[ -z "$t_rs" ] && echo "RATIO perfdata_decode perfring/linux-perf-data SKIPPED: the Rust peer did not build"
+
+if [ "${BENCH_PERFDATA_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null; then
+	mkdir -p "$cgdir"
+	callgrind_ir perfring "$records" decode_file "$bin/perfdata_decode" "$file" --callgrind || status=1
+	callgrind_ir perfring-ordered "$records" decode_file "$bin/perfdata_decode" "$file" --callgrind --ordered ||
+		status=1
+	[ -n "$rust_bin" ] && { callgrind_ir linux-perf-data "$records" - "$rust_bin" "$file" 1 || status=1; }
+	callgrind_ir perf-report-stats "$records" - perf report --stats -i "$file" || status=1
+	# Where perfring's instructions go (self cost, top 5 functions).
+	for c in perfring perfring-ordered; do
+		callgrind_annotate --inclusive=no --auto=no "$cgdir/callgrind.out.perfdata_$c" 2>/dev/null |
+			awk -v c="$c" -v n="$records" '
+				/file:function/ { getline; on = 1; next }
+				on && /^ *$/ { exit }
+				on && shown++ < 5 {
+					ir = $1; gsub(",", "", ir)
+					name = $0
+					sub(/^ *[0-9,]+ +\([^)]*\) +/, "", name)
+					gsub(/[^ \[]*\//, "", name)
+					printf "perfdata_decode_profile %s %.0f instr/record %s\n", c, ir / n, name
+				}'
+	done
+fi
+exit $status

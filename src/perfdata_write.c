@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * perf.data writer (file mode), laid out as perf record does: header, attr
+ * ids, attrs, data, feature sections (formats of perf's
+ * tools/perf/util/header.c: strings are u32 len + NUL-padded bytes aligned
+ * to 64; the feature table sits right after the data section).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include <perfring/perfdata_write.h>
+#include <perfring/record.h>
+
+#include "internal.h"
+#include "perfdata_internal.h"
+
+#define PW_BUF_SIZE (256u << 10)
+#define PW_NAME_ALIGN 64
+#define PW_STR_(x) #x
+#define PW_STR(x) PW_STR_(x)
+#define PW_VERSION "perfring " PW_STR(PERFRING_VERSION_MAJOR) "." PW_STR(PERFRING_VERSION_MINOR) "." \
+		   PW_STR(PERFRING_VERSION_PATCH)
+
+struct pw_attr {
+	struct perf_event_attr attr;
+	uint64_t *ids;
+	size_t nr_ids;
+	char *name;
+};
+
+struct perfring_perfdata_writer {
+	int fd;
+	int err;             /* first error: sticky */
+	uint64_t pos;        /* file offset of the next byte written */
+	uint8_t *buf;        /* bytes [pos - len, pos) not yet written */
+	size_t len;
+	bool started;        /* ids and attrs written: the data section has begun */
+	uint64_t attrs_off, data_off;
+	struct pw_attr *attrs;
+	int nr_attrs;
+	char *hostname, *osrelease, *arch, *cmdline;
+	uint32_t nr_online, nr_avail;
+};
+
+static int pw_flush(struct perfring_perfdata_writer *w)
+{
+	size_t done = 0;
+
+	while (done < w->len) {
+		ssize_t n = write(w->fd, w->buf + done, w->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+
+			return pr_fail(e, "perf.data writer: write: %s", strerror(e));
+		}
+		done += (size_t)n;
+	}
+	w->len = 0;
+	return 0;
+}
+
+static int pw_bytes(struct perfring_perfdata_writer *w, const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	int err;
+
+	while (n) {
+		size_t k = PW_BUF_SIZE - w->len;
+
+		if (!k && (err = pw_flush(w)))
+			return err;
+		k = PW_BUF_SIZE - w->len;
+		if (k > n)
+			k = n;
+		memcpy(w->buf + w->len, s, k);
+		w->len += k;
+		w->pos += k;
+		s += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static int pw_u32(struct perfring_perfdata_writer *w, uint32_t v)
+{
+	return pw_bytes(w, &v, 4);
+}
+
+static int pw_u64(struct perfring_perfdata_writer *w, uint64_t v)
+{
+	return pw_bytes(w, &v, 8);
+}
+
+/* perf's do_write_string(): u32 len (strlen + 1 aligned to 64), then the NUL-padded bytes. */
+static int pw_string(struct perfring_perfdata_writer *w, const char *s, size_t n)
+{
+	static const uint8_t zero[PW_NAME_ALIGN];
+	uint32_t len = (uint32_t)((n + 1 + PW_NAME_ALIGN - 1) / PW_NAME_ALIGN * PW_NAME_ALIGN);
+
+	return pw_u32(w, len) ?: pw_bytes(w, s, n) ?: pw_bytes(w, zero, len - n);
+}
+
+static char *dup_or(const char *s, const char *def)
+{
+	return strdup(s ? s : def);
+}
+
+struct perfring_perfdata_writer *perfring_perfdata_writer_open(const char *path,
+							       const struct perfring_perfdata_writer_opts *opts)
+{
+	struct perfring_perfdata_writer *w;
+	static const uint8_t zero[PD_FILE_HEADER_SIZE];
+	struct utsname u;
+	const char *cmdline;
+	long n;
+	int err;
+
+	if (pr_opts_check(opts, opts ? opts->sz : 0, sizeof(*opts), "perfring_perfdata_writer_opts"))
+		return pr_errno_null(EINVAL);
+	if (!path)
+		return pr_fail_null(EINVAL, "perfring_perfdata_writer_open: path is NULL");
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return pr_fail_null(ENOMEM, "perf.data writer: no memory");
+	w->fd = -1;
+	w->buf = malloc(PW_BUF_SIZE);
+	cmdline = PR_OPT(opts, cmdline, NULL);
+	w->hostname = dup_or(PR_OPT(opts, hostname, NULL), u.nodename);
+	w->osrelease = dup_or(PR_OPT(opts, osrelease, NULL), u.release);
+	w->arch = dup_or(PR_OPT(opts, arch, NULL), u.machine);
+	w->cmdline = cmdline ? strdup(cmdline) : NULL;
+	if (!w->buf || !w->hostname || !w->osrelease || !w->arch || (cmdline && !w->cmdline)) {
+		perfring_perfdata_writer_free(w);
+		return pr_fail_null(ENOMEM, "perf.data writer: no memory");
+	}
+	w->nr_online = PR_OPT(opts, nr_cpus_online, 0);
+	w->nr_avail = PR_OPT(opts, nr_cpus_available, 0);
+	if (!w->nr_online && (n = sysconf(_SC_NPROCESSORS_ONLN)) > 0)
+		w->nr_online = (uint32_t)n;
+	if (!w->nr_avail && (n = sysconf(_SC_NPROCESSORS_CONF)) > 0)
+		w->nr_avail = (uint32_t)n;
+	if (w->nr_avail < w->nr_online)
+		w->nr_avail = w->nr_online;
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		err = errno;
+		perfring_perfdata_writer_free(w);
+		return pr_fail_null(err, "perf.data writer: cannot create %s: %s", path, strerror(err));
+	}
+	/* a placeholder header, rewritten at close */
+	err = pw_bytes(w, zero, sizeof(zero));
+	if (err) {
+		perfring_perfdata_writer_free(w);
+		return pr_errno_null(-err);
+	}
+	return w;
+}
+
+static const char *const hw_names[] = {
+	"cpu-cycles", "instructions", "cache-references", "cache-misses", "branch-instructions",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend", "ref-cycles",
+};
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations", "minor-faults",
+	"major-faults", "alignment-faults", "emulation-faults", "dummy", "bpf-output", "cgroup-switches",
+};
+
+/* A name for an attr without one, as perf would print it. */
+static char *default_name(const struct perf_event_attr *a)
+{
+	char b[64];
+
+	if (a->type == PERF_TYPE_HARDWARE && a->config < sizeof(hw_names) / sizeof(hw_names[0]))
+		return strdup(hw_names[a->config]);
+	if (a->type == PERF_TYPE_SOFTWARE && a->config < sizeof(sw_names) / sizeof(sw_names[0]))
+		return strdup(sw_names[a->config]);
+	snprintf(b, sizeof(b), "type%u:0x%llx", a->type, (unsigned long long)a->config);
+	return strdup(b);
+}
+
+int perfring_perfdata_writer_add_attr(struct perfring_perfdata_writer *w, const struct perf_event_attr *attr,
+				      const uint64_t *ids, size_t nr_ids, const char *name)
+{
+	struct pw_attr *n, *a;
+	size_t asz;
+
+	if (!w || !attr || (nr_ids && !ids))
+		return pr_fail(EINVAL, "perfring_perfdata_writer_add_attr: NULL argument");
+	if (w->started)
+		return pr_fail(EINVAL, "perfring_perfdata_writer_add_attr: records were written already");
+	if (w->err)
+		return w->err;
+	asz = attr->size ? attr->size : PERF_ATTR_SIZE_VER0;
+	if (asz < PERF_ATTR_SIZE_VER0)
+		return pr_fail(EINVAL, "perfring_perfdata_writer_add_attr: attr size %u", attr->size);
+	n = realloc(w->attrs, (size_t)(w->nr_attrs + 1) * sizeof(*n));
+	if (!n)
+		return pr_fail(ENOMEM, "perf.data writer: no memory for an attr");
+	w->attrs = n;
+	a = &n[w->nr_attrs];
+	memset(a, 0, sizeof(*a));
+	/* perf reads the file's attr size from the header: one size for all,
+	 * this library's; bytes of a larger caller attr are dropped */
+	memcpy(&a->attr, attr, asz < sizeof(a->attr) ? asz : sizeof(a->attr));
+	a->attr.size = sizeof(a->attr);
+	a->name = name ? strdup(name) : default_name(attr);
+	a->ids = malloc(nr_ids ? nr_ids * 8 : 1);
+	if (!a->name || !a->ids) {
+		free(a->name);
+		free(a->ids);
+		return pr_fail(ENOMEM, "perf.data writer: no memory for an attr");
+	}
+	if (nr_ids)
+		memcpy(a->ids, ids, nr_ids * 8);
+	a->nr_ids = nr_ids;
+	return w->nr_attrs++;
+}
+
+/* The kernel's text: _text and _etext from /proc/kallsyms; false when they
+ * are unknown or hidden (kptr_restrict shows them as 0). */
+static bool kernel_text(uint64_t *start, uint64_t *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], kind;
+	unsigned long long addr;
+
+	*start = *end = 0;
+	while (f && fgets(line, sizeof(line), f) && !(*start && *end)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &kind, name) != 3)
+			continue;
+		if (strcmp(name, "_text") == 0)
+			*start = addr;
+		else if (strcmp(name, "_etext") == 0)
+			*end = addr;
+	}
+	if (f)
+		fclose(f);
+	return *start && *end > *start;
+}
+
+/*
+ * perf resolves kernel addresses only after a kernel MMAP record
+ * ("[kernel.kallsyms]_text", pgoff = the address of _text) names the
+ * kernel's text; without one, `perf report` warns that the kernel address
+ * maps were restricted. perf record synthesizes it first in the data:
+ * do the same when an event counts kernel samples. Its sample_id trailer
+ * is zeros (id 0: perf's synthesized records belong to the first attr).
+ */
+static int write_kernel_mmap(struct perfring_perfdata_writer *w)
+{
+	static const char fname[] = "[kernel.kallsyms]_text"; /* 23 bytes with the NUL: 24 padded */
+	struct perfring_parse_config cfg;
+	uint8_t rec[8 + 8 + 24 + 24 + 64] = { 0 };
+	struct perf_event_header h = { PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, 0 };
+	uint64_t start, end, v[3];
+	uint32_t pid_tid[2] = { UINT32_MAX, 0 };
+	bool kernel = false;
+	size_t trailer = 0;
+	int i;
+
+	for (i = 0; i < w->nr_attrs; i++)
+		kernel |= !w->attrs[i].attr.exclude_kernel;
+	if (!kernel || !kernel_text(&start, &end))
+		return 0;
+	if (w->attrs[0].attr.sample_id_all && perfring_parse_config_init(&cfg, &w->attrs[0].attr, false) == 0)
+		trailer = cfg.id_trailer_size;
+	if (trailer > 64)
+		return 0;
+	h.size = (uint16_t)(8 + 8 + 24 + 24 + trailer);
+	v[0] = start;
+	v[1] = end - start;
+	v[2] = start;
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, pid_tid, 8);
+	memcpy(rec + 16, v, 24);
+	memcpy(rec + 40, fname, sizeof(fname));
+	return pw_bytes(w, rec, h.size);
+}
+
+/* The ids of every attr, then the attrs (each followed by its ids' section). */
+static int write_attrs(struct perfring_perfdata_writer *w)
+{
+	uint64_t ids_off = w->pos;
+	int i, err = 0;
+
+	w->started = true;
+	for (i = 0; i < w->nr_attrs && !err; i++)
+		err = pw_bytes(w, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
+	w->attrs_off = w->pos;
+	for (i = 0; i < w->nr_attrs && !err; i++) {
+		struct pw_attr *a = &w->attrs[i];
+
+		err = pw_bytes(w, &a->attr, sizeof(a->attr));
+		if (!err)
+			err = pw_u64(w, ids_off) ?: pw_u64(w, a->nr_ids * 8);
+		ids_off += a->nr_ids * 8;
+	}
+	w->data_off = w->pos;
+	return err ?: write_kernel_mmap(w);
+}
+
+int perfring_perfdata_writer_write(struct perfring_perfdata_writer *w, const void *rec, size_t len)
+{
+	struct perf_event_header h;
+	int err;
+
+	if (!w || !rec)
+		return pr_fail(EINVAL, "perfring_perfdata_writer_write: NULL argument");
+	if (w->err)
+		return w->err;
+	if (len < sizeof(h))
+		return pr_fail(EINVAL, "perfring_perfdata_writer_write: %zu bytes is shorter than a record header", len);
+	memcpy(&h, rec, sizeof(h));
+	if (h.size != len || len % 8)
+		return pr_fail(EINVAL, "perfring_perfdata_writer_write: len %zu, header.size %u (equal and a multiple of 8 expected)",
+			       len, h.size);
+	if (!w->nr_attrs)
+		return pr_fail(EINVAL, "perfring_perfdata_writer_write: no attr was added");
+	if (!w->started && (err = write_attrs(w)))
+		return w->err = err;
+	err = pw_bytes(w, rec, len);
+	if (err)
+		w->err = err;
+	return err;
+}
+
+/* Feature payloads, one function per feature, in perf's formats. */
+static int feat_cmdline(struct perfring_perfdata_writer *w)
+{
+	const char *s = w->cmdline, *e;
+	uint32_t nr = 0;
+	int err = 0, pass;
+
+	/* the arguments, split at spaces: counted, then written */
+	for (pass = 0; pass < 2 && !err; pass++) {
+		if (pass)
+			err = pw_u32(w, nr);
+		for (s = w->cmdline; s && *s && !err;) {
+			while (*s == ' ')
+				s++;
+			if (!*s)
+				break;
+			e = strchr(s, ' ');
+			if (!e)
+				e = s + strlen(s);
+			if (pass)
+				err = pw_string(w, s, (size_t)(e - s));
+			else
+				nr++;
+			s = e;
+		}
+	}
+	return err;
+}
+
+static int feat_event_desc(struct perfring_perfdata_writer *w)
+{
+	int i, err = pw_u32(w, (uint32_t)w->nr_attrs) ?: pw_u32(w, sizeof(struct perf_event_attr));
+
+	for (i = 0; i < w->nr_attrs && !err; i++) {
+		struct pw_attr *a = &w->attrs[i];
+
+		err = pw_bytes(w, &a->attr, sizeof(a->attr)) ?: pw_u32(w, (uint32_t)a->nr_ids) ?:
+		      pw_string(w, a->name, strlen(a->name)) ?: pw_bytes(w, a->ids, a->nr_ids * 8);
+	}
+	return err;
+}
+
+static int write_feature(struct perfring_perfdata_writer *w, int feat)
+{
+	switch (feat) {
+	case PD_FEAT_HOSTNAME: return pw_string(w, w->hostname, strlen(w->hostname));
+	case PD_FEAT_OSRELEASE: return pw_string(w, w->osrelease, strlen(w->osrelease));
+	case PD_FEAT_VERSION: return pw_string(w, PW_VERSION, strlen(PW_VERSION));
+	case PD_FEAT_ARCH: return pw_string(w, w->arch, strlen(w->arch));
+	case PD_FEAT_NRCPUS: return pw_u32(w, w->nr_avail) ?: pw_u32(w, w->nr_online);
+	case PD_FEAT_CMDLINE: return feat_cmdline(w);
+	case PD_FEAT_EVENT_DESC: return feat_event_desc(w);
+	}
+	return 0;
+}
+
+static const int pw_features[] = {
+	PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE, PD_FEAT_VERSION, PD_FEAT_ARCH,
+	PD_FEAT_NRCPUS, PD_FEAT_CMDLINE, PD_FEAT_EVENT_DESC,
+};
+#define PW_NR_FEATURES (int)(sizeof(pw_features) / sizeof(pw_features[0]))
+
+/* The feature table right after the data (perf looks for it there), then the payloads. */
+static int write_features(struct perfring_perfdata_writer *w, uint64_t *bitmap)
+{
+	uint64_t secs[PW_NR_FEATURES][2];
+	uint64_t table = w->pos;
+	int i, err;
+
+	memset(secs, 0, sizeof(secs));
+	err = pw_bytes(w, secs, sizeof(secs));
+	for (i = 0; i < PW_NR_FEATURES && !err; i++) {
+		secs[i][0] = w->pos;
+		err = write_feature(w, pw_features[i]);
+		secs[i][1] = w->pos - secs[i][0];
+		bitmap[pw_features[i] / 64] |= 1ULL << (pw_features[i] % 64);
+	}
+	if (err || (err = pw_flush(w)))
+		return err;
+	if (pwrite(w->fd, secs, sizeof(secs), (off_t)table) != (ssize_t)sizeof(secs))
+		return pr_fail(errno ? errno : EIO, "perf.data writer: cannot write the feature table: %s",
+			       strerror(errno));
+	return 0;
+}
+
+int perfring_perfdata_writer_close(struct perfring_perfdata_writer *w)
+{
+	uint64_t hdr[PD_FILE_HEADER_SIZE / 8], bitmap[4] = { 0 };
+	uint64_t data_size;
+	int err;
+
+	if (!w)
+		return pr_fail(EINVAL, "perfring_perfdata_writer_close: NULL writer");
+	err = w->err;
+	if (!err && !w->nr_attrs)
+		err = pr_fail(EINVAL, "perf.data writer: no attr was added");
+	if (!err && !w->started)
+		err = write_attrs(w);
+	data_size = w->pos - w->data_off;
+	if (!err)
+		err = write_features(w, bitmap);
+	if (!err) {
+		memset(hdr, 0, sizeof(hdr));
+		hdr[0] = PD_MAGIC;
+		hdr[1] = PD_FILE_HEADER_SIZE;
+		hdr[2] = sizeof(struct perf_event_attr) + 16;
+		hdr[3] = w->attrs_off;
+		hdr[4] = (uint64_t)w->nr_attrs * hdr[2];
+		hdr[5] = w->data_off;
+		hdr[6] = data_size;
+		/* hdr[7], hdr[8]: the legacy event types section, empty */
+		memcpy(&hdr[9], bitmap, sizeof(bitmap));
+		if (pwrite(w->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+			err = pr_fail(errno ? errno : EIO, "perf.data writer: cannot write the header: %s",
+				      strerror(errno));
+	}
+	if (close(w->fd) && !err)
+		err = pr_fail(errno, "perf.data writer: close: %s", strerror(errno));
+	w->fd = -1;
+	perfring_perfdata_writer_free(w);
+	return err;
+}
+
+void perfring_perfdata_writer_free(struct perfring_perfdata_writer *w)
+{
+	int i;
+
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	for (i = 0; i < w->nr_attrs; i++) {
+		free(w->attrs[i].ids);
+		free(w->attrs[i].name);
+	}
+	free(w->attrs);
+	free(w->buf);
+	free(w->hostname);
+	free(w->osrelease);
+	free(w->arch);
+	free(w->cmdline);
+	free(w);
+}
