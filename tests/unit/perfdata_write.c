@@ -276,6 +276,39 @@ static bool looks_bad(const char *s)
 	return strcasestr(s, "warning") || strcasestr(s, "failed") || strcasestr(s, "bad");
 }
 
+/*
+ * The same, except for the one warning perf owes the data itself: when the
+ * records written include PERF_RECORD_LOST (the kernel dropped samples
+ * because the test read its ring too slowly, e.g. under valgrind), perf says
+ * "Processed N events and lost M chunks! Check IO/CPU overload!". Those lines
+ * are accepted then; anything else still counts.
+ */
+static bool looks_bad_for(const char *s, bool wrote_lost)
+{
+	char rest[8192];
+	size_t n = 0;
+	const char *line = s;
+
+	if (!wrote_lost)
+		return looks_bad(s);
+	while (*line && n < sizeof(rest) - 1) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		bool expected = (len == 8 && !strncmp(line, "Warning:", 8)) ||
+				(strstr(line, "Processed ") && strstr(line, " lost ") && strstr(line, "chunks")) ||
+				strstr(line, "Check IO/CPU overload");
+
+		if (!expected && len && n + len + 1 < sizeof(rest)) {
+			memcpy(rest + n, line, len);
+			n += len;
+			rest[n++] = '\n';
+		}
+		line = end ? end + 1 : line + len;
+	}
+	rest[n] = 0;
+	return looks_bad(rest);
+}
+
 /* The "NAME events: N" counts of `perf report --stats` (the aggregated part). */
 static long stat_count(const char *file, const char *name)
 {
@@ -323,10 +356,14 @@ static void check_perf(const char *path, const struct recs *r, bool counts_exact
 	size_t i;
 	int st;
 
+	if (r->count[PERF_RECORD_LOST])
+		printf("  (%u LOST records written: perf's lost-chunks warning is expected)\n",
+		       r->count[PERF_RECORD_LOST]);
+
 	snprintf(out, sizeof(out), "%s.out", path);
 	snprintf(cmd, sizeof(cmd), "perf report --stats -i %s", path);
 	st = run(cmd, out, err, sizeof(err));
-	CHECKF(st == 0 && !looks_bad(err), "%s: exit %d, stderr: %s", cmd, st, err);
+	CHECKF(st == 0 && !looks_bad_for(err, r->count[PERF_RECORD_LOST] > 0), "%s: exit %d, stderr: %s", cmd, st, err);
 	for (i = 0; i < NELEM(types); i++)
 		CHECKF(stat_count(out, types[i].name) == (long)r->count[types[i].type],
 		       "perf report --stats: %s %ld, written %u", types[i].name, stat_count(out, types[i].name),
@@ -337,13 +374,13 @@ static void check_perf(const char *path, const struct recs *r, bool counts_exact
 
 	snprintf(cmd, sizeof(cmd), "perf script -i %s -F tid,time,ip -G", path);
 	st = run(cmd, out, err, sizeof(err));
-	CHECKF(st == 0 && !looks_bad(err), "%s: exit %d, stderr: %s", cmd, st, err);
+	CHECKF(st == 0 && !looks_bad_for(err, r->count[PERF_RECORD_LOST] > 0), "%s: exit %d, stderr: %s", cmd, st, err);
 	CHECKF(count_lines(out) == (long)r->count[PERF_RECORD_SAMPLE], "perf script printed %ld lines for %u samples",
 	       count_lines(out), r->count[PERF_RECORD_SAMPLE]);
 
 	snprintf(cmd, sizeof(cmd), "perf script -i %s", path);
 	st = run(cmd, out, err, sizeof(err));
-	CHECKF(st == 0 && !looks_bad(err), "%s: exit %d, stderr: %s", cmd, st, err);
+	CHECKF(st == 0 && !looks_bad_for(err, r->count[PERF_RECORD_LOST] > 0), "%s: exit %d, stderr: %s", cmd, st, err);
 	if (comm) {
 		/* every sample line names the thread from the COMM record */
 		snprintf(cmd, sizeof(cmd), "perf script -i %s -F comm -G | grep -c '^ *%s *$' >%s.n", path, comm, out);
@@ -365,7 +402,7 @@ static void check_perf(const char *path, const struct recs *r, bool counts_exact
 
 	snprintf(cmd, sizeof(cmd), "perf report -i %s --stdio", path);
 	st = run(cmd, out, err, sizeof(err));
-	CHECKF(st == 0 && !looks_bad(err), "%s: exit %d, stderr: %s", cmd, st, err);
+	CHECKF(st == 0 && !looks_bad_for(err, r->count[PERF_RECORD_LOST] > 0), "%s: exit %d, stderr: %s", cmd, st, err);
 	unlink(out);
 }
 
