@@ -14,6 +14,8 @@
 static const struct tool_cmd tool_cmds[] = {
 	{ "demo", "trace the processes a small built-in workload starts, through a BPF perf event array",
 	  cmd_demo, cmd_demo_usage },
+	{ "record", "sample perf events on every CPU (system-wide, a process or a command) into a perf.data file",
+	  cmd_record, cmd_record_usage },
 	{ "report", "count the records of a perf.data file by type (--stats), as perf report --stats",
 	  cmd_report, cmd_report_usage },
 	{ "script", "print every record of a perf.data file, decoded, as text or JSON",

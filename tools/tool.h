@@ -25,6 +25,10 @@ struct tool_cmd {
 int cmd_demo(int argc, char **argv);
 void cmd_demo_usage(FILE *f);
 
+/* tools/cmd_record.c: perf events into a perf.data file */
+int cmd_record(int argc, char **argv);
+void cmd_record_usage(FILE *f);
+
 /* tools/cmd_report.c, tools/cmd_script.c: perf.data files */
 int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *f);
