@@ -119,7 +119,6 @@ struct perfring_perfdata {
 	struct pd_queued *queue, *queue_spare; /* the spare takes the rest after a flush */
 	struct pd_order_key *keys, *keys_tmp;  /* the queue's order, built at a flush */
 	size_t nr_queue, cap_queue, flush_pos, flush_cnt;
-	size_t nr_sorted;                      /* the queue's first entries, left sorted by a flush */
 	uint8_t *arena;
 	size_t arena_len, arena_cap;
 	bool flushing, at_eof;

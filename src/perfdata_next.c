@@ -289,13 +289,48 @@ at_end:
 
 /* ---- time order, perf's way (tools/perf/util/ordered-events.c) ---- */
 
-static int key_cmp(const void *a, const void *b)
+static inline bool key_le(const struct pd_order_key *x, const struct pd_order_key *y)
 {
-	const struct pd_order_key *x = a, *y = b;
+	return x->time < y->time || (x->time == y->time && x->seq <= y->seq);
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+/*
+ * Sort keys[0, n) by (time, arrival) with a natural merge sort: merge
+ * neighbouring ascending runs, pass after pass, until one is left. A round
+ * of perf.data is a few long runs (one per ring the recorder read, plus what
+ * the last flush left, already sorted), so this is a few linear passes.
+ * Returns whichever of a and tmp holds the result.
+ */
+static struct pd_order_key *natural_sort(struct pd_order_key *a, struct pd_order_key *tmp, size_t n)
+{
+	for (;;) {
+		size_t i = 0, out = 0, runs = 0;
+		struct pd_order_key *swap;
+
+		while (i < n) {
+			size_t e1 = i + 1, e2, x = i, y;
+
+			while (e1 < n && key_le(&a[e1 - 1], &a[e1]))
+				e1++;
+			e2 = e1 < n ? e1 + 1 : e1;
+			while (e2 < n && key_le(&a[e2 - 1], &a[e2]))
+				e2++;
+			y = e1;
+			while (x < e1 && y < e2)
+				tmp[out++] = key_le(&a[x], &a[y]) ? a[x++] : a[y++];
+			while (x < e1)
+				tmp[out++] = a[x++];
+			while (y < e2)
+				tmp[out++] = a[y++];
+			i = e2;
+			runs++;
+		}
+		swap = a;
+		a = tmp;
+		tmp = swap;
+		if (runs <= 1)
+			return a;
+	}
 }
 
 /* Grow the queue, its spare and the keys together. */
@@ -363,33 +398,25 @@ static int enqueue(struct perfring_perfdata *pd, const struct perfring_perfdata_
 	return 0;
 }
 
-/*
- * Deliver, in time order, the queued records up to limit. What the last
- * flush left is sorted already: only the records queued since are sorted,
- * then the two runs are merged.
- */
+/* Deliver, in time order, the queued records up to limit. */
 static void start_flush(struct perfring_perfdata *pd, uint64_t limit)
 {
-	size_t k = 0, i, j, n = pd->nr_queue, old = pd->nr_sorted;
+	size_t k = 0, i, n = pd->nr_queue;
 
 	for (i = 0; i < n; i++) {
 		pd->keys[i].time = pd->queue[i].time;
 		pd->keys[i].seq = pd->queue[i].seq;
 		pd->keys[i].idx = i;
 	}
-	if (n - old > 1)
-		qsort(pd->keys + old, n - old, sizeof(*pd->keys), key_cmp);
-	if (old && old < n) {
-		struct pd_order_key *out = pd->keys_tmp;
+	if (n > 1) {
+		struct pd_order_key *sorted = natural_sort(pd->keys, pd->keys_tmp, n);
 
-		for (i = 0, j = old, k = 0; i < old || j < n; k++)
-			out[k] = j == n || (i < old && key_cmp(&pd->keys[i], &pd->keys[j]) <= 0) ? pd->keys[i++]
-											    : pd->keys[j++];
-		pd->keys_tmp = pd->keys;
-		pd->keys = out;
-		k = 0;
+		if (sorted != pd->keys) {
+			pd->keys_tmp = pd->keys;
+			pd->keys = sorted;
+		}
 	}
-	while (k < pd->nr_queue && pd->keys[k].time <= limit)
+	while (k < n && pd->keys[k].time <= limit)
 		k++;
 	pd->flush_pos = 0;
 	pd->flush_cnt = k;
@@ -410,8 +437,7 @@ static int end_flush(struct perfring_perfdata *pd)
 	swap = pd->queue;
 	pd->queue = pd->queue_spare;
 	pd->queue_spare = swap;
-	pd->nr_queue = rest;
-	pd->nr_sorted = rest; /* in key order: the next flush merges into it */
+	pd->nr_queue = rest; /* in time order: the next flush finds it as one run */
 	pd->flush_cnt = 0;
 	if (!pd->arena_len)
 		return 0;
