@@ -150,6 +150,7 @@ oracle user_regs -e cpu-clock --user-regs=sp,ip
 oracle intr_regs -e cpu-clock --intr-regs
 oracle compressed -e cpu-clock -z
 oracle several -e cpu-clock -e task-clock -e page-faults
+oracle overwrite -e cpu-clock --overwrite
 oracle cgroups_pages -e cpu-clock --all-cgroups --sample-cpu --data-page-size --code-page-size --phys-data -d
 
 # Pipe mode, read by perfring from standard input as perf writes it.
