@@ -144,12 +144,8 @@ static int demo_parse(int argc, char **argv, struct demo_opts *o)
 		case 'h':
 			cmd_demo_usage(stdout);
 			return -1;
-		case ':':
-			return tool_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt && optopt < 256)
-				return tool_usage_error(CMD, "unknown option '-%c'", optopt);
-			return tool_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+		default: /* ':' (a value missing) or '?' (an unknown option) */
+			return tool_option_error(CMD, c, argv);
 		}
 	}
 	if (optind < argc)

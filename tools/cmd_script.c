@@ -114,12 +114,8 @@ int cmd_script(int argc, char **argv)
 		case 'h':
 			cmd_script_usage(stdout);
 			return EXIT_OK;
-		case ':':
-			return tool_usage_error(CMD, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt && optopt < 256)
-				return tool_usage_error(CMD, "unknown option '-%c'", optopt);
-			return tool_usage_error(CMD, "unknown option '%s'", argv[optind - 1]);
+		default: /* ':' (a value missing) or '?' (an unknown option) */
+			return tool_option_error(CMD, c, argv);
 		}
 	}
 	if (optind < argc)

@@ -39,6 +39,10 @@ void cmd_script_usage(FILE *f);
 
 /* "perfring CMD: message (try 'perfring CMD --help')" on stderr; returns EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int tool_usage_error(const char *cmd, const char *fmt, ...);
+/* The error for what getopt_long() returned as c, ':' (a value missing) or
+ * '?' (an unknown option): the message and EXIT_USAGE. Call it right after
+ * getopt_long(), while optind and optopt still describe the option. */
+int tool_option_error(const char *cmd, int c, char **argv);
 
 /* "perfring CMD: message" on stderr; returns EXIT_ERROR. */
 __attribute__((format(printf, 2, 3))) int tool_error(const char *cmd, const char *fmt, ...);

@@ -2,6 +2,7 @@
 /* Helpers shared by the subcommands: messages, number parsing, time. */
 #include <errno.h>
 #include <math.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
@@ -26,6 +27,15 @@ int tool_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (try '%s%s%s --help')\n", TOOL_NAME, cmd ? " " : "", cmd ? cmd : "");
 	return EXIT_USAGE;
+}
+
+int tool_option_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return tool_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+	if (optopt && optopt < 256)
+		return tool_usage_error(cmd, "unknown option '-%c'", optopt);
+	return tool_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 int tool_error(const char *cmd, const char *fmt, ...)
