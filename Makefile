@@ -32,6 +32,10 @@ endif
 LIB_CFLAGS := $(CFLAGS_ALL) -fPIC -fvisibility=hidden
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 THREAD_LIBS := -lpthread
+# The tool alone reads tracepoint formats with libtraceevent and finds (or
+# mounts) tracefs with libtracefs, as perf and trace-cmd do; the library does not.
+TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null || echo -I/usr/include/tracefs -I/usr/include/traceevent)
+TRACE_LIBS := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 # What the library itself links against (libzstd expands compressed perf.data records).
 LIB_LIBS := $(THREAD_LIBS) -lzstd
 
@@ -48,10 +52,13 @@ BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 TOOL_SRCS := $(wildcard tools/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 KERNEL_SRCS := $(wildcard tests/kernel/*.c)
+# Programs the CLI tests drive (e.g. a BPF producer that pins its map); not tests themselves.
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRCS))
 KERNEL_BINS := $(patsubst tests/kernel/%.c,$(O)/tests/kernel/%,$(KERNEL_SRCS))
+HELPER_BINS := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS))
 BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 TOOL := $(O)/perfring
@@ -62,7 +69,7 @@ DEPS_STAMP := build/.deps-ok
 .PHONY: all lib deps demo check check-plain check-asan check-tsan bench install uninstall clean headers-cxx
 .DEFAULT_GOAL := all
 
-all: lib $(TOOL) $(UNIT_BINS) $(KERNEL_BINS) $(BENCH_BINS) $(EXAMPLE_BINS) headers-cxx
+all: lib $(TOOL) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BENCH_BINS) $(EXAMPLE_BINS) headers-cxx
 
 lib: $(SHARED) $(STATIC) $(O)/libperfring.so
 
@@ -101,13 +108,17 @@ PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
 
 $(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
+
+$(O)/tests/helpers/%: tests/helpers/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
 

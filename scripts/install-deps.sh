@@ -19,6 +19,8 @@ declare -A need=(
 	[linux-libc-dev]=/usr/include/linux/perf_event.h
 	[valgrind]=/usr/bin/valgrind
 	[libzstd-dev]=/usr/include/zstd.h
+	[libtraceevent-dev]=/usr/include/traceevent/event-parse.h
+	[libtracefs-dev]=/usr/include/tracefs/tracefs.h
 )
 
 missing=()

@@ -12,6 +12,10 @@
 #define TOOL_VERSION "0.1.0"
 
 static const struct tool_cmd tool_cmds[] = {
+	{ "trace", "trace tracepoints through a BPF perf event array and print every event, decoded",
+	  cmd_trace, cmd_trace_usage },
+	{ "pipe", "print the samples of a BPF perf event array someone else loaded (by map id or pin)",
+	  cmd_pipe, cmd_pipe_usage },
 	{ "demo", "trace the processes a small built-in workload starts, through a BPF perf event array",
 	  cmd_demo, cmd_demo_usage },
 	{ "record", "sample perf events on every CPU (system-wide, a process or a command) into a perf.data file",

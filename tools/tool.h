@@ -35,6 +35,14 @@ void cmd_report_usage(FILE *f);
 int cmd_script(int argc, char **argv);
 void cmd_script_usage(FILE *f);
 
+/* tools/cmd_trace.c: any tracepoints through a generic BPF program and a perf event array */
+int cmd_trace(int argc, char **argv);
+void cmd_trace_usage(FILE *f);
+
+/* tools/cmd_pipe.c: the samples of a perf event array another program loaded */
+int cmd_pipe(int argc, char **argv);
+void cmd_pipe_usage(FILE *f);
+
 /* tools/util.c */
 
 /* "perfring CMD: message (try 'perfring CMD --help')" on stderr; returns EXIT_USAGE. */
