@@ -1,15 +1,652 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* `perfring trace`: placeholder while it is being written. */
+/*
+ * `perfring trace`: any tracepoints, through one generic BPF program and a
+ * perf event array, read by perfring's reader and decoded from the
+ * tracepoints' formats. Without -e and without a command it traces a small
+ * built-in workload (exec, exit, openat): the README's first command.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <perfring/perfring.h>
+
+#include "demo_workload.h"
 #include "tool.h"
+#include "trace_emit.h"
+#include "trace_load.h"
+#include "trace_stats.h"
+
+#define CMD "trace"
+
+/* The longest the loop blocks: how quickly a signal or the end is noticed. */
+#define TRACE_TICK_NS 100000000ull
+#define TRACE_STATUS_NS 1000000000ull
+#define TRACE_DRAIN_NS 2000000000ull
+/* The built-in workload starts a command this often. */
+#define TRACE_SPAWN_NS 150000000ull
+#define TRACE_MAX_PIDS 64
+
+static const char *const default_events[] = {
+	"sched:sched_process_exec",
+	"sched:sched_process_exit",
+	"syscalls:sys_enter_execve",
+	"syscalls:sys_enter_openat",
+};
+
+struct trace_opts {
+	const char *events[256];
+	size_t nevents;
+	uint32_t pids[TRACE_MAX_PIDS];
+	size_t npids;
+	const char *comm;
+	int cpus[4096];
+	int ncpus;
+	double duration_s; /* 0: until Ctrl-C or the command ends */
+	bool json, quiet, verbose;
+	uint64_t buffer_pages, wakeup_bytes, wakeup_events, max_delay_ms;
+	char **command;    /* after --, NULL: none */
+	bool builtin;      /* no events, no command: the built-in workload */
+};
+
+struct trace_run {
+	const struct trace_opts *o;
+	const struct trace_formats *tf;
+	struct trace_emit out;
+	struct trace_stats st;
+	struct demo_workload *w; /* the built-in workload, or NULL */
+	const struct trace_tp *exec_tp, *exit_tp;
+	pid_t child;               /* the command, or 0 */
+	int child_status;
+	bool child_done;
+	bool write_failed;
+};
+
+static volatile sig_atomic_t trace_stop;
+
+static void trace_on_signal(int sig)
+{
+	(void)sig;
+	trace_stop = 1;
+}
 
 void cmd_trace_usage(FILE *f)
 {
-	fprintf(f, "Usage: %s trace (not written yet)\n", TOOL_NAME);
+	fprintf(f,
+		"Usage: %s trace [OPTIONS] [-e TRACEPOINT]... [-- COMMAND [ARG]...]\n\n"
+		"Trace tracepoints: one BPF program copies each event's record into a perf event\n"
+		"array, perfring reads the rings and decodes the fields from the tracepoint's\n"
+		"format in tracefs (integers, arrays, strings, pointers; the strings a syscall's\n"
+		"arguments point to, such as file names and exec arguments, are read at the\n"
+		"event). Prints one line per event and a summary on stderr. Needs root.\n\n"
+		"With no -e the events are sched:sched_process_exec, sched:sched_process_exit,\n"
+		"syscalls:sys_enter_execve and syscalls:sys_enter_openat. With neither -e nor a\n"
+		"COMMAND, a small built-in workload runs for 3 seconds and only it is traced.\n\n"
+		"Options:\n"
+		"  -e, --event SYS:NAME     a tracepoint; NAME and SYS may be globs\n"
+		"                           (syscalls:sys_enter_open*); repeat for more\n"
+		"  -p, --pid PID[,PID...]   only these processes (thread group ids)\n"
+		"      --comm NAME          only tasks whose command name (comm) is NAME\n"
+		"  -C, --cpu LIST           only these CPUs, e.g. 0,2-3\n"
+		"  -d, --duration SEC       stop after SEC seconds (default: at Ctrl-C, or when\n"
+		"                           COMMAND exits; 3 for the built-in workload)\n"
+		"  -- COMMAND [ARG]...      run COMMAND and trace it and its children only\n"
+		"  -j, --json               one JSON object per event, fields typed\n"
+		"  -q, --quiet              no events, only the summary\n"
+		"  -b, --buffer-pages N     ring size per CPU in pages, a power of two (default 256)\n"
+		"      --wakeup-bytes N     wake the reader when N bytes wait in a ring\n"
+		"                           (default: a quarter of the ring)\n"
+		"      --wakeup-events N    wake the reader every N events instead\n"
+		"      --max-delay-ms MS    deliver an event at most MS ms after it happened even\n"
+		"                           below the wakeup threshold (default 100; 0: no bound)\n"
+		"  -v, --verbose            show libbpf's and perfring's log messages\n"
+		"  -h, --help               show this help\n\n"
+		"Ctrl-C (SIGINT) or SIGTERM stops after the events already in the rings are\n"
+		"printed. On a terminal a status line on stderr shows events/s, lost events and\n"
+		"each CPU's backlog. Exit status: 0 on success, 1 when tracing cannot run (not\n"
+		"root, an unknown tracepoint), 2 for a bad command line.\n",
+		TOOL_NAME);
+}
+
+enum { OPT_WAKEUP_BYTES = 256, OPT_WAKEUP_EVENTS, OPT_MAX_DELAY, OPT_COMM };
+
+static int parse_pids(const char *arg, struct trace_opts *o)
+{
+	char buf[1024], *tok, *save = NULL;
+	uint64_t v;
+
+	if (strlen(arg) >= sizeof(buf))
+		return tool_usage_error(CMD, "--pid: list too long");
+	strcpy(buf, arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!tool_parse_u64(tok, 1, 0x3fffffff, &v))
+			return tool_usage_error(CMD, "--pid wants process ids, not '%s'", tok);
+		if (o->npids == TRACE_MAX_PIDS)
+			return tool_usage_error(CMD, "--pid: at most %d processes", TRACE_MAX_PIDS);
+		if (kill((pid_t)v, 0) != 0 && errno == ESRCH)
+			return tool_usage_error(CMD, "--pid %llu: no such process", (unsigned long long)v);
+		o->pids[o->npids++] = (uint32_t)v;
+	}
+	if (!o->npids)
+		return tool_usage_error(CMD, "--pid wants process ids, not '%s'", arg);
+	return 0;
+}
+
+static int trace_parse(int argc, char **argv, struct trace_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "buffer-pages", required_argument, NULL, 'b' },
+		{ "wakeup-bytes", required_argument, NULL, OPT_WAKEUP_BYTES },
+		{ "wakeup-events", required_argument, NULL, OPT_WAKEUP_EVENTS },
+		{ "max-delay-ms", required_argument, NULL, OPT_MAX_DELAY },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, idx, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->max_delay_ms = 100;
+	o->buffer_pages = 256;
+	opterr = 0; /* our own one-line messages */
+	optind = 1;
+	/* '+': stop at the first non-option, so COMMAND's own options are its own. */
+	while ((c = getopt_long(argc, argv, "+:e:p:C:d:jqb:vh", longopts, &idx)) != -1) {
+		switch (c) {
+		case 'e':
+			if (o->nevents == sizeof(o->events) / sizeof(o->events[0]))
+				return tool_usage_error(CMD, "too many -e options");
+			o->events[o->nevents++] = optarg;
+			break;
+		case 'p':
+			ret = parse_pids(optarg, o);
+			if (ret)
+				return ret;
+			break;
+		case OPT_COMM:
+			if (!*optarg || strlen(optarg) >= TRACE_COMM_LEN)
+				return tool_usage_error(CMD, "--comm wants a command name of 1 to %d characters, not '%s'",
+							TRACE_COMM_LEN - 1, optarg);
+			o->comm = optarg;
+			break;
+		case 'C':
+			o->ncpus = perfring_parse_cpu_list(optarg, o->cpus, sizeof(o->cpus) / sizeof(o->cpus[0]));
+			if (o->ncpus <= 0)
+				return tool_usage_error(CMD, "--cpu wants a CPU list such as 0,2-3, not '%s'", optarg);
+			break;
+		case 'd':
+			if (!tool_parse_seconds(optarg, 0.01, 86400 * 365, &o->duration_s))
+				return tool_usage_error(CMD, "--duration wants seconds (0.01 or more), not '%s'", optarg);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'b':
+			if (!tool_parse_u64(optarg, 1, 1u << 20, &o->buffer_pages) ||
+			    (o->buffer_pages & (o->buffer_pages - 1)))
+				return tool_usage_error(CMD, "--buffer-pages wants a power of two, not '%s'", optarg);
+			break;
+		case OPT_WAKEUP_BYTES:
+			if (!tool_parse_u64(optarg, 1, UINT32_MAX, &o->wakeup_bytes))
+				return tool_usage_error(CMD, "--wakeup-bytes wants a number of bytes, not '%s'", optarg);
+			break;
+		case OPT_WAKEUP_EVENTS:
+			if (!tool_parse_u64(optarg, 1, UINT32_MAX, &o->wakeup_events))
+				return tool_usage_error(CMD, "--wakeup-events wants a number of events, not '%s'", optarg);
+			break;
+		case OPT_MAX_DELAY:
+			if (!tool_parse_u64(optarg, 0, 3600 * 1000, &o->max_delay_ms))
+				return tool_usage_error(CMD, "--max-delay-ms wants milliseconds, not '%s'", optarg);
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			cmd_trace_usage(stdout);
+			return -1;
+		default: /* ':' (a value missing) or '?' (an unknown option) */
+			return tool_option_error(CMD, c, argv);
+		}
+	}
+	if (optind < argc) {
+		/* getopt leaves "--" out; anything left is the command. */
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return tool_usage_error(CMD, "unexpected argument '%s' (a command goes after --)", argv[optind]);
+		o->command = &argv[optind];
+	} else if (strcmp(argv[optind - 1], "--") == 0 && optind > 1) {
+		return tool_usage_error(CMD, "-- must be followed by a command");
+	}
+	if (o->wakeup_bytes && o->wakeup_events)
+		return tool_usage_error(CMD, "give --wakeup-bytes or --wakeup-events, not both");
+	if (o->wakeup_bytes && o->wakeup_bytes >= o->buffer_pages * perfring_page_size())
+		return tool_usage_error(CMD, "--wakeup-bytes %llu is not smaller than the ring (%llu bytes)",
+					(unsigned long long)o->wakeup_bytes,
+					(unsigned long long)(o->buffer_pages * perfring_page_size()));
+	if (o->command && o->npids)
+		return tool_usage_error(CMD, "give --pid or a command, not both");
+	o->builtin = !o->nevents && !o->command;
+	if (o->builtin && o->npids)
+		o->builtin = false; /* default events for these processes */
+	if (o->builtin && !o->duration_s)
+		o->duration_s = 3.0;
+	return 0;
+}
+
+/* Fork COMMAND, stopped before exec until trace_command_release(), so that
+ * its pid can join the filter before it runs. */
+static pid_t trace_command_fork(char **command, int *go_fd, int *err_fd)
+{
+	int go[2], err[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int e;
+
+		close(go[1]);
+		close(err[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(command[0], command);
+		e = errno;
+		if (write(err[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(err[1]);
+	*go_fd = go[1];
+	*err_fd = err[0];
+	return pid;
+}
+
+/* Let the command run; 0, or the errno of a failed exec. */
+static int trace_command_release(int go_fd, int err_fd)
+{
+	int e = 0;
+
+	if (write(go_fd, "g", 1) != 1)
+		e = errno;
+	close(go_fd);
+	/* The error pipe closes at a successful exec; an exec error comes through it. */
+	if (read(err_fd, &e, sizeof(e)) != sizeof(e))
+		e = 0;
+	close(err_fd);
+	return e;
+}
+
+static int on_event(const struct perfring_event *ev, void *ctx)
+{
+	struct trace_run *run = ctx;
+	struct trace_sample s;
+	const char *why;
+	uint64_t now = tool_now_ns();
+
+	if (ev->kind == PERFRING_EVENT_LOST) {
+		run->st.lost += ev->lost;
+		if (!run->o->quiet)
+			trace_emit_lost(&run->out, ev->cpu, ev->lost, now);
+		return PERFRING_CONTINUE;
+	}
+	if (ev->kind != PERFRING_EVENT_SAMPLE)
+		return PERFRING_CONTINUE;
+	/* The reader linearizes (opts.linearize): one span. */
+	if (trace_sample_parse(run->tf, ev->data, ev->size, &s, &why)) {
+		run->st.malformed++;
+		if (run->o->verbose)
+			tool_error(CMD, "cpu %d: a malformed sample of %zu bytes: %s", ev->cpu, ev->size, why);
+		return PERFRING_CONTINUE;
+	}
+	trace_stats_event(&run->st, (size_t)(s.tp - trace_formats_get(run->tf, 0)),
+			  now > s.hdr.time_ns ? now - s.hdr.time_ns : 0);
+	if (run->w && (s.tp == run->exec_tp || (s.tp == run->exit_tp && s.hdr.pid == s.hdr.tid))) {
+		struct demo_child *c = demo_workload_find(run->w, (pid_t)s.hdr.pid);
+
+		if (c && s.tp == run->exec_tp)
+			c->seen_exec = true;
+		else if (c)
+			c->seen_exit = true;
+	}
+	if (!run->o->quiet)
+		trace_emit_event(&run->out, &s, ev->cpu);
+	return PERFRING_CONTINUE;
+}
+
+static int poll_once(struct perfring_reader *rd, struct trace_run *run, uint64_t wait_ns)
+{
+	int ret = perfring_reader_poll(rd, (int64_t)wait_ns, on_event, run);
+
+	if (ret > 0)
+		run->st.batches++;
+	if (fflush(stdout) != 0 && !run->write_failed) {
+		run->write_failed = true; /* e.g. `| head` went away: stop */
+		trace_stop = 1;
+	}
+	if (ret < 0 && ret != -ETIMEDOUT && ret != -EINTR && ret != -PERFRING_EFLUSHED)
+		return tool_error(CMD, "reading the rings failed: %s",
+				  *perfring_errmsg() ? perfring_errmsg() : perfring_strerror(ret));
+	return ret == -PERFRING_EFLUSHED ? -1 : 0;
+}
+
+/* Deliver everything written so far: flush, then poll until the reader
+ * reports the flush complete. */
+static int trace_drain(struct perfring_reader *rd, struct trace_run *run)
+{
+	uint64_t deadline = tool_now_ns() + TRACE_DRAIN_NS;
+	int ret;
+
+	perfring_reader_flush(rd);
+	for (;;) {
+		ret = poll_once(rd, run, TRACE_TICK_NS);
+		if (ret < 0)
+			return 0;
+		if (ret > 0)
+			return ret;
+		if (tool_now_ns() > deadline)
+			return tool_error(CMD, "draining the rings did not finish in %llu ms",
+					  (unsigned long long)(TRACE_DRAIN_NS / 1000000));
+	}
+}
+
+static void reap_child(struct trace_run *run, bool block)
+{
+	int status;
+
+	if (!run->child || run->child_done)
+		return;
+	if (waitpid(run->child, &status, block ? 0 : WNOHANG) == run->child) {
+		run->child_done = true;
+		run->child_status = status;
+	}
+}
+
+static int trace_loop(struct perfring_reader *rd, struct trace_run *run, bool status_line)
+{
+	const struct trace_opts *o = run->o;
+	uint64_t start = run->st.start_ns, now, wait, next_spawn = start;
+	uint64_t end = o->duration_s ? start + (uint64_t)(o->duration_s * 1e9) : UINT64_MAX;
+	uint64_t next_status = start + TRACE_STATUS_NS;
+	int ret;
+
+	for (;;) {
+		now = tool_now_ns();
+		if (trace_stop)
+			break;
+		if (run->w) {
+			if (now >= next_spawn && now < end) {
+				ret = demo_workload_spawn(run->w);
+				if (ret && o->verbose)
+					tool_error(CMD, "starting a command failed: %s", strerror(-ret));
+				next_spawn += TRACE_SPAWN_NS;
+			}
+			demo_workload_reap(run->w, false);
+			if (now >= end && !run->w->running)
+				break;
+		} else if (now >= end) {
+			break;
+		}
+		reap_child(run, false);
+		if (run->child && run->child_done)
+			break;
+		if (status_line && now >= next_status) {
+			trace_stats_status(&run->st, rd, stderr, now);
+			next_status = now + TRACE_STATUS_NS;
+		}
+		wait = TRACE_TICK_NS;
+		if (run->w && next_spawn > now && next_spawn - now < wait)
+			wait = next_spawn - now;
+		if (end != UINT64_MAX && end > now && end - now < wait)
+			wait = end - now;
+		ret = poll_once(rd, run, wait);
+		if (ret > 0)
+			return ret;
+	}
+	if (run->w) {
+		if (trace_stop)
+			demo_workload_kill(run->w, SIGTERM);
+		demo_workload_reap(run->w, true);
+	}
+	if (status_line)
+		trace_stats_status_clear(stderr);
+	return trace_drain(rd, run);
+}
+
+static void trace_log(enum perfring_log_level level, const char *msg, void *ctx)
+{
+	static const char *const names[] = { "error", "warning", "info", "debug" };
+
+	(void)ctx;
+	fprintf(stderr, "libperfring %s: %s\n", names[level <= PERFRING_LOG_DEBUG ? level : PERFRING_LOG_DEBUG], msg);
+}
+
+static void reader_opts(const struct trace_opts *o, struct perfring_reader_opts *ro)
+{
+	/* The batching policy: a watermark at a quarter of the ring, and a
+	 * bound on how long an event may wait below it. */
+	ro->buffer_pages = o->buffer_pages;
+	ro->max_delay_ns = o->max_delay_ms * 1000000ull;
+	ro->linearize = true; /* the decoder wants each sample in one piece */
+	if (o->ncpus > 0) {
+		ro->cpus = o->cpus;
+		ro->cpu_cnt = (size_t)o->ncpus;
+	}
+	if (o->wakeup_events)
+		ro->wakeup_events = (uint32_t)o->wakeup_events;
+	else if (o->wakeup_bytes)
+		ro->wakeup_bytes = (uint32_t)o->wakeup_bytes;
+	else
+		ro->wakeup_bytes = (uint32_t)(o->buffer_pages * perfring_page_size() / 4);
+	if (ro->wakeup_bytes == 0)
+		ro->wakeup_events = 1;
+}
+
+static void print_workload_check(const struct demo_workload *w)
+{
+	size_t i, exec_seen = 0, exit_seen = 0;
+
+	for (i = 0; i < w->nchildren; i++) {
+		exec_seen += w->children[i].seen_exec;
+		exit_seen += w->children[i].seen_exit;
+	}
+	fprintf(stderr, "  workload: %zu commands run, exec seen for %zu, exit seen for %zu\n", w->nchildren,
+		exec_seen, exit_seen);
+}
+
+static int trace_events(struct trace_formats *tf, const struct trace_opts *o, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (!o->nevents) {
+		for (i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
+			if (trace_formats_add(tf, default_events[i], err, errlen) < 0)
+				return -1;
+		return 0;
+	}
+	for (i = 0; i < o->nevents; i++)
+		if (trace_formats_add(tf, o->events[i], err, errlen) < 0)
+			return -1;
+	return 0;
 }
 
 int cmd_trace(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return tool_error("trace", "not written yet");
+	struct perfring_reader_opts ro = PERFRING_OPTS_INIT(perfring_reader_opts);
+	struct trace_filters filt = { 0 };
+	struct perfring_reader *rd = NULL;
+	struct trace_formats *tf = NULL;
+	struct trace_bpf *skel = NULL;
+	struct trace_counts prog = { 0 };
+	struct demo_workload w;
+	struct trace_run run;
+	struct trace_opts o;
+	struct sigaction sa;
+	int ret, go_fd = -1, err_fd = -1, width = 5;
+	bool status_line, have_workload = false;
+	char err[1024];
+	size_t i;
+
+	ret = trace_parse(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? EXIT_OK : ret;
+	if (o.verbose)
+		perfring_set_log(trace_log, PERFRING_LOG_INFO, NULL);
+	memset(&run, 0, sizeof(run));
+	run.o = &o;
+
+	tf = trace_formats_new();
+	if (!tf)
+		return tool_error(CMD, "out of memory");
+	if (trace_events(tf, &o, err, sizeof(err))) {
+		ret = tool_error(CMD, "%s", err);
+		goto out;
+	}
+	run.tf = tf;
+
+	filt.exclude_tgid = (uint32_t)getpid();
+	if (o.npids)
+		filt.flags |= TRACE_FILTER_PID;
+	if (o.command || o.builtin)
+		filt.flags |= TRACE_FILTER_PID | TRACE_FILTER_FOLLOW;
+	if (o.comm) {
+		filt.flags |= TRACE_FILTER_COMM;
+		filt.comm = o.comm;
+	}
+	if (o.ncpus > 0) {
+		filt.flags |= TRACE_FILTER_CPU;
+		filt.cpus = o.cpus;
+		filt.ncpus = (size_t)o.ncpus;
+	}
+	skel = trace_load(&filt, o.verbose, err, sizeof(err));
+	if (!skel) {
+		ret = tool_error(CMD, "%s", err);
+		goto out;
+	}
+	for (i = 0; i < o.npids; i++)
+		trace_add_pid(skel, o.pids[i]);
+	if (o.builtin)
+		trace_add_pid(skel, (uint32_t)getpid()); /* its children: the workload */
+
+	reader_opts(&o, &ro);
+	ro.max_sample_size = TRACE_SAMPLE_MAX;
+	rd = perfring_reader_new_bpf(trace_events_fd(skel), &ro);
+	if (!rd) {
+		ret = errno;
+		ret = tool_error(CMD, "creating the reader failed: %s", *perfring_errmsg() ? perfring_errmsg() : strerror(ret));
+		goto out;
+	}
+	if (o.command) {
+		run.child = trace_command_fork(o.command, &go_fd, &err_fd);
+		if (run.child < 0) {
+			run.child = 0;
+			ret = tool_error(CMD, "starting %s failed: %s", o.command[0], strerror(errno));
+			goto out;
+		}
+		trace_add_pid(skel, (uint32_t)run.child);
+	}
+	if (trace_attach(skel, tf, err, sizeof(err))) {
+		ret = tool_error(CMD, "%s", err);
+		goto out;
+	}
+	if (o.builtin) {
+		ret = demo_workload_init(&w);
+		if (ret) {
+			ret = tool_error(CMD, "creating a temporary file in /tmp failed: %s", strerror(-ret));
+			goto out;
+		}
+		have_workload = true;
+		run.w = &w;
+		run.exec_tp = trace_formats_get(tf, 0); /* the default events, in order */
+		run.exit_tp = trace_formats_get(tf, 1);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = trace_on_signal; /* no SA_RESTART: a blocked poll returns early */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN); /* a closed stdout is seen as a write error */
+
+	for (i = 0; i < trace_formats_count(tf); i++) {
+		int n = (int)strlen(trace_formats_get(tf, i)->name);
+
+		width = n > width ? n : width;
+	}
+	run.out = (struct trace_emit){ .f = stdout, .json = o.json, .name_width = width };
+	if (!o.quiet && !o.json) {
+		fprintf(stderr, "perfring trace: %zu tracepoint%s", trace_formats_count(tf),
+			trace_formats_count(tf) == 1 ? "" : "s");
+		if (o.builtin)
+			fprintf(stderr, " of a built-in workload (short commands, one every %llu ms) for %.1f s",
+				(unsigned long long)(TRACE_SPAWN_NS / 1000000), o.duration_s);
+		else if (o.command)
+			fprintf(stderr, " of %s and its children", o.command[0]);
+		fprintf(stderr, "; Ctrl-C to stop\n");
+		trace_emit_header(&run.out);
+	}
+	fflush(stdout);
+	status_line = !o.quiet && isatty(STDERR_FILENO);
+
+	run.out.start_ns = tool_now_ns();
+	if (trace_stats_init(&run.st, trace_formats_count(tf), run.out.start_ns)) {
+		ret = tool_error(CMD, "out of memory");
+		goto out;
+	}
+	if (o.command) {
+		ret = trace_command_release(go_fd, err_fd);
+		go_fd = err_fd = -1;
+		if (ret) {
+			reap_child(&run, true);
+			run.child = 0;
+			ret = tool_error(CMD, "cannot run '%s': %s", o.command[0], strerror(ret));
+			goto out_stats;
+		}
+	}
+	ret = trace_loop(rd, &run, status_line);
+	if (trace_stop && !run.write_failed)
+		fprintf(stderr, "(interrupted)\n");
+	trace_counts(skel, &prog);
+	trace_stats_summary(&run.st, rd, tf, &prog, &ro, stderr, tool_now_ns());
+	if (have_workload)
+		print_workload_check(&w);
+	if (run.child && run.child_done) {
+		if (WIFEXITED(run.child_status))
+			fprintf(stderr, "  command: %s exited with status %d\n", o.command[0], WEXITSTATUS(run.child_status));
+		else if (WIFSIGNALED(run.child_status))
+			fprintf(stderr, "  command: %s killed by signal %d\n", o.command[0], WTERMSIG(run.child_status));
+	}
+	if (ret == EXIT_OK && have_workload && w.nchildren && !run.st.events)
+		ret = tool_error(CMD, "no event arrived: the BPF program or the reader is not working");
+out_stats:
+	trace_stats_fini(&run.st);
+out:
+	if (go_fd >= 0) {
+		close(go_fd); /* the stopped command reads EOF and exits */
+		close(err_fd);
+		reap_child(&run, true);
+	}
+	if (have_workload)
+		demo_workload_fini(&w);
+	perfring_reader_free(rd);
+	trace_unload(skel);
+	trace_formats_free(tf);
+	return ret;
 }

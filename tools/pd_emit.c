@@ -96,6 +96,12 @@ void pd_emit_str(struct pd_emit *e, const char *key, const char *s)
 			fputc(*p, e->f);
 }
 
+void pd_emit_null(struct pd_emit *e, const char *key)
+{
+	pd_key(e, key);
+	fputs(e->json ? "null" : "?", e->f);
+}
+
 void pd_emit_hex(struct pd_emit *e, const char *key, const void *data, uint64_t len)
 {
 	const uint8_t *b = data;

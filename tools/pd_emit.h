@@ -28,6 +28,8 @@ void pd_emit_x64(struct pd_emit *e, const char *key, uint64_t v);
 void pd_emit_bool(struct pd_emit *e, const char *key, bool v);
 /* A string (JSON-escaped; in text quoted when it holds blanks or quotes). */
 void pd_emit_str(struct pd_emit *e, const char *key, const char *s);
+/* No value: null in JSON, "?" in text. */
+void pd_emit_null(struct pd_emit *e, const char *key);
 /* Bytes as a hex string. */
 void pd_emit_hex(struct pd_emit *e, const char *key, const void *data, uint64_t len);
 

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Tracepoint formats for `perfring trace`, through libtracefs (where tracefs
+ * is, and mounting it) and libtraceevent (parsing the format files), the
+ * libraries perf and trace-cmd use. Only the tool uses them; the perfring
+ * library does not depend on either.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "trace_format.h"
+
+/* Tracepoint ids are 16-bit (common_type is an unsigned short). */
+#define TRACE_ID_SLOTS 65536
+
+struct trace_formats {
+	struct tep_handle *tep;
+	const char *tracefs;
+	struct trace_tp *tps;
+	size_t ntps, cap;
+	int32_t *by_id; /* id -> index in tps, or -1 */
+};
+
+static void fmt_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+struct trace_formats *trace_formats_new(void)
+{
+	struct trace_formats *tf = calloc(1, sizeof(*tf));
+
+	if (!tf)
+		return NULL;
+	tf->tep = tep_alloc();
+	tf->by_id = malloc(TRACE_ID_SLOTS * sizeof(*tf->by_id));
+	if (!tf->tep || !tf->by_id) {
+		trace_formats_free(tf);
+		return NULL;
+	}
+	tep_set_long_size(tf->tep, sizeof(long));
+	memset(tf->by_id, 0xff, TRACE_ID_SLOTS * sizeof(*tf->by_id));
+	return tf;
+}
+
+void trace_formats_free(struct trace_formats *tf)
+{
+	size_t i;
+
+	if (!tf)
+		return;
+	for (i = 0; i < tf->ntps; i++) {
+		free(tf->tps[i].system);
+		free(tf->tps[i].name);
+		free(tf->tps[i].full);
+		free(tf->tps[i].fields);
+	}
+	free(tf->tps);
+	free(tf->by_id);
+	if (tf->tep)
+		tep_free(tf->tep);
+	free(tf);
+}
+
+const char *trace_formats_tracefs(struct trace_formats *tf, char *err, size_t errlen)
+{
+	if (!tf->tracefs) {
+		errno = 0;
+		/* Finds tracefs, and mounts it at /sys/kernel/tracing when it is not mounted. */
+		tf->tracefs = tracefs_tracing_dir();
+		if (!tf->tracefs) {
+			int e = errno ? errno : ENOENT;
+
+			fmt_err(err, errlen, "no tracefs: not mounted and it could not be mounted at /sys/kernel/tracing (%s)%s",
+				strerror(e), e == EPERM || e == EACCES ? "; run as root" : "");
+		}
+	}
+	return tf->tracefs;
+}
+
+/* The width and sign a C type name implies, for types the kernel stores in
+ * a wider slot (syscall arguments are all 8 bytes, marked unsigned, even an
+ * "int dfd"). False for types it does not know. */
+static bool type_natural(const char *type, unsigned int *bytes, bool *is_signed)
+{
+	static const struct {
+		const char *name;
+		unsigned char bytes;
+		bool is_signed;
+	} types[] = {
+		{ "char", 1, true },		{ "signed char", 1, true },	 { "unsigned char", 1, false },
+		{ "u8", 1, false },		{ "__u8", 1, false },		 { "s8", 1, true },
+		{ "__s8", 1, true },		{ "bool", 1, false },		 { "short", 2, true },
+		{ "unsigned short", 2, false }, { "u16", 2, false },		 { "__u16", 2, false },
+		{ "s16", 2, true },		{ "__s16", 2, true },		 { "int", 4, true },
+		{ "signed int", 4, true },	{ "unsigned int", 4, false },	 { "unsigned", 4, false },
+		{ "u32", 4, false },		{ "__u32", 4, false },		 { "s32", 4, true },
+		{ "__s32", 4, true },		{ "pid_t", 4, true },		 { "uid_t", 4, false },
+		{ "gid_t", 4, false },		{ "key_serial_t", 4, true },	 { "clockid_t", 4, true },
+		{ "timer_t", 4, true },		{ "mqd_t", 4, true },		 { "qid_t", 4, false },
+		{ "rwf_t", 4, false },		{ "umode_t", 2, false },	 { "u64", 8, false },
+		{ "__u64", 8, false },		{ "s64", 8, true },		 { "__s64", 8, true },
+		{ "long", 8, true },		{ "unsigned long", 8, false },	 { "long long", 8, true },
+		{ "unsigned long long", 8, false }, { "loff_t", 8, true },	 { "off_t", 8, true },
+		{ "size_t", 8, false },		{ "ssize_t", 8, true },		 { "time_t", 8, true },
+	};
+	char buf[64];
+	const char *t = type;
+	size_t i, n;
+
+	while (strncmp(t, "const ", 6) == 0 || strncmp(t, "volatile ", 9) == 0)
+		t += t[0] == 'c' ? 6 : 9;
+	n = strlen(t);
+	while (n && t[n - 1] == ' ')
+		n--;
+	if (n >= sizeof(buf))
+		return false;
+	memcpy(buf, t, n);
+	buf[n] = '\0';
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (strcmp(buf, types[i].name) == 0) {
+			*bytes = types[i].bytes;
+			*is_signed = types[i].is_signed;
+			if (types[i].bytes == 8 && sizeof(long) == 4 && strstr(buf, "long") && !strstr(buf, "long long"))
+				*bytes = 4;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The element type of "__data_loc u32[]" / "u8 addr[4]": the type before the brackets. */
+static void elem_type(const char *type, char *out, size_t len)
+{
+	const char *t = type, *end;
+	size_t n;
+
+	if (strncmp(t, "__data_loc ", 11) == 0)
+		t += 11;
+	else if (strncmp(t, "__rel_loc ", 10) == 0)
+		t += 10;
+	end = strchr(t, '[');
+	n = end ? (size_t)(end - t) : strlen(t);
+	while (n && t[n - 1] == ' ')
+		n--;
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, t, n);
+	out[n] = '\0';
+}
+
+static bool is_char_type(const char *t)
+{
+	return strcmp(t, "char") == 0 || strcmp(t, "const char") == 0 || strcmp(t, "signed char") == 0 ||
+	       strcmp(t, "unsigned char") == 0;
+}
+
+/* Whether type is want, spaces aside (libtraceevent writes "const char * const *"). */
+static bool type_is(const char *type, const char *want)
+{
+	for (;;) {
+		while (*type == ' ')
+			type++;
+		while (*want == ' ')
+			want++;
+		if (*type != *want)
+			return false;
+		if (!*type)
+			return true;
+		type++;
+		want++;
+	}
+}
+
+/* Syscall arguments that point to a string the program should read: a
+ * const char * except write()'s and friends' byte buffers. */
+static bool is_user_string(const struct trace_tp *tp, const struct tep_format_field *f)
+{
+	return strcmp(tp->system, "syscalls") == 0 && type_is(f->type, "const char *") &&
+	       strcmp(f->name, "buf") != 0 && strcmp(f->name, "ubuf") != 0;
+}
+
+/* A NULL-terminated argument vector (execve's argv; not envp, which is long and rarely wanted). */
+static bool is_user_strings(const struct trace_tp *tp, const struct tep_format_field *f)
+{
+	return strcmp(tp->system, "syscalls") == 0 && type_is(f->type, "const char *const *") &&
+	       strcmp(f->name, "argv") == 0;
+}
+
+static int classify(struct trace_tp *tp, const struct tep_format_field *f, struct trace_field *out, char *err,
+		    size_t errlen)
+{
+	char et[64];
+	unsigned int bytes;
+	bool sgn;
+
+	*out = (struct trace_field){ .name = f->name, .type = f->type, .offset = f->offset, .size = f->size,
+				     .is_signed = f->flags & TEP_FIELD_IS_SIGNED };
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		struct trace_cfg *c = &tp->cfg;
+
+		if (c->n_dyn >= TRACE_MAX_DYN) {
+			fmt_err(err, errlen, "tracepoint %s has more than %d dynamic fields", tp->full, TRACE_MAX_DYN);
+			return -1;
+		}
+		out->relative = f->flags & TEP_FIELD_IS_RELATIVE;
+		c->dyn_off[c->n_dyn] = f->offset;
+		c->dyn_kind[c->n_dyn] = out->relative ? TRACE_DYN_REL_LOC : TRACE_DYN_DATA_LOC;
+		c->n_dyn++;
+		elem_type(f->type, et, sizeof(et));
+		if (is_char_type(et)) {
+			out->kind = TF_DYN_STRING;
+			return 0;
+		}
+		out->kind = TF_DYN_ARRAY;
+		out->elem_size = type_natural(et, &bytes, &sgn) ? bytes : 1;
+		out->is_signed = type_natural(et, &bytes, &sgn) ? sgn : false;
+		return 0;
+	}
+	if (f->flags & TEP_FIELD_IS_ARRAY) {
+		elem_type(f->type, et, sizeof(et));
+		if (is_char_type(et) && strcmp(et, "unsigned char") != 0) {
+			out->kind = TF_CHARS;
+			return 0;
+		}
+		out->kind = TF_ARRAY;
+		out->elem_size = f->arraylen ? f->size / f->arraylen : 1;
+		if (type_natural(et, &bytes, &sgn) && bytes == out->elem_size)
+			out->is_signed = sgn;
+		if (out->elem_size != 1 && out->elem_size != 2 && out->elem_size != 4 && out->elem_size != 8)
+			out->elem_size = 1; /* an array of structs: its bytes */
+		return 0;
+	}
+	if (f->flags & TEP_FIELD_IS_POINTER) {
+		struct trace_cfg *c = &tp->cfg;
+		bool one = is_user_string(tp, f), many = !one && is_user_strings(tp, f);
+
+		out->kind = TF_POINTER;
+		if ((one || many) && c->n_ustr < TRACE_MAX_USTR && f->size == 8) {
+			out->kind = one ? TF_USER_STRING : TF_USER_STRINGS;
+			out->ustr = c->n_ustr;
+			c->ustr_off[c->n_ustr] = f->offset;
+			c->ustr_kind[c->n_ustr] = one ? TRACE_USTR_STRING : TRACE_USTR_ARRAY;
+			c->n_ustr++;
+		}
+		return 0;
+	}
+	out->kind = TF_INT;
+	out->elem_size = f->size;
+	if (type_natural(f->type, &bytes, &sgn) && (int)bytes <= f->size) {
+		out->elem_size = bytes;
+		out->is_signed = sgn;
+	}
+	if (out->elem_size != 1 && out->elem_size != 2 && out->elem_size != 4 && out->elem_size != 8) {
+		/* An odd-sized blob (a struct by value): show its bytes. */
+		out->kind = TF_ARRAY;
+		out->elem_size = 1;
+		out->is_signed = false;
+	}
+	return 0;
+}
+
+static int add_event(struct trace_formats *tf, const char *sys, const char *name, char *err, size_t errlen)
+{
+	struct tep_format_field **fields = NULL, *cf;
+	struct tep_event *ev;
+	struct trace_tp *tp;
+	char *buf;
+	int size = 0, i, n;
+	unsigned int end = 0;
+
+	ev = tep_find_event_by_name(tf->tep, sys, name);
+	if (ev && tf->by_id[ev->id & 0xffff] >= 0)
+		return 0; /* already added */
+	if (!ev) {
+		errno = 0;
+		buf = tracefs_event_file_read(NULL, sys, name, "format", &size);
+		if (!buf) {
+			int e = errno;
+
+			if (e == EACCES || e == EPERM)
+				fmt_err(err, errlen, "cannot read the format of tracepoint %s:%s in %s: %s; run as root", sys,
+					name, tf->tracefs, strerror(e));
+			else
+				fmt_err(err, errlen, "unknown tracepoint '%s:%s' (no %s/events/%s/%s; see %s/available_events)",
+					sys, name, tf->tracefs, sys, name, tf->tracefs);
+			return -1;
+		}
+		n = tep_parse_event(tf->tep, buf, size, sys);
+		free(buf);
+		if (n != 0) {
+			fmt_err(err, errlen, "cannot parse the format of tracepoint %s:%s (libtraceevent error %d)", sys, name, n);
+			return -1;
+		}
+		ev = tep_find_event_by_name(tf->tep, sys, name);
+		if (!ev) {
+			fmt_err(err, errlen, "tracepoint %s:%s: parsed, but libtraceevent does not find it", sys, name);
+			return -1;
+		}
+	}
+	if (tf->ntps == tf->cap) {
+		size_t cap = tf->cap ? tf->cap * 2 : 16;
+		struct trace_tp *p = realloc(tf->tps, cap * sizeof(*p));
+
+		if (!p)
+			goto nomem;
+		tf->tps = p;
+		tf->cap = cap;
+	}
+	tp = &tf->tps[tf->ntps];
+	*tp = (struct trace_tp){ .id = ev->id };
+	tp->system = strdup(sys);
+	tp->name = strdup(name);
+	if (!tp->system || !tp->name || asprintf(&tp->full, "%s:%s", sys, name) < 0)
+		goto nomem_tp;
+	fields = tep_event_fields(ev);
+	if (!fields && ev->format.nr_fields)
+		goto nomem_tp;
+	tp->fields = calloc(ev->format.nr_fields + 1, sizeof(*tp->fields));
+	if (!tp->fields)
+		goto nomem_tp;
+	/* The fixed part ends after the furthest field, the common ones included. */
+	for (cf = ev->format.common_fields; cf; cf = cf->next)
+		if (cf->offset + (unsigned int)cf->size > end)
+			end = cf->offset + cf->size;
+	for (i = 0; fields && fields[i]; i++) {
+		if (classify(tp, fields[i], &tp->fields[tp->nfields], err, errlen)) {
+			free(fields);
+			free(tp->system);
+			free(tp->name);
+			free(tp->full);
+			free(tp->fields);
+			return -1;
+		}
+		tp->nfields++;
+		if (fields[i]->offset + (unsigned)fields[i]->size > end)
+			end = fields[i]->offset + fields[i]->size;
+	}
+	free(fields);
+	if (end < 8)
+		end = 8;
+	tp->cfg.fixed_size = end;
+	tf->by_id[tp->id & 0xffff] = (int32_t)tf->ntps;
+	tf->ntps++;
+	return 1;
+nomem_tp:
+	free(fields);
+	free(tp->system);
+	free(tp->name);
+	free(tp->full);
+	free(tp->fields);
+nomem:
+	fmt_err(err, errlen, "out of memory");
+	return -1;
+}
+
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static void free_list(char **list)
+{
+	tracefs_list_free(list);
+}
+
+/* Every system matching sys_glob, then every event in it matching name_glob. */
+static int add_glob(struct trace_formats *tf, const char *sys_glob, const char *name_glob, char *err, size_t errlen)
+{
+	char **systems, **events;
+	int added = 0, matched = 0, r;
+	size_t i, j;
+
+	systems = tracefs_event_systems(tf->tracefs);
+	if (!systems) {
+		fmt_err(err, errlen, "cannot list %s/events: %s", tf->tracefs, strerror(errno ? errno : ENOENT));
+		return -1;
+	}
+	for (i = 0; systems[i]; i++) {
+		if (fnmatch(sys_glob, systems[i], 0) != 0)
+			continue;
+		events = tracefs_system_events(tf->tracefs, systems[i]);
+		for (j = 0; events && events[j]; j++) {
+			if (fnmatch(name_glob, events[j], 0) != 0)
+				continue;
+			matched++;
+			r = add_event(tf, systems[i], events[j], err, errlen);
+			if (r < 0) {
+				free_list(events);
+				free_list(systems);
+				return -1;
+			}
+			added += r;
+		}
+		free_list(events);
+	}
+	free_list(systems);
+	if (!matched) {
+		fmt_err(err, errlen, "no tracepoint matches '%s:%s' (see %s/available_events)", sys_glob, name_glob,
+			tf->tracefs);
+		return -1;
+	}
+	return added;
+}
+
+int trace_formats_add(struct trace_formats *tf, const char *spec, char *err, size_t errlen)
+{
+	char sys[256], *name;
+	const char *sep;
+	int r;
+
+	if (!trace_formats_tracefs(tf, err, errlen))
+		return -1;
+	sep = strpbrk(spec, ":/");
+	if (!sep || sep == spec || !sep[1] || strlen(spec) >= sizeof(sys)) {
+		fmt_err(err, errlen, "'%s' is not a tracepoint: want SYSTEM:EVENT, e.g. sched:sched_process_exec", spec);
+		return -1;
+	}
+	memcpy(sys, spec, (size_t)(sep - spec));
+	sys[sep - spec] = '\0';
+	name = sys + (sep - spec) + 1;
+	strcpy(name, sep + 1);
+	if (strpbrk(name, ":/")) {
+		fmt_err(err, errlen, "'%s' is not a tracepoint: want SYSTEM:EVENT, e.g. sched:sched_process_exec", spec);
+		return -1;
+	}
+	if (has_glob(sys) || has_glob(name))
+		return add_glob(tf, sys, name, err, errlen);
+	r = add_event(tf, sys, name, err, errlen);
+	return r;
+}
+
+size_t trace_formats_count(const struct trace_formats *tf)
+{
+	return tf->ntps;
+}
+
+const struct trace_tp *trace_formats_get(const struct trace_formats *tf, size_t i)
+{
+	return i < tf->ntps ? &tf->tps[i] : NULL;
+}
+
+const struct trace_tp *trace_formats_find(const struct trace_formats *tf, uint32_t id)
+{
+	int32_t i = tf->by_id[id & 0xffff];
+
+	return i >= 0 && id < TRACE_ID_SLOTS ? &tf->tps[i] : NULL;
+}
+
+const char *trace_field_kind_name(enum trace_field_kind kind)
+{
+	switch (kind) {
+	case TF_INT: return "int";
+	case TF_CHARS: return "chars";
+	case TF_ARRAY: return "array";
+	case TF_DYN_STRING: return "dyn-string";
+	case TF_DYN_ARRAY: return "dyn-array";
+	case TF_POINTER: return "pointer";
+	case TF_USER_STRING: return "user-string";
+	case TF_USER_STRINGS: return "user-strings";
+	}
+	return "?";
+}

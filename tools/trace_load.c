@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Loading and attaching `perfring trace`'s BPF program: see trace_load.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "trace_load.h" /* first: the skeleton needs bpf/trace.h's types */
+#include "trace.skel.h"
+
+struct trace_links {
+	struct bpf_link **links;
+	size_t n;
+};
+
+static bool trace_verbose;
+/* The skeleton has no room for our links; keep them beside it. */
+static struct trace_links trace_links;
+
+/* libbpf prints to stderr by default; the tool prints one line of its own
+ * unless asked for libbpf's details. */
+static int trace_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!trace_verbose || level == LIBBPF_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void load_error(int err, const char *what, char *buf, size_t len)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		snprintf(buf, len, "%s: %s: run as root (or with CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN)", what,
+			 strerror(err));
+		break;
+	case ENOSYS:
+		snprintf(buf, len, "%s: this kernel has no BPF support (bpf() is not implemented; CONFIG_BPF_SYSCALL)",
+			 what);
+		break;
+	case ESRCH:
+	case ENOENT:
+		snprintf(buf, len, "%s: %s: this needs a kernel with BTF (/sys/kernel/btf/vmlinux) and BPF tracepoint "
+			 "support", what, strerror(err));
+		break;
+	default:
+		snprintf(buf, len, "%s: %s (run with --verbose for libbpf's messages)", what, strerror(err));
+	}
+}
+
+struct trace_bpf *trace_load(const struct trace_filters *filt, bool verbose, char *err, size_t errlen)
+{
+	struct trace_bpf *skel;
+	uint8_t one = 1;
+	size_t i;
+	int ret;
+
+	trace_verbose = verbose;
+	libbpf_set_print(trace_libbpf_print);
+	if (geteuid() != 0 && access("/sys/kernel/tracing", R_OK | X_OK) != 0 && errno == EACCES) {
+		snprintf(err, errlen, "tracing needs root (or CAP_BPF, CAP_PERFMON and read access to tracefs)");
+		return NULL;
+	}
+	skel = trace_bpf__open();
+	if (!skel) {
+		load_error(errno, "opening the BPF program failed", err, errlen);
+		return NULL;
+	}
+	skel->rodata->filter_flags = filt->flags;
+	skel->rodata->exclude_tgid = filt->exclude_tgid;
+	if (filt->comm)
+		strncpy((char *)skel->rodata->filter_comm, filt->comm, TRACE_COMM_LEN - 1);
+	/* Without a follow filter the fork and free programs are not needed. */
+	if (!(filt->flags & TRACE_FILTER_FOLLOW)) {
+		bpf_program__set_autoload(skel->progs.trace_fork, false);
+		bpf_program__set_autoload(skel->progs.trace_free, false);
+	}
+	ret = trace_bpf__load(skel);
+	if (ret) {
+		load_error(-ret, "loading the BPF program failed", err, errlen);
+		goto fail;
+	}
+	for (i = 0; i < filt->ncpus; i++) {
+		uint32_t cpu = (uint32_t)filt->cpus[i];
+
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cpus), &cpu, &one, BPF_ANY)) {
+			snprintf(err, errlen, "cpu %u: beyond the %u CPUs the program can filter", cpu,
+				 bpf_map__max_entries(skel->maps.cpus));
+			goto fail;
+		}
+	}
+	return skel;
+fail:
+	trace_bpf__destroy(skel);
+	return NULL;
+}
+
+int trace_add_pid(struct trace_bpf *skel, uint32_t tgid)
+{
+	uint8_t one = 1;
+
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.pids), &tgid, &one, BPF_ANY) ? -errno : 0;
+}
+
+static int add_link(struct bpf_link *link)
+{
+	struct bpf_link **l = realloc(trace_links.links, (trace_links.n + 1) * sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	trace_links.links = l;
+	l[trace_links.n++] = link;
+	return 0;
+}
+
+int trace_attach(struct trace_bpf *skel, const struct trace_formats *tf, char *err, size_t errlen)
+{
+	size_t i, n = trace_formats_count(tf);
+	struct bpf_link *link;
+	char what[300];
+
+	for (i = 0; i < n; i++) {
+		const struct trace_tp *tp = trace_formats_get(tf, i);
+
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.configs), &tp->id, &tp->cfg, BPF_ANY)) {
+			load_error(errno, "configuring the BPF program failed", err, errlen);
+			return -1;
+		}
+		LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = tp->id);
+
+		link = bpf_program__attach_tracepoint_opts(skel->progs.trace_event, tp->system, tp->name, &topts);
+		if (!link || add_link(link)) {
+			snprintf(what, sizeof(what), "attaching to tracepoint %s failed", tp->full);
+			load_error(link ? ENOMEM : errno, what, err, errlen);
+			bpf_link__destroy(link);
+			return -1;
+		}
+	}
+	if (bpf_program__autoload(skel->progs.trace_fork)) {
+		link = bpf_program__attach(skel->progs.trace_fork);
+		if (!link || add_link(link)) {
+			load_error(link ? ENOMEM : errno, "attaching to sched_process_fork failed", err, errlen);
+			bpf_link__destroy(link);
+			return -1;
+		}
+		link = bpf_program__attach(skel->progs.trace_free);
+		if (!link || add_link(link)) {
+			load_error(link ? ENOMEM : errno, "attaching to sched_process_free failed", err, errlen);
+			bpf_link__destroy(link);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int trace_events_fd(const struct trace_bpf *skel)
+{
+	return bpf_map__fd(skel->maps.events);
+}
+
+void trace_counts(const struct trace_bpf *skel, struct trace_counts *c)
+{
+	c->sent = __atomic_load_n(&skel->bss->counts.sent, __ATOMIC_RELAXED);
+	c->send_failed = __atomic_load_n(&skel->bss->counts.send_failed, __ATOMIC_RELAXED);
+	c->no_config = __atomic_load_n(&skel->bss->counts.no_config, __ATOMIC_RELAXED);
+	c->truncated = __atomic_load_n(&skel->bss->counts.truncated, __ATOMIC_RELAXED);
+}
+
+void trace_unload(struct trace_bpf *skel)
+{
+	size_t i;
+
+	for (i = 0; i < trace_links.n; i++)
+		bpf_link__destroy(trace_links.links[i]);
+	free(trace_links.links);
+	trace_links.links = NULL;
+	trace_links.n = 0;
+	if (skel)
+		trace_bpf__destroy(skel);
+}

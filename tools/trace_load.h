@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Loading `perfring trace`'s BPF program (bpf/trace.bpf.c), configuring it
+ * for each tracepoint and filter, and attaching it; errors come back as one
+ * line that says what is needed.
+ */
+#ifndef PERFRING_TRACE_LOAD_H
+#define PERFRING_TRACE_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "trace_format.h"
+
+struct trace_bpf;
+
+struct trace_filters {
+	uint32_t flags;          /* TRACE_FILTER_* of bpf/trace.h */
+	const char *comm;        /* TRACE_FILTER_COMM: at most 15 characters */
+	const int *cpus;         /* TRACE_FILTER_CPU */
+	size_t ncpus;
+	uint32_t exclude_tgid;   /* not traced (perfring itself), 0: none */
+};
+
+/* Open and load the program with these filters. NULL with err set on failure. */
+struct trace_bpf *trace_load(const struct trace_filters *filt, bool verbose, char *err, size_t errlen);
+
+/* Add a process to the pid filter (and, under TRACE_FILTER_FOLLOW, its future children). 0 or -errno. */
+int trace_add_pid(struct trace_bpf *skel, uint32_t tgid);
+
+/* Configure and attach the program to every tracepoint of tf, and the
+ * fork/free programs under TRACE_FILTER_FOLLOW. 0, or -1 with err set. */
+int trace_attach(struct trace_bpf *skel, const struct trace_formats *tf, char *err, size_t errlen);
+
+/* The perf event array. */
+int trace_events_fd(const struct trace_bpf *skel);
+
+/* The program's counters. */
+void trace_counts(const struct trace_bpf *skel, struct trace_counts *c);
+
+/* Detach, unload, free. NULL is a no-op. */
+void trace_unload(struct trace_bpf *skel);
+
+#endif

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* `perfring trace` counters, status line and summary: see trace_stats.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+#include "trace_stats.h"
+
+int trace_stats_init(struct trace_stats *st, size_t ntp, uint64_t start_ns)
+{
+	memset(st, 0, sizeof(*st));
+	st->per_tp = calloc(ntp ? ntp : 1, sizeof(*st->per_tp));
+	if (!st->per_tp)
+		return -ENOMEM;
+	st->ntp = ntp;
+	st->start_ns = start_ns;
+	st->status_ns = start_ns;
+	return 0;
+}
+
+void trace_stats_fini(struct trace_stats *st)
+{
+	free(st->per_tp);
+	st->per_tp = NULL;
+}
+
+/* Values below TRACE_HIST_SUB have a bucket each; above, a power of two is
+ * split into TRACE_HIST_SUB equal parts. */
+static size_t bucket_of(uint64_t v)
+{
+	unsigned int msb;
+
+	if (v < TRACE_HIST_SUB)
+		return (size_t)v;
+	msb = 63 - (unsigned int)__builtin_clzll(v);
+	return (size_t)(msb - 3) * TRACE_HIST_SUB + (size_t)((v >> (msb - 4)) & (TRACE_HIST_SUB - 1));
+}
+
+static uint64_t bucket_top(size_t b)
+{
+	unsigned int msb;
+
+	if (b < TRACE_HIST_SUB)
+		return b;
+	msb = (unsigned int)(b / TRACE_HIST_SUB) + 3;
+	if (msb >= 63)
+		return UINT64_MAX;
+	return ((uint64_t)(TRACE_HIST_SUB + b % TRACE_HIST_SUB + 1) << (msb - 4)) - 1;
+}
+
+void trace_stats_event(struct trace_stats *st, size_t tp, uint64_t delay_ns)
+{
+	st->events++;
+	if (tp < st->ntp)
+		st->per_tp[tp]++;
+	st->hist[bucket_of(delay_ns)]++;
+	if (delay_ns > st->delay_max_ns)
+		st->delay_max_ns = delay_ns;
+}
+
+uint64_t trace_stats_percentile(const struct trace_stats *st, double q)
+{
+	uint64_t total = 0, seen = 0, want;
+	size_t b;
+
+	for (b = 0; b < TRACE_HIST_BUCKETS; b++)
+		total += st->hist[b];
+	if (!total)
+		return 0;
+	want = (uint64_t)(q * (double)total + 0.5);
+	if (want < 1)
+		want = 1;
+	for (b = 0; b < TRACE_HIST_BUCKETS; b++) {
+		seen += st->hist[b];
+		if (seen >= want) {
+			uint64_t top = bucket_top(b);
+
+			return top < st->delay_max_ns ? top : st->delay_max_ns;
+		}
+	}
+	return st->delay_max_ns;
+}
+
+void trace_stats_status(struct trace_stats *st, struct perfring_reader *rd, FILE *f, uint64_t now_ns)
+{
+	double secs = (now_ns - st->status_ns) / 1e9;
+	int i, n = perfring_reader_ring_cnt(rd);
+	char size[32];
+
+	fprintf(f, "\r\033[K%llu events, %.0f/s, %llu lost; backlog:", (unsigned long long)st->events,
+		secs > 0 ? (st->events - st->status_events) / secs : 0.0, (unsigned long long)st->lost);
+	for (i = 0; i < n; i++)
+		fprintf(f, " cpu%d %s", perfring_reader_ring_cpu(rd, i),
+			tool_fmt_bytes(perfring_ring_bytes_available(perfring_reader_ring(rd, i)), size, sizeof(size)));
+	fflush(f);
+	st->status_ns = now_ns;
+	st->status_events = st->events;
+}
+
+void trace_stats_status_clear(FILE *f)
+{
+	fputs("\r\033[K", f);
+	fflush(f);
+}
+
+static void print_policy(FILE *f, struct perfring_reader *rd, const struct perfring_reader_opts *ro)
+{
+	size_t bytes = perfring_reader_buffer_size(rd);
+	char size[32];
+
+	fprintf(f, "  reader: %d rings of %s (%zu pages); ", perfring_reader_ring_cnt(rd),
+		tool_fmt_bytes(bytes, size, sizeof(size)), bytes / perfring_page_size());
+	if (ro->wakeup_events)
+		fprintf(f, "woken every %u events", ro->wakeup_events);
+	else
+		fprintf(f, "woken when %s wait in a ring", tool_fmt_bytes(ro->wakeup_bytes, size, sizeof(size)));
+	if (ro->max_delay_ns)
+		fprintf(f, " or %llu ms after an event at the latest\n", (unsigned long long)(ro->max_delay_ns / 1000000));
+	else
+		fprintf(f, ", with no bound on the delay\n");
+}
+
+void trace_stats_summary(const struct trace_stats *st, struct perfring_reader *rd, const struct trace_formats *tf,
+			 const struct trace_counts *prog, const struct perfring_reader_opts *ro, FILE *f,
+			 uint64_t end_ns)
+{
+	double secs = (end_ns - st->start_ns) / 1e9;
+	struct perfring_ring_stats rs;
+	size_t i;
+	int r;
+
+	fprintf(f, "\nsummary: %llu events, %llu lost, in %.2f s: %.1f events/s\n", (unsigned long long)st->events,
+		(unsigned long long)st->lost, secs, secs > 0 ? st->events / secs : 0.0);
+	for (i = 0; i < st->ntp; i++)
+		fprintf(f, "  %-40s %llu\n", trace_formats_get(tf, i)->full, (unsigned long long)st->per_tp[i]);
+	for (r = 0; r < perfring_reader_ring_cnt(rd); r++)
+		if (perfring_reader_stats(rd, r, &rs) == 0)
+			fprintf(f, "  cpu %d: %llu records, %llu lost\n", perfring_reader_ring_cpu(rd, r),
+				(unsigned long long)rs.records, (unsigned long long)rs.lost);
+	fprintf(f, "  program: %llu sent, %llu not sent (ring full), %llu truncated\n",
+		(unsigned long long)prog->sent, (unsigned long long)prog->send_failed,
+		(unsigned long long)prog->truncated);
+	if (st->malformed)
+		fprintf(f, "  malformed samples: %llu\n", (unsigned long long)st->malformed);
+	print_policy(f, rd, ro);
+	fprintf(f, "  delivery: %llu wakeups, %.1f events each", (unsigned long long)st->batches,
+		st->batches ? (double)st->events / st->batches : 0.0);
+	if (st->events)
+		fprintf(f, "; delay p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms",
+			trace_stats_percentile(st, 0.50) / 1e6, trace_stats_percentile(st, 0.90) / 1e6,
+			trace_stats_percentile(st, 0.99) / 1e6, st->delay_max_ns / 1e6);
+	fprintf(f, "\n");
+}
