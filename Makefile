@@ -141,7 +141,7 @@ $(O)/.headers-ok: $(wildcard include/perfring/*.h)
 	done; touch $@
 
 demo: $(DEPS_STAMP) $(TOOL)
-	$(TOOL) demo
+	$(TOOL) trace
 
 # make check: the whole suite, then again under sanitizers. Ends with the
 # line "N passed, N failed, N skipped" (scripts/run-tests.sh adds them up).

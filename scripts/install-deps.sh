@@ -21,6 +21,7 @@ declare -A need=(
 	[libzstd-dev]=/usr/include/zstd.h
 	[libtraceevent-dev]=/usr/include/traceevent/event-parse.h
 	[libtracefs-dev]=/usr/include/tracefs/tracefs.h
+	[python3]=/usr/bin/python3
 )
 
 missing=()

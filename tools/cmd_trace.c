@@ -16,7 +16,7 @@
 
 #include <perfring/perfring.h>
 
-#include "demo_workload.h"
+#include "workload.h"
 #include "tool.h"
 #include "trace_emit.h"
 #include "trace_load.h"
@@ -59,7 +59,7 @@ struct trace_run {
 	const struct trace_formats *tf;
 	struct trace_emit out;
 	struct trace_stats st;
-	struct demo_workload *w; /* the built-in workload, or NULL */
+	struct workload *w; /* the built-in workload, or NULL */
 	const struct trace_tp *exec_tp, *exit_tp;
 	pid_t child;               /* the command, or 0 */
 	int child_status;
@@ -320,7 +320,7 @@ static int on_event(const struct perfring_event *ev, void *ctx)
 	trace_stats_event(&run->st, (size_t)(s.tp - trace_formats_get(run->tf, 0)),
 			  now > s.hdr.time_ns ? now - s.hdr.time_ns : 0);
 	if (run->w && (s.tp == run->exec_tp || (s.tp == run->exit_tp && s.hdr.pid == s.hdr.tid))) {
-		struct demo_child *c = demo_workload_find(run->w, (pid_t)s.hdr.pid);
+		struct workload_child *c = workload_find(run->w, (pid_t)s.hdr.pid);
 
 		if (c && s.tp == run->exec_tp)
 			c->seen_exec = true;
@@ -394,12 +394,12 @@ static int trace_loop(struct perfring_reader *rd, struct trace_run *run, bool st
 			break;
 		if (run->w) {
 			if (now >= next_spawn && now < end) {
-				ret = demo_workload_spawn(run->w);
+				ret = workload_spawn(run->w);
 				if (ret && o->verbose)
 					tool_error(CMD, "starting a command failed: %s", strerror(-ret));
 				next_spawn += TRACE_SPAWN_NS;
 			}
-			demo_workload_reap(run->w, false);
+			workload_reap(run->w, false);
 			if (now >= end && !run->w->running)
 				break;
 		} else if (now >= end) {
@@ -423,8 +423,8 @@ static int trace_loop(struct perfring_reader *rd, struct trace_run *run, bool st
 	}
 	if (run->w) {
 		if (trace_stop)
-			demo_workload_kill(run->w, SIGTERM);
-		demo_workload_reap(run->w, true);
+			workload_kill(run->w, SIGTERM);
+		workload_reap(run->w, true);
 	}
 	if (status_line)
 		trace_stats_status_clear(stderr);
@@ -460,7 +460,7 @@ static void reader_opts(const struct trace_opts *o, struct perfring_reader_opts 
 		ro->wakeup_events = 1;
 }
 
-static void print_workload_check(const struct demo_workload *w)
+static void print_workload_check(const struct workload *w)
 {
 	size_t i, exec_seen = 0, exit_seen = 0;
 
@@ -496,12 +496,12 @@ int cmd_trace(int argc, char **argv)
 	struct trace_formats *tf = NULL;
 	struct trace_bpf *skel = NULL;
 	struct trace_counts prog = { 0 };
-	struct demo_workload w;
+	struct workload w;
 	struct trace_run run;
 	struct trace_opts o;
 	struct sigaction sa;
 	int ret, go_fd = -1, err_fd = -1, width = 5;
-	bool status_line, have_workload = false;
+	bool status_line, have_workload = false, mounted = false;
 	char err[1024];
 	size_t i;
 
@@ -516,6 +516,12 @@ int cmd_trace(int argc, char **argv)
 	tf = trace_formats_new();
 	if (!tf)
 		return tool_error(CMD, "out of memory");
+	if (!trace_formats_tracefs(tf, &mounted, err, sizeof(err))) {
+		ret = tool_error(CMD, "%s", err);
+		goto out;
+	}
+	if (mounted && !o.quiet)
+		fprintf(stderr, "note: mounted tracefs at %s\n", trace_formats_tracefs(tf, NULL, err, sizeof(err)));
 	if (trace_events(tf, &o, err, sizeof(err))) {
 		ret = tool_error(CMD, "%s", err);
 		goto out;
@@ -568,7 +574,7 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	if (o.builtin) {
-		ret = demo_workload_init(&w);
+		ret = workload_init(&w);
 		if (ret) {
 			ret = tool_error(CMD, "creating a temporary file in /tmp failed: %s", strerror(-ret));
 			goto out;
@@ -585,28 +591,7 @@ int cmd_trace(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout is seen as a write error */
 
-	for (i = 0; i < trace_formats_count(tf); i++) {
-		int n = (int)strlen(trace_formats_get(tf, i)->name);
-
-		width = n > width ? n : width;
-	}
-	run.out = (struct trace_emit){ .f = stdout, .json = o.json, .name_width = width };
-	if (!o.quiet && !o.json) {
-		fprintf(stderr, "perfring trace: %zu tracepoint%s", trace_formats_count(tf),
-			trace_formats_count(tf) == 1 ? "" : "s");
-		if (o.builtin)
-			fprintf(stderr, " of a built-in workload (short commands, one every %llu ms) for %.1f s",
-				(unsigned long long)(TRACE_SPAWN_NS / 1000000), o.duration_s);
-		else if (o.command)
-			fprintf(stderr, " of %s and its children", o.command[0]);
-		fprintf(stderr, "; Ctrl-C to stop\n");
-		trace_emit_header(&run.out);
-	}
-	fflush(stdout);
-	status_line = !o.quiet && isatty(STDERR_FILENO);
-
-	run.out.start_ns = tool_now_ns();
-	if (trace_stats_init(&run.st, trace_formats_count(tf), run.out.start_ns)) {
+	if (trace_stats_init(&run.st, trace_formats_count(tf), tool_now_ns())) {
 		ret = tool_error(CMD, "out of memory");
 		goto out;
 	}
@@ -620,6 +605,26 @@ int cmd_trace(int argc, char **argv)
 			goto out_stats;
 		}
 	}
+	for (i = 0; i < trace_formats_count(tf); i++) {
+		int n = (int)strlen(trace_formats_get(tf, i)->name);
+
+		width = n > width ? n : width;
+	}
+	run.out = (struct trace_emit){ .f = stdout, .json = o.json, .name_width = width, .start_ns = run.st.start_ns };
+	if (!o.quiet && !o.json) {
+		fprintf(stderr, "perfring trace: %zu tracepoint%s", trace_formats_count(tf),
+			trace_formats_count(tf) == 1 ? "" : "s");
+		if (o.builtin)
+			fprintf(stderr, " of a built-in workload (short commands, one every %llu ms) for %.1f s",
+				(unsigned long long)(TRACE_SPAWN_NS / 1000000), o.duration_s);
+		else if (o.command)
+			fprintf(stderr, " of %s (pid %d) and its children", o.command[0], (int)run.child);
+		fprintf(stderr, "; Ctrl-C to stop\n");
+		trace_emit_header(&run.out);
+	}
+	fflush(stdout);
+	status_line = !o.quiet && isatty(STDERR_FILENO);
+
 	ret = trace_loop(rd, &run, status_line);
 	if (trace_stop && !run.write_failed)
 		fprintf(stderr, "(interrupted)\n");
@@ -629,9 +634,11 @@ int cmd_trace(int argc, char **argv)
 		print_workload_check(&w);
 	if (run.child && run.child_done) {
 		if (WIFEXITED(run.child_status))
-			fprintf(stderr, "  command: %s exited with status %d\n", o.command[0], WEXITSTATUS(run.child_status));
+			fprintf(stderr, "  command: %s (pid %d) exited with status %d\n", o.command[0], (int)run.child,
+				WEXITSTATUS(run.child_status));
 		else if (WIFSIGNALED(run.child_status))
-			fprintf(stderr, "  command: %s killed by signal %d\n", o.command[0], WTERMSIG(run.child_status));
+			fprintf(stderr, "  command: %s (pid %d) killed by signal %d\n", o.command[0], (int)run.child,
+				WTERMSIG(run.child_status));
 	}
 	if (ret == EXIT_OK && have_workload && w.nchildren && !run.st.events)
 		ret = tool_error(CMD, "no event arrived: the BPF program or the reader is not working");
@@ -644,7 +651,7 @@ out:
 		reap_child(&run, true);
 	}
 	if (have_workload)
-		demo_workload_fini(&w);
+		workload_fini(&w);
 	perfring_reader_free(rd);
 	trace_unload(skel);
 	trace_formats_free(tf);

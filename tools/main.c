@@ -16,8 +16,6 @@ static const struct tool_cmd tool_cmds[] = {
 	  cmd_trace, cmd_trace_usage },
 	{ "pipe", "print the samples of a BPF perf event array someone else loaded (by map id or pin)",
 	  cmd_pipe, cmd_pipe_usage },
-	{ "demo", "trace the processes a small built-in workload starts, through a BPF perf event array",
-	  cmd_demo, cmd_demo_usage },
 	{ "record", "sample perf events on every CPU (system-wide, a process or a command) into a perf.data file",
 	  cmd_record, cmd_record_usage },
 	{ "report", "count the records of a perf.data file by type (--stats), as perf report --stats",

@@ -21,10 +21,6 @@ struct tool_cmd {
 	void (*usage)(FILE *f);
 };
 
-/* tools/cmd_demo.c */
-int cmd_demo(int argc, char **argv);
-void cmd_demo_usage(FILE *f);
-
 /* tools/cmd_record.c: perf events into a perf.data file */
 int cmd_record(int argc, char **argv);
 void cmd_record_usage(FILE *f);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -73,9 +74,15 @@ void trace_formats_free(struct trace_formats *tf)
 	free(tf);
 }
 
-const char *trace_formats_tracefs(struct trace_formats *tf, char *err, size_t errlen)
+const char *trace_formats_tracefs(struct trace_formats *tf, bool *mounted, char *err, size_t errlen)
 {
+	if (mounted)
+		*mounted = false;
 	if (!tf->tracefs) {
+		/* EACCES: there, but not for this user. */
+		bool was = access("/sys/kernel/tracing/events", F_OK) == 0 || errno == EACCES ||
+			   access("/sys/kernel/debug/tracing/events", F_OK) == 0 || errno == EACCES;
+
 		errno = 0;
 		/* Finds tracefs, and mounts it at /sys/kernel/tracing when it is not mounted. */
 		tf->tracefs = tracefs_tracing_dir();
@@ -84,6 +91,8 @@ const char *trace_formats_tracefs(struct trace_formats *tf, char *err, size_t er
 
 			fmt_err(err, errlen, "no tracefs: not mounted and it could not be mounted at /sys/kernel/tracing (%s)%s",
 				strerror(e), e == EPERM || e == EACCES ? "; run as root" : "");
+		} else if (mounted) {
+			*mounted = !was;
 		}
 	}
 	return tf->tracefs;
@@ -420,7 +429,7 @@ int trace_formats_add(struct trace_formats *tf, const char *spec, char *err, siz
 	const char *sep;
 	int r;
 
-	if (!trace_formats_tracefs(tf, err, errlen))
+	if (!trace_formats_tracefs(tf, NULL, err, errlen))
 		return -1;
 	sep = strpbrk(spec, ":/");
 	if (!sep || sep == spec || !sep[1] || strlen(spec) >= sizeof(sys)) {

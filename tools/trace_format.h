@@ -53,8 +53,9 @@ struct trace_formats *trace_formats_new(void);
 void trace_formats_free(struct trace_formats *tf);
 
 /* The tracefs directory, mounted if it was not ("/sys/kernel/tracing");
- * NULL with a reason in err when there is none. */
-const char *trace_formats_tracefs(struct trace_formats *tf, char *err, size_t errlen);
+ * NULL with a reason in err when there is none. *mounted (may be NULL)
+ * says whether this call mounted it. */
+const char *trace_formats_tracefs(struct trace_formats *tf, bool *mounted, char *err, size_t errlen);
 
 /*
  * Add the tracepoints SPEC names: "system:name" or "system/name", where

@@ -40,7 +40,7 @@ t_check man_every_error ".TP entries missing in perfring.3 for:$missing" [ -z "$
 
 # Every long option the tool accepts is in perfring(1).
 if [ -x "$PERFRING" ]; then
-	opts=$({ "$PERFRING" --help; "$PERFRING" demo --help; } | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+	opts=$({ "$PERFRING" --help; "$PERFRING" trace --help; "$PERFRING" pipe --help; } | grep -oE -- '--[a-z][a-z-]+' | sort -u)
 	missing=""
 	sed 's/\\-/-/g' man/perfring.1 >"$T_TMP/perfring.1.txt"
 	for o in $opts; do grep -q -- "$o" "$T_TMP/perfring.1.txt" || missing="$missing $o"; done

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The demo's workload: see demo_workload.h. */
+/* The built-in workload of `perfring trace`: see workload.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,26 +10,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "demo_workload.h"
+#include "workload.h"
 
 /* A small fixed environment: the same output on every machine, and no
  * locale files (dozens of openat calls) to drown the interesting ones. */
-static char *const demo_env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
+static char *const workload_env[] = { "PATH=/usr/bin:/bin", "LC_ALL=C", NULL };
 
-/* The cycle of commands. "@FILE" and "@DIR" stand for the demo's files.
- * Between them they exec, open files (ld.so's and the demo's own), and exit
+/* The cycle of commands. "@FILE" and "@DIR" stand for the workload's files.
+ * Between them they exec, open files (ld.so's and the workload's own), and exit
  * with status 0 and 3. */
-static const char *const demo_cmds[][4] = {
+static const char *const workload_cmds[][4] = {
 	{ "/bin/true", NULL },
 	{ "/bin/cat", "@FILE", NULL },
 	{ "/bin/sh", "-c", "exit 3", NULL },
 	{ "/bin/ls", "@DIR", NULL },
 };
 
-#define DEMO_NCMDS (sizeof(demo_cmds) / sizeof(demo_cmds[0]))
-_Static_assert(DEMO_NCMDS == DEMO_WORKLOAD_NCMDS, "update DEMO_WORKLOAD_NCMDS");
+#define WORKLOAD_CMDS (sizeof(workload_cmds) / sizeof(workload_cmds[0]))
+_Static_assert(WORKLOAD_CMDS == WORKLOAD_NCMDS, "update WORKLOAD_NCMDS");
 
-static const char *demo_arg(const struct demo_workload *w, const char *arg)
+static const char *workload_arg(const struct workload *w, const char *arg)
 {
 	if (strcmp(arg, "@FILE") == 0)
 		return w->file;
@@ -38,7 +38,7 @@ static const char *demo_arg(const struct demo_workload *w, const char *arg)
 	return arg;
 }
 
-int demo_workload_init(struct demo_workload *w)
+int workload_init(struct workload *w)
 {
 	static const char text[] = "hello from the perfring demo\n";
 	int fd, err;
@@ -62,14 +62,14 @@ int demo_workload_init(struct demo_workload *w)
 	return 0;
 }
 
-const char *demo_workload_cmdline(const struct demo_workload *w, int idx, char *buf, size_t len)
+const char *workload_cmdline(const struct workload *w, int idx, char *buf, size_t len)
 {
 	size_t off = 0;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < 4 && demo_cmds[idx][i] && off < len; i++) {
-		const char *arg = demo_arg(w, demo_cmds[idx][i]);
+	for (i = 0; i < 4 && workload_cmds[idx][i] && off < len; i++) {
+		const char *arg = workload_arg(w, workload_cmds[idx][i]);
 		const char *quote = strchr(arg, ' ') ? "'" : "";
 
 		off += snprintf(buf + off, len - off, "%s%s%s%s", i ? " " : "", quote, arg, quote);
@@ -77,11 +77,11 @@ const char *demo_workload_cmdline(const struct demo_workload *w, int idx, char *
 	return buf;
 }
 
-static struct demo_child *demo_add_child(struct demo_workload *w)
+static struct workload_child *workload_add_child(struct workload *w)
 {
 	if (w->nchildren == w->capacity) {
 		size_t cap = w->capacity ? w->capacity * 2 : 64;
-		struct demo_child *c = realloc(w->children, cap * sizeof(*c));
+		struct workload_child *c = realloc(w->children, cap * sizeof(*c));
 
 		if (!c)
 			return NULL;
@@ -91,26 +91,26 @@ static struct demo_child *demo_add_child(struct demo_workload *w)
 	return &w->children[w->nchildren];
 }
 
-int demo_workload_spawn(struct demo_workload *w)
+int workload_spawn(struct workload *w)
 {
-	int idx = (int)(w->next_cmd++ % DEMO_NCMDS);
+	int idx = (int)(w->next_cmd++ % WORKLOAD_CMDS);
 	posix_spawn_file_actions_t fa;
-	struct demo_child *c;
+	struct workload_child *c;
 	char *argv[4] = { NULL };
 	pid_t pid;
 	int i, err;
 
-	c = demo_add_child(w);
+	c = workload_add_child(w);
 	if (!c)
 		return -ENOMEM;
-	for (i = 0; i < 3 && demo_cmds[idx][i]; i++)
-		argv[i] = (char *)demo_arg(w, demo_cmds[idx][i]);
-	/* The commands' own output would only get in the way of the demo's. */
+	for (i = 0; i < 3 && workload_cmds[idx][i]; i++)
+		argv[i] = (char *)workload_arg(w, workload_cmds[idx][i]);
+	/* The commands' own output would only get in the way of the trace's. */
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	err = posix_spawn(&pid, argv[0], &fa, NULL, argv, demo_env);
+	err = posix_spawn(&pid, argv[0], &fa, NULL, argv, workload_env);
 	posix_spawn_file_actions_destroy(&fa);
 	if (err) {
 		w->spawn_failed++;
@@ -124,9 +124,9 @@ int demo_workload_spawn(struct demo_workload *w)
 	return 0;
 }
 
-void demo_workload_reap(struct demo_workload *w, bool block)
+void workload_reap(struct workload *w, bool block)
 {
-	struct demo_child *c;
+	struct workload_child *c;
 	int status;
 	pid_t pid;
 
@@ -139,7 +139,7 @@ void demo_workload_reap(struct demo_workload *w, bool block)
 				continue;
 			return; /* ECHILD: nothing left to wait for */
 		}
-		c = demo_workload_find(w, pid);
+		c = workload_find(w, pid);
 		if (!c || c->reaped)
 			continue;
 		c->reaped = true;
@@ -148,7 +148,7 @@ void demo_workload_reap(struct demo_workload *w, bool block)
 	}
 }
 
-void demo_workload_kill(struct demo_workload *w, int sig)
+void workload_kill(struct workload *w, int sig)
 {
 	size_t i;
 
@@ -157,7 +157,7 @@ void demo_workload_kill(struct demo_workload *w, int sig)
 			kill(w->children[i].pid, sig);
 }
 
-struct demo_child *demo_workload_find(struct demo_workload *w, pid_t pid)
+struct workload_child *workload_find(struct workload *w, pid_t pid)
 {
 	size_t i;
 
@@ -168,7 +168,7 @@ struct demo_child *demo_workload_find(struct demo_workload *w, pid_t pid)
 	return NULL;
 }
 
-void demo_workload_fini(struct demo_workload *w)
+void workload_fini(struct workload *w)
 {
 	if (w->dir[0]) {
 		unlink(w->file);
