@@ -281,6 +281,17 @@ t_run "$T_TMP/pol.out" "$T_TMP/pol.err" timeout 30 "$PERFRING" trace -q --wakeup
 t_check policy_events "--wakeup-events 1: exit $T_RC, or the policy line is wrong: $(grep '^  reader' "$T_TMP/pol.err")" \
 	bash -c "[ $T_RC -eq 0 ] && grep -q '^  reader: [0-9]* rings of 32.0 KiB (8 pages); woken every 1 events, with no bound on the delay$' '$T_TMP/pol.err'"
 
+# The whole tool under valgrind: no invalid access, nothing lost on the heap.
+if command -v valgrind >/dev/null; then
+	t_run "$T_TMP/vg.out" "$T_TMP/vg.err" timeout 120 valgrind --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --suppressions="$T_ROOT/scripts/valgrind.supp" \
+		"$PERFRING" trace -d 1 -j
+	t_check valgrind_clean "valgrind perfring trace: exit $T_RC; $(grep -m1 'ERROR SUMMARY' "$T_TMP/vg.err")" \
+		bash -c "[ $T_RC -eq 0 ] && grep -q 'ERROR SUMMARY: 0 errors' '$T_TMP/vg.err' && grep -c '\"event\":\"sched:sched_process_exec\"' '$T_TMP/vg.out' >/dev/null"
+else
+	fail valgrind_clean "valgrind is not installed"
+fi
+
 # --- bad input ---------------------------------------------------------------
 
 # one_line_error NAME TEXT ARGS...: exit 1, one line on stderr containing TEXT.
