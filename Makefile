@@ -114,6 +114,12 @@ $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
 
+# Unit tests of the tool's tracepoint decoder build with its sources.
+TRACE_DECODER_SRCS := tools/trace_format.c tools/trace_decode.c tools/trace_emit.c tools/pd_emit.c
+$(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
+
 $(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)

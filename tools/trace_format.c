@@ -38,6 +38,14 @@ static void fmt_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void tp_free(struct trace_tp *tp)
+{
+	free(tp->system);
+	free(tp->name);
+	free(tp->full);
+	free(tp->fields);
+}
+
 struct trace_formats *trace_formats_new(void)
 {
 	struct trace_formats *tf = calloc(1, sizeof(*tf));
@@ -61,12 +69,8 @@ void trace_formats_free(struct trace_formats *tf)
 
 	if (!tf)
 		return;
-	for (i = 0; i < tf->ntps; i++) {
-		free(tf->tps[i].system);
-		free(tf->tps[i].name);
-		free(tf->tps[i].full);
-		free(tf->tps[i].fields);
-	}
+	for (i = 0; i < tf->ntps; i++)
+		tp_free(&tf->tps[i]);
 	free(tf->tps);
 	free(tf->by_id);
 	if (tf->tep)
@@ -214,6 +218,11 @@ static int classify(struct trace_tp *tp, const struct tep_format_field *f, struc
 	unsigned int bytes;
 	bool sgn;
 
+	if (f->offset < 0 || f->size < 0 || f->offset + f->size > TRACE_REC_MAX) {
+		fmt_err(err, errlen, "tracepoint %s: field %s (offset %d, size %d) lies beyond the %d-byte record limit",
+			tp->full, f->name, f->offset, f->size, TRACE_REC_MAX);
+		return -1;
+	}
 	*out = (struct trace_field){ .name = f->name, .type = f->type, .offset = f->offset, .size = f->size,
 				     .is_signed = f->flags & TEP_FIELD_IS_SIGNED };
 	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
@@ -280,43 +289,34 @@ static int classify(struct trace_tp *tp, const struct tep_format_field *f, struc
 	return 0;
 }
 
-static int add_event(struct trace_formats *tf, const char *sys, const char *name, char *err, size_t errlen)
+/* Parse a format file's text and add its tracepoint. 1 added, 0 already there, -1 error. */
+static int add_format(struct trace_formats *tf, const char *sys, const char *name, const char *text, size_t len,
+		      char *err, size_t errlen)
 {
 	struct tep_format_field **fields = NULL, *cf;
 	struct tep_event *ev;
 	struct trace_tp *tp;
-	char *buf;
-	int size = 0, i, n;
+	int i, n;
 	unsigned int end = 0;
 
 	ev = tep_find_event_by_name(tf->tep, sys, name);
 	if (ev && tf->by_id[ev->id & 0xffff] >= 0)
 		return 0; /* already added */
 	if (!ev) {
-		errno = 0;
-		buf = tracefs_event_file_read(NULL, sys, name, "format", &size);
-		if (!buf) {
-			int e = errno;
-
-			if (e == EACCES || e == EPERM)
-				fmt_err(err, errlen, "cannot read the format of tracepoint %s:%s in %s: %s; run as root", sys,
-					name, tf->tracefs, strerror(e));
-			else
-				fmt_err(err, errlen, "unknown tracepoint '%s:%s' (no %s/events/%s/%s; see %s/available_events)",
-					sys, name, tf->tracefs, sys, name, tf->tracefs);
-			return -1;
-		}
-		n = tep_parse_event(tf->tep, buf, size, sys);
-		free(buf);
+		n = tep_parse_event(tf->tep, text, len, sys);
 		if (n != 0) {
 			fmt_err(err, errlen, "cannot parse the format of tracepoint %s:%s (libtraceevent error %d)", sys, name, n);
 			return -1;
 		}
 		ev = tep_find_event_by_name(tf->tep, sys, name);
 		if (!ev) {
-			fmt_err(err, errlen, "tracepoint %s:%s: parsed, but libtraceevent does not find it", sys, name);
+			fmt_err(err, errlen, "tracepoint %s:%s: its format names another event", sys, name);
 			return -1;
 		}
+	}
+	if (ev->id < 0 || ev->id >= TRACE_ID_SLOTS) {
+		fmt_err(err, errlen, "tracepoint %s:%s: id %d out of range", sys, name, ev->id);
+		return -1;
 	}
 	if (tf->ntps == tf->cap) {
 		size_t cap = tf->cap ? tf->cap * 2 : 16;
@@ -346,10 +346,7 @@ static int add_event(struct trace_formats *tf, const char *sys, const char *name
 	for (i = 0; fields && fields[i]; i++) {
 		if (classify(tp, fields[i], &tp->fields[tp->nfields], err, errlen)) {
 			free(fields);
-			free(tp->system);
-			free(tp->name);
-			free(tp->full);
-			free(tp->fields);
+			tp_free(tp);
 			return -1;
 		}
 		tp->nfields++;
@@ -365,13 +362,41 @@ static int add_event(struct trace_formats *tf, const char *sys, const char *name
 	return 1;
 nomem_tp:
 	free(fields);
-	free(tp->system);
-	free(tp->name);
-	free(tp->full);
-	free(tp->fields);
+	tp_free(tp);
 nomem:
 	fmt_err(err, errlen, "out of memory");
 	return -1;
+}
+
+static int add_event(struct trace_formats *tf, const char *sys, const char *name, char *err, size_t errlen)
+{
+	char *buf;
+	int size = 0, r;
+
+	if (tep_find_event_by_name(tf->tep, sys, name))
+		return add_format(tf, sys, name, NULL, 0, err, errlen);
+	errno = 0;
+	buf = tracefs_event_file_read(NULL, sys, name, "format", &size);
+	if (!buf) {
+		int e = errno;
+
+		if (e == EACCES || e == EPERM)
+			fmt_err(err, errlen, "cannot read the format of tracepoint %s:%s in %s: %s; run as root", sys, name,
+				tf->tracefs, strerror(e));
+		else
+			fmt_err(err, errlen, "unknown tracepoint '%s:%s' (no %s/events/%s/%s; see %s/available_events)", sys,
+				name, tf->tracefs, sys, name, tf->tracefs);
+		return -1;
+	}
+	r = add_format(tf, sys, name, buf, (size_t)size, err, errlen);
+	free(buf);
+	return r;
+}
+
+int trace_formats_add_text(struct trace_formats *tf, const char *sys, const char *name, const char *text,
+			   size_t len, char *err, size_t errlen)
+{
+	return add_format(tf, sys, name, text, len, err, errlen);
 }
 
 static bool has_glob(const char *s)

@@ -65,6 +65,12 @@ const char *trace_formats_tracefs(struct trace_formats *tf, bool *mounted, char 
  */
 int trace_formats_add(struct trace_formats *tf, const char *spec, char *err, size_t errlen);
 
+/* Add one tracepoint from the text of its format file (as tracefs gives
+ * it): for tests, and for formats saved elsewhere. 1 added, 0 already
+ * there, -1 with a reason in err. */
+int trace_formats_add_text(struct trace_formats *tf, const char *sys, const char *name, const char *text,
+			   size_t len, char *err, size_t errlen);
+
 /* How many tracepoints are in the set, and the i-th. */
 size_t trace_formats_count(const struct trace_formats *tf);
 const struct trace_tp *trace_formats_get(const struct trace_formats *tf, size_t i);
