@@ -445,23 +445,6 @@ static int pipe_on_event(const struct perfring_event *ev, void *ctx)
 	return st->done ? PERFRING_STOP : PERFRING_CONTINUE;
 }
 
-static void pipe_log(enum perfring_log_level level, const char *msg, void *ctx)
-{
-	static const char *const names[] = { "error", "warning", "info", "debug" };
-
-	(void)ctx;
-	if (level > PERFRING_LOG_DEBUG)
-		level = PERFRING_LOG_DEBUG;
-	fprintf(stderr, "libperfring %s: %s\n", names[level], msg);
-}
-
-static int pipe_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 static void pipe_print_attached(struct perfring_reader *rd, const struct perfring_reader_opts *ro,
 				const struct bpf_map_info *info, const char *pin)
 {
@@ -597,12 +580,9 @@ int cmd_pipe(int argc, char **argv)
 	ret = pipe_parse(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
-	if (o.verbose) {
-		perfring_set_log(pipe_log, PERFRING_LOG_INFO, NULL);
-		libbpf_set_print(pipe_libbpf_print);
-	} else {
-		libbpf_set_print(NULL);
-	}
+	if (o.verbose)
+		perfring_set_log(tool_log_to_stderr, PERFRING_LOG_INFO, NULL);
+	tool_libbpf_messages(o.verbose);
 
 	memset(&st, 0, sizeof(st));
 	st.opts = &o;

@@ -431,14 +431,6 @@ static int trace_loop(struct perfring_reader *rd, struct trace_run *run, bool st
 	return trace_drain(rd, run);
 }
 
-static void trace_log(enum perfring_log_level level, const char *msg, void *ctx)
-{
-	static const char *const names[] = { "error", "warning", "info", "debug" };
-
-	(void)ctx;
-	fprintf(stderr, "libperfring %s: %s\n", names[level <= PERFRING_LOG_DEBUG ? level : PERFRING_LOG_DEBUG], msg);
-}
-
 static void reader_opts(const struct trace_opts *o, struct perfring_reader_opts *ro)
 {
 	/* The batching policy: a watermark at a quarter of the ring, and a
@@ -509,7 +501,7 @@ int cmd_trace(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? EXIT_OK : ret;
 	if (o.verbose)
-		perfring_set_log(trace_log, PERFRING_LOG_INFO, NULL);
+		perfring_set_log(tool_log_to_stderr, PERFRING_LOG_INFO, NULL);
 	memset(&run, 0, sizeof(run));
 	run.o = &o;
 

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <perfring/common.h>
+
 #define TOOL_NAME "perfring"
 
 /* Exit statuses, as documented in perfring(1). */
@@ -59,6 +61,13 @@ bool tool_parse_seconds(const char *s, double min, double max, double *out);
 
 /* CLOCK_MONOTONIC in nanoseconds: the clock of bpf_ktime_get_ns(). */
 uint64_t tool_now_ns(void);
+
+/* A perfring_set_log() callback: "libperfring LEVEL: message" on stderr. */
+void tool_log_to_stderr(enum perfring_log_level level, const char *msg, void *ctx);
+
+/* libbpf's messages: its warnings and errors on stderr with verbose, none
+ * without (the tool prints one line of its own when something fails). */
+void tool_libbpf_messages(bool verbose);
 
 /* "512 B", "4.0 KiB", "1.5 MiB" into buf. */
 const char *tool_fmt_bytes(uint64_t bytes, char *buf, size_t len);

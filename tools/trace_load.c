@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "tool.h"
 #include "trace_load.h" /* first: the skeleton needs bpf/trace.h's types */
 #include "trace.skel.h"
 
@@ -18,19 +19,11 @@ struct trace_links {
 	size_t n;
 };
 
-static bool trace_verbose;
 /* The skeleton has no room for our links; keep them beside it. */
 static struct trace_links trace_links;
 
 /* libbpf prints to stderr by default; the tool prints one line of its own
  * unless asked for libbpf's details. */
-static int trace_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (!trace_verbose || level == LIBBPF_DEBUG)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 static void load_error(int err, const char *what, char *buf, size_t len)
 {
 	switch (err) {
@@ -60,8 +53,7 @@ struct trace_bpf *trace_load(const struct trace_filters *filt, bool verbose, cha
 	size_t i;
 	int ret;
 
-	trace_verbose = verbose;
-	libbpf_set_print(trace_libbpf_print);
+	tool_libbpf_messages(verbose);
 	if (geteuid() != 0 && access("/sys/kernel/tracing", R_OK | X_OK) != 0 && errno == EACCES) {
 		snprintf(err, errlen, "tracing needs root (or CAP_BPF, CAP_PERFMON and read access to tracefs)");
 		return NULL;

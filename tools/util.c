@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include <bpf/libbpf.h>
+
 #include "tool.h"
 
 static void tool_vmsg(const char *cmd, const char *fmt, va_list ap)
@@ -97,4 +99,32 @@ const char *tool_fmt_bytes(uint64_t bytes, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.1f MiB", bytes / (1024.0 * 1024.0));
 	return buf;
+}
+
+void tool_log_to_stderr(enum perfring_log_level level, const char *msg, void *ctx)
+{
+	static const char *const names[] = { "error", "warning", "info", "debug" };
+
+	(void)ctx;
+	if (level > PERFRING_LOG_DEBUG)
+		level = PERFRING_LOG_DEBUG;
+	fprintf(stderr, "libperfring %s: %s\n", names[level], msg);
+}
+
+static int libbpf_warnings(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
+}
+
+static int libbpf_silent(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+void tool_libbpf_messages(bool verbose)
+{
+	libbpf_set_print(verbose ? libbpf_warnings : libbpf_silent);
 }

@@ -44,6 +44,26 @@ t_show() { head -n "${2:-15}" "$1" | sed 's/^/     | /'; }
 
 t_need_root() { [ "$(id -u)" -eq 0 ]; }
 
+# t_usage_error NAME TEXT ARGS...: `perfring ARGS` exits 2 with one line on
+# stderr that contains TEXT and a hint to --help, and nothing on stdout.
+t_usage_error() {
+	local name=$1 text=$2
+	shift 2
+	t_run "$T_TMP/usage.out" "$T_TMP/usage.err" "$PERFRING" "$@"
+	if [ "$T_RC" -ne 2 ]; then
+		fail "$name" "perfring $* exited $T_RC, not 2"
+		t_show "$T_TMP/usage.err"
+	elif [ "$(wc -l <"$T_TMP/usage.err")" -ne 1 ] || ! grep -qF -- "$text" "$T_TMP/usage.err" ||
+		! grep -q -- '--help' "$T_TMP/usage.err"; then
+		fail "$name" "perfring $*: stderr should be one line with '$text' and a --help hint"
+		t_show "$T_TMP/usage.err"
+	elif [ -s "$T_TMP/usage.out" ]; then
+		fail "$name" "perfring $* printed on stdout"
+	else
+		ok "$name"
+	fi
+}
+
 t_finish() {
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]

@@ -17,23 +17,6 @@ fi
 HELPER="$PERFRING_BUILD/tests/helpers/pin_producer"
 CHECK="$T_ROOT/tests/helpers/pipe_check.py"
 
-# usage_error NAME TEXT ARGS...: exit 2, one stderr line with TEXT and a --help hint, no stdout.
-usage_error() {
-	local name=$1 text=$2
-	shift 2
-	t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" pipe "$@"
-	if [ "$T_RC" -ne 2 ]; then
-		fail "$name" "perfring pipe $* exited $T_RC, not 2"
-		t_show "$T_TMP/err"
-	elif [ "$(wc -l <"$T_TMP/err")" -ne 1 ] || ! grep -qF -- "$text" "$T_TMP/err" || ! grep -q -- '--help' "$T_TMP/err"; then
-		fail "$name" "perfring pipe $*: stderr should be one line with '$text' and a --help hint"
-		t_show "$T_TMP/err"
-	elif [ -s "$T_TMP/out" ]; then
-		fail "$name" "perfring pipe $* printed on stdout"
-	else
-		ok "$name"
-	fi
-}
 
 # --- command line (no privilege needed) -----------------------------------------
 
@@ -44,22 +27,22 @@ t_check pipe_help "perfring pipe --help: exit $T_RC, or an option or the raw fra
 		 grep -q 'lost notice' '$T_TMP/out' && grep -q 'pads' '$T_TMP/out'"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" help
 t_check pipe_listed "perfring help does not list pipe" grep -q '^  pipe ' "$T_TMP/out"
-usage_error pipe_no_target "exactly one of --map-id ID and --pin PATH"
-usage_error pipe_two_targets "exactly one of --map-id ID and --pin PATH" --map-id 1 --pin /sys/fs/bpf/x
-usage_error pipe_json_raw "not both" --map-id 1 --json --raw
-usage_error pipe_quiet_json "--quiet" --map-id 1 --json -q
-usage_error pipe_bad_id "--map-id" --map-id abc
-usage_error pipe_zero_id "--map-id" --map-id 0
-usage_error pipe_pages_pow2 "power of two" --map-id 1 -b 3
-usage_error pipe_two_policies "not both" --map-id 1 --wakeup-bytes 64 --wakeup-events 2
-usage_error pipe_watermark_too_big "not below the ring size" --map-id 1 -b 1 --wakeup-bytes 999999
-usage_error pipe_bad_cpus "--cpus" --map-id 1 --cpus 1-x
-usage_error pipe_zero_count "--count" --map-id 1 -c 0
-usage_error pipe_bad_duration "--duration" --map-id 1 -d soon
-usage_error pipe_bad_delay "--max-delay-ms" --map-id 1 --max-delay-ms -1
-usage_error pipe_unknown_option "unknown option '--bogus'" --bogus
-usage_error pipe_missing_value "needs a value" --pin
-usage_error pipe_stray_argument "unexpected argument" --map-id 1 extra
+t_usage_error pipe_no_target "exactly one of --map-id ID and --pin PATH" pipe
+t_usage_error pipe_two_targets "exactly one of --map-id ID and --pin PATH" pipe --map-id 1 --pin /sys/fs/bpf/x
+t_usage_error pipe_json_raw "not both" pipe --map-id 1 --json --raw
+t_usage_error pipe_quiet_json "--quiet" pipe --map-id 1 --json -q
+t_usage_error pipe_bad_id "--map-id" pipe --map-id abc
+t_usage_error pipe_zero_id "--map-id" pipe --map-id 0
+t_usage_error pipe_pages_pow2 "power of two" pipe --map-id 1 -b 3
+t_usage_error pipe_two_policies "not both" pipe --map-id 1 --wakeup-bytes 64 --wakeup-events 2
+t_usage_error pipe_watermark_too_big "not below the ring size" pipe --map-id 1 -b 1 --wakeup-bytes 999999
+t_usage_error pipe_bad_cpus "--cpus" pipe --map-id 1 --cpus 1-x
+t_usage_error pipe_zero_count "--count" pipe --map-id 1 -c 0
+t_usage_error pipe_bad_duration "--duration" pipe --map-id 1 -d soon
+t_usage_error pipe_bad_delay "--max-delay-ms" pipe --map-id 1 --max-delay-ms -1
+t_usage_error pipe_unknown_option "unknown option '--bogus'" pipe --bogus
+t_usage_error pipe_missing_value "needs a value" pipe --pin
+t_usage_error pipe_stray_argument "unexpected argument" pipe --map-id 1 extra
 
 # --- with a producer ---------------------------------------------------------------
 

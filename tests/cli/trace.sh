@@ -29,42 +29,24 @@ t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" --version
 t_check version "perfring --version: exit $T_RC, output '$(head -c 100 "$T_TMP/out")'" \
 	bash -c "[ $T_RC -eq 0 ] && grep -Eq '^perfring [0-9]+\.[0-9]+\.[0-9]+ \(libperfring [0-9]+\.[0-9]+\.[0-9]+\)$' '$T_TMP/out'"
 
-# usage_error NAME EXPECTED-TEXT ARGS...: exit 2, one line on stderr that
-# contains the text and a hint to --help, nothing on stdout.
-usage_error() {
-	local name=$1 text=$2
-	shift 2
-	t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" "$@"
-	if [ "$T_RC" -ne 2 ]; then
-		fail "$name" "perfring $* exited $T_RC, not 2"
-		t_show "$T_TMP/err"
-	elif [ "$(wc -l <"$T_TMP/err")" -ne 1 ] || ! grep -qF -- "$text" "$T_TMP/err" || ! grep -q -- '--help' "$T_TMP/err"; then
-		fail "$name" "perfring $*: stderr should be one line with '$text' and a --help hint"
-		t_show "$T_TMP/err"
-	elif [ -s "$T_TMP/out" ]; then
-		fail "$name" "perfring $* printed on stdout"
-	else
-		ok "$name"
-	fi
-}
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING"
 t_check no_args_exit2 "perfring without arguments: exit $T_RC (want 2), or no usage on stderr" \
 	bash -c "[ $T_RC -eq 2 ] && grep -q '^Usage: ' '$T_TMP/err' && [ ! -s '$T_TMP/out' ]"
-usage_error bad_option_exit2 "unknown option '--bogus'" trace --bogus
-usage_error bad_short_option_exit2 "unknown option '-Z'" trace -Z
-usage_error bad_top_option_exit2 "unknown option '--frob'" --frob
-usage_error bad_command_exit2 "unknown command 'frobnicate'" frobnicate
-usage_error bad_duration_exit2 "--duration" trace --duration abc
-usage_error negative_count_exit2 "--wakeup-events" trace --wakeup-events -5
-usage_error missing_value_exit2 "needs a value" trace --duration
-usage_error two_policies_exit2 "not both" trace --wakeup-bytes 4096 --wakeup-events 8
-usage_error stray_argument_exit2 "unexpected argument" trace extra
-usage_error bad_pid_exit2 "--pid wants process ids" trace --pid abc
-usage_error dead_pid_exit2 "no such process" trace --pid 999999999
-usage_error bad_cpu_exit2 "--cpu wants a CPU list" trace --cpu x-y
-usage_error long_comm_exit2 "--comm wants a command name" trace --comm abcdefghijklmnopqrstuvwxyz
-usage_error bad_pages_exit2 "power of two" trace --buffer-pages 3
-usage_error pid_and_command_exit2 "not both" trace --pid 1 -- /bin/true
+t_usage_error bad_option_exit2 "unknown option '--bogus'" trace --bogus
+t_usage_error bad_short_option_exit2 "unknown option '-Z'" trace -Z
+t_usage_error bad_top_option_exit2 "unknown option '--frob'" --frob
+t_usage_error bad_command_exit2 "unknown command 'frobnicate'" frobnicate
+t_usage_error bad_duration_exit2 "--duration" trace --duration abc
+t_usage_error negative_count_exit2 "--wakeup-events" trace --wakeup-events -5
+t_usage_error missing_value_exit2 "needs a value" trace --duration
+t_usage_error two_policies_exit2 "not both" trace --wakeup-bytes 4096 --wakeup-events 8
+t_usage_error stray_argument_exit2 "unexpected argument" trace extra
+t_usage_error bad_pid_exit2 "--pid wants process ids" trace --pid abc
+t_usage_error dead_pid_exit2 "no such process" trace --pid 999999999
+t_usage_error bad_cpu_exit2 "--cpu wants a CPU list" trace --cpu x-y
+t_usage_error long_comm_exit2 "--comm wants a command name" trace --comm abcdefghijklmnopqrstuvwxyz
+t_usage_error bad_pages_exit2 "power of two" trace --buffer-pages 3
+t_usage_error pid_and_command_exit2 "not both" trace --pid 1 -- /bin/true
 
 if ! t_need_root; then
 	skip trace_runs "perfring trace needs root (run the suite as root)"
