@@ -122,6 +122,7 @@ static bool type_natural(const char *type, unsigned int *bytes, bool *is_signed)
 		{ "__s32", 4, true },		{ "pid_t", 4, true },		 { "uid_t", 4, false },
 		{ "gid_t", 4, false },		{ "key_serial_t", 4, true },	 { "clockid_t", 4, true },
 		{ "timer_t", 4, true },		{ "mqd_t", 4, true },		 { "qid_t", 4, false },
+		{ "key_t", 4, true },
 		{ "rwf_t", 4, false },		{ "umode_t", 2, false },	 { "u64", 8, false },
 		{ "__u64", 8, false },		{ "s64", 8, true },		 { "__s64", 8, true },
 		{ "long", 8, true },		{ "unsigned long", 8, false },	 { "long long", 8, true },
@@ -276,7 +277,10 @@ static int classify(struct trace_tp *tp, const struct tep_format_field *f, struc
 	}
 	out->kind = TF_INT;
 	out->elem_size = f->size;
-	if (type_natural(f->type, &bytes, &sgn) && (int)bytes <= f->size) {
+	/* The C type overrides tracefs only for a syscall argument's 8-byte slot
+	 * (marked unsigned whatever its type); elsewhere the format's sign is the
+	 * kernel's own (built with -funsigned-char, its char is unsigned). */
+	if (strcmp(tp->system, "syscalls") == 0 && type_natural(f->type, &bytes, &sgn) && (int)bytes <= f->size) {
 		out->elem_size = bytes;
 		out->is_signed = sgn;
 	}
