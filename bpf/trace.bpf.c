@@ -70,6 +70,9 @@ const volatile char filter_comm[TRACE_COMM_LEN] = {};
 const volatile __u32 exclude_tgid = 0;
 
 struct trace_counts counts;
+/* Set by user space once it stops reading: detaching takes a while (see
+ * tools/trace_load.c) and the events of that time would only be dropped. */
+__u32 stopping;
 
 #define HDR_LEN sizeof(struct trace_sample_hdr)
 
@@ -203,6 +206,8 @@ int trace_event(void *ctx)
 	__u32 key = 0, type, size, pos;
 	char *buf;
 
+	if (stopping)
+		return 0;
 	buf = bpf_map_lookup_elem(&scratch, &key);
 	if (!buf)
 		return 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Loading and attaching `perfring trace`'s BPF program: see trace_load.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,12 +164,57 @@ void trace_counts(const struct trace_bpf *skel, struct trace_counts *c)
 	c->truncated = __atomic_load_n(&skel->bss->counts.truncated, __ATOMIC_RELAXED);
 }
 
-void trace_unload(struct trace_bpf *skel)
+/* Detaching a tracepoint program waits for an RCU grace period in the
+ * kernel (tens of ms each): hundreds of tracepoints (-e 'syscalls:*') would
+ * take half a minute one after another. Threads detaching at once share the
+ * grace periods. */
+#define TRACE_DETACH_THREADS 32
+
+struct detach_slice {
+	struct bpf_link **links;
+	size_t n;
+};
+
+static void *detach_slice(void *arg)
 {
+	struct detach_slice *d = arg;
 	size_t i;
 
-	for (i = 0; i < trace_links.n; i++)
-		bpf_link__destroy(trace_links.links[i]);
+	for (i = 0; i < d->n; i++)
+		bpf_link__destroy(d->links[i]);
+	return NULL;
+}
+
+static void detach_all(struct bpf_link **links, size_t n)
+{
+	struct detach_slice slices[TRACE_DETACH_THREADS];
+	pthread_t threads[TRACE_DETACH_THREADS];
+	bool started[TRACE_DETACH_THREADS] = { false };
+	size_t t, nthreads = n < TRACE_DETACH_THREADS ? n : TRACE_DETACH_THREADS, done = 0;
+
+	for (t = 0; t < nthreads; t++) {
+		size_t share = (n - done) / (nthreads - t);
+
+		slices[t] = (struct detach_slice){ .links = links + done, .n = share };
+		done += share;
+		/* Without a thread (none left), the slice is detached here. */
+		started[t] = pthread_create(&threads[t], NULL, detach_slice, &slices[t]) == 0;
+		if (!started[t])
+			detach_slice(&slices[t]);
+	}
+	for (t = 0; t < nthreads; t++)
+		if (started[t])
+			pthread_join(threads[t], NULL);
+}
+
+void trace_unload(struct trace_bpf *skel)
+{
+	if (skel)
+		__atomic_store_n(&skel->bss->stopping, 1, __ATOMIC_RELAXED);
+	if (trace_links.n > 20)
+		fprintf(stderr, "detaching from %zu tracepoints (the kernel takes tens of ms for each)...\n",
+			trace_links.n);
+	detach_all(trace_links.links, trace_links.n);
 	free(trace_links.links);
 	trace_links.links = NULL;
 	trace_links.n = 0;
