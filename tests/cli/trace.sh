@@ -258,6 +258,14 @@ else
 	fail status_line "script(1) is not installed (util-linux)"
 fi
 
+# Standard output closed early (| head): it stops at once, exit 0.
+start=$(date +%s.%N)
+timeout 20 "$PERFRING" trace -e sched:sched_switch 2>"$T_TMP/head.err" | head -n 3 >"$T_TMP/head.out"
+rc=${PIPESTATUS[0]}
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')
+t_check stdout_closed "| head -n 3: exit $rc after ${secs}s (want 0, under 5 s), $(wc -l <"$T_TMP/head.out") lines" \
+	bash -c "[ $rc -eq 0 ] && awk -v s=$secs 'BEGIN{exit !(s < 5)}' && [ \$(wc -l <'$T_TMP/head.out') -eq 3 ] && grep -q '^summary: ' '$T_TMP/head.err'"
+
 # Another policy: one wakeup per event and no delay bound, 8 pages.
 t_run "$T_TMP/pol.out" "$T_TMP/pol.err" timeout 30 "$PERFRING" trace -q --wakeup-events 1 --max-delay-ms 0 --buffer-pages 8 -d 0.5
 t_check policy_events "--wakeup-events 1: exit $T_RC, or the policy line is wrong: $(grep '^  reader' "$T_TMP/pol.err")" \
