@@ -28,10 +28,10 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } events SEC(".maps");
 
-/* Tracepoint id -> what to copy. */
+/* What to copy, by the index user space gave as the attach cookie. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACE_MAX_TPS);
 	__type(key, __u32);
 	__type(value, struct trace_cfg);
 } configs SEC(".maps");
@@ -203,7 +203,7 @@ int trace_event(void *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	struct trace_sample_hdr *h;
 	struct trace_cfg *cfg;
-	__u32 key = 0, type, size, pos;
+	__u32 key = 0, idx, size, pos;
 	char *buf;
 
 	if (stopping)
@@ -216,19 +216,19 @@ int trace_event(void *ctx)
 	if (!trace_wanted(id >> 32, h->comm))
 		return 0;
 
-	/* The tracepoint's id, given as the attach cookie. (Not common_type:
-	 * syscall tracepoints hand the program a record whose common fields
-	 * hold a pt_regs pointer instead.) */
-	type = (__u32)bpf_get_attach_cookie(ctx);
-	cfg = bpf_map_lookup_elem(&configs, &type);
-	if (!cfg) {
+	/* Which tracepoint: the attach cookie. (Not common_type: syscall
+	 * tracepoints hand the program a record whose common fields hold a
+	 * pt_regs pointer instead.) */
+	idx = (__u32)bpf_get_attach_cookie(ctx);
+	cfg = bpf_map_lookup_elem(&configs, &idx);
+	if (!cfg || !cfg->fixed_size) {
 		__sync_fetch_and_add(&counts.no_config, 1);
 		return 0;
 	}
 	h->time_ns = bpf_ktime_get_ns();
 	h->pid = id >> 32;
 	h->tid = (__u32)id;
-	h->id = type;
+	h->id = cfg->id;
 	h->flags = 0;
 
 	/* The fixed part first, to find where the dynamic fields end; then

@@ -3,9 +3,10 @@
  * Shared between bpf/trace.bpf.c and `perfring trace` (tools/trace_*.c).
  *
  * One generic program is attached to every tracepoint the user names, with
- * the tracepoint's id as the attach cookie. It finds what to copy in a map
- * keyed by that id, so no per-tracepoint code exists: user space fills the
- * map from the tracepoint's format file. The record's common fields are not
+ * the tracepoint's index in the `configs` array as the attach cookie. It
+ * finds there what to copy, so no per-tracepoint code exists: user space
+ * fills the array from the tracepoints' format files. (An array, not a hash
+ * keyed by id: the verifier inlines its lookup.) The record's common fields are not
  * to be trusted (syscall tracepoints put a pt_regs pointer there). Each event becomes one sample in the perf event array:
  *
  *   struct trace_sample_hdr
@@ -49,7 +50,10 @@ enum trace_dyn_kind {
 	TRACE_DYN_REL_LOC = 1,  /* offset from the end of the locator itself */
 };
 
-/* Per tracepoint, keyed by its id (common_type). */
+/* The most tracepoints one trace can attach to (this kernel has about 2300). */
+#define TRACE_MAX_TPS 4096
+
+/* Per tracepoint, at its index in the configs array. */
 struct trace_cfg {
 	__u16 fixed_size; /* the end of the last field of the format */
 	__u8 n_dyn;
@@ -58,7 +62,8 @@ struct trace_cfg {
 	__u8 dyn_kind[TRACE_MAX_DYN];
 	__u16 ustr_off[TRACE_MAX_USTR]; /* offsets of the user pointers */
 	__u8 ustr_kind[TRACE_MAX_USTR];
-	__u8 pad[4];
+	__u16 id; /* the tracepoint's id, for the sample header */
+	__u8 pad[2];
 };
 
 struct trace_sample_hdr {
@@ -98,7 +103,7 @@ enum trace_filter {
 struct trace_counts {
 	__u64 sent;
 	__u64 send_failed;  /* bpf_perf_event_output() failed: the ring was full */
-	__u64 no_config;    /* an id with no trace_cfg (should not happen) */
+	__u64 no_config;    /* a cookie with no trace_cfg (should not happen) */
 	__u64 truncated;    /* samples with a TRACE_F_* truncation flag */
 };
 

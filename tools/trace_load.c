@@ -117,15 +117,21 @@ int trace_attach(struct trace_bpf *skel, const struct trace_formats *tf, char *e
 	struct bpf_link *link;
 	char what[300];
 
+	if (n > TRACE_MAX_TPS) {
+		snprintf(err, errlen, "%zu tracepoints: at most %d can be traced at once", n, TRACE_MAX_TPS);
+		return -1;
+	}
 	for (i = 0; i < n; i++) {
 		const struct trace_tp *tp = trace_formats_get(tf, i);
+		struct trace_cfg cfg = tp->cfg;
+		uint32_t key = (uint32_t)i; /* the program's index into configs: its cookie */
+		LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = key);
 
-		if (bpf_map_update_elem(bpf_map__fd(skel->maps.configs), &tp->id, &tp->cfg, BPF_ANY)) {
+		cfg.id = (uint16_t)tp->id;
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.configs), &key, &cfg, BPF_ANY)) {
 			load_error(errno, "configuring the BPF program failed", err, errlen);
 			return -1;
 		}
-		LIBBPF_OPTS(bpf_tracepoint_opts, topts, .bpf_cookie = tp->id);
-
 		link = bpf_program__attach_tracepoint_opts(skel->progs.trace_event, tp->system, tp->name, &topts);
 		if (!link || add_link(link)) {
 			snprintf(what, sizeof(what), "attaching to tracepoint %s failed", tp->full);
