@@ -153,6 +153,9 @@ PERFRING_API void perfring_reader_free(struct perfring_reader *rd);
  *                      delivered; perfring_ring_discard() it to go on);
  *   or the callback's negative value.
  * fn returning PERFRING_STOP stops early; the rest stays for the next call.
+ * The call that reports -PERFRING_EFLUSHED (or a deadline's records) may
+ * itself have delivered records first: count records in fn, not from the
+ * return value alone.
  */
 PERFRING_API int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfring_event_fn fn,
 				      void *ctx);

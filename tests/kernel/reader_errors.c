@@ -36,6 +36,13 @@ TEST(errors_wrong_map_type)
 	REQUIREF(array >= 0, "bpf_map_create(array): %s", strerror(errno));
 	expect_refused(hash, NULL, EINVAL, "a hash map");
 	expect_refused(array, NULL, EINVAL, "an array map");
+	/* The message names the map's type, whichever it is. */
+	CHECKF(strstr(perfring_errmsg(), "BPF_MAP_TYPE_ARRAY"), "message: %s", perfring_errmsg());
+	close(array);
+	array = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "ktest_lru", 4, 4, 8, NULL);
+	REQUIREF(array >= 0, "bpf_map_create(lru hash): %s", strerror(errno));
+	expect_refused(array, NULL, EINVAL, "an LRU hash map");
+	CHECKF(strstr(perfring_errmsg(), "BPF_MAP_TYPE_LRU_HASH"), "message: %s", perfring_errmsg());
 	errno = 0;
 	CHECK(perfring_reader_new_bpf(-1, NULL) == NULL && errno != 0);
 	close(hash);
