@@ -48,7 +48,7 @@ struct trace_opts {
 	int cpus[4096];
 	int ncpus;
 	double duration_s; /* 0: until Ctrl-C or the command ends */
-	bool json, quiet, verbose;
+	bool json, quiet, verbose, list;
 	uint64_t buffer_pages, wakeup_bytes, wakeup_events, max_delay_ms;
 	char **command;    /* after --, NULL: none */
 	bool builtin;      /* no events, no command: the built-in workload */
@@ -90,6 +90,8 @@ void cmd_trace_usage(FILE *f)
 		"Options:\n"
 		"  -e, --event SYS:NAME     a tracepoint; NAME and SYS may be globs\n"
 		"                           (syscalls:sys_enter_open*); repeat for more\n"
+		"  -l, --list               list the tracepoints the -e options match (all\n"
+		"                           without -e), one SYS:NAME a line, and exit\n"
 		"  -p, --pid PID[,PID...]   only these processes (thread group ids)\n"
 		"      --comm NAME          only tasks whose command name (comm) is NAME\n"
 		"  -C, --cpu LIST           only these CPUs, e.g. 0,2-3\n"
@@ -141,6 +143,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
+		{ "list", no_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -163,12 +166,15 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 	opterr = 0; /* our own one-line messages */
 	optind = 1;
 	/* '+': stop at the first non-option, so COMMAND's own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:e:p:C:d:jqb:vh", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:lp:C:d:jqb:vh", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'e':
 			if (o->nevents == sizeof(o->events) / sizeof(o->events[0]))
 				return tool_usage_error(CMD, "too many -e options");
 			o->events[o->nevents++] = optarg;
+			break;
+		case 'l':
+			o->list = true;
 			break;
 		case 'p':
 			ret = parse_pids(optarg, o);
@@ -239,6 +245,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 					(unsigned long long)(o->buffer_pages * perfring_page_size()));
 	if (o->command && o->npids)
 		return tool_usage_error(CMD, "give --pid or a command, not both");
+	if (o->list && o->command)
+		return tool_usage_error(CMD, "--list takes no command");
 	o->builtin = !o->nevents && !o->command;
 	if (o->builtin && o->npids)
 		o->builtin = false; /* default events for these processes */
@@ -480,6 +488,18 @@ static int trace_events(struct trace_formats *tf, const struct trace_opts *o, ch
 	return 0;
 }
 
+static int list_events(struct trace_formats *tf, const struct trace_opts *o, char *err, size_t errlen)
+{
+	size_t i;
+
+	if (!o->nevents)
+		return trace_formats_list(tf, NULL, stdout, err, errlen);
+	for (i = 0; i < o->nevents; i++)
+		if (trace_formats_list(tf, o->events[i], stdout, err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct perfring_reader_opts ro = PERFRING_OPTS_INIT(perfring_reader_opts);
@@ -514,6 +534,10 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (mounted && !o.quiet)
 		fprintf(stderr, "note: mounted tracefs at %s\n", trace_formats_tracefs(tf, NULL, err, sizeof(err)));
+	if (o.list) {
+		ret = list_events(tf, &o, err, sizeof(err)) ? tool_error(CMD, "%s", err) : EXIT_OK;
+		goto out;
+	}
 	if (trace_events(tf, &o, err, sizeof(err))) {
 		ret = tool_error(CMD, "%s", err);
 		goto out;

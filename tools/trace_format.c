@@ -413,8 +413,10 @@ static void free_list(char **list)
 	tracefs_list_free(list);
 }
 
-/* Every system matching sys_glob, then every event in it matching name_glob. */
-static int add_glob(struct trace_formats *tf, const char *sys_glob, const char *name_glob, char *err, size_t errlen)
+/* Every system matching sys_glob, then every event in it matching
+ * name_glob: added, or with list set, printed there as SYSTEM:EVENT. */
+static int add_glob(struct trace_formats *tf, const char *sys_glob, const char *name_glob, FILE *list, char *err,
+		    size_t errlen)
 {
 	char **systems, **events;
 	int added = 0, matched = 0, r;
@@ -433,6 +435,10 @@ static int add_glob(struct trace_formats *tf, const char *sys_glob, const char *
 			if (fnmatch(name_glob, events[j], 0) != 0)
 				continue;
 			matched++;
+			if (list) {
+				fprintf(list, "%s:%s\n", systems[i], events[j]);
+				continue;
+			}
 			r = add_event(tf, systems[i], events[j], err, errlen);
 			if (r < 0) {
 				free_list(events);
@@ -452,31 +458,44 @@ static int add_glob(struct trace_formats *tf, const char *sys_glob, const char *
 	return added;
 }
 
-int trace_formats_add(struct trace_formats *tf, const char *spec, char *err, size_t errlen)
+/* SPEC as "system:name" (or "system/name") into sys and *name. */
+static int split_spec(const char *spec, char *sys, size_t len, char **name, char *err, size_t errlen)
 {
-	char sys[256], *name;
-	const char *sep;
-	int r;
+	const char *sep = strpbrk(spec, ":/");
 
-	if (!trace_formats_tracefs(tf, NULL, err, errlen))
-		return -1;
-	sep = strpbrk(spec, ":/");
-	if (!sep || sep == spec || !sep[1] || strlen(spec) >= sizeof(sys)) {
+	if (!sep || sep == spec || !sep[1] || strlen(spec) >= len || strpbrk(sep + 1, ":/")) {
 		fmt_err(err, errlen, "'%s' is not a tracepoint: want SYSTEM:EVENT, e.g. sched:sched_process_exec", spec);
 		return -1;
 	}
 	memcpy(sys, spec, (size_t)(sep - spec));
 	sys[sep - spec] = '\0';
-	name = sys + (sep - spec) + 1;
-	strcpy(name, sep + 1);
-	if (strpbrk(name, ":/")) {
-		fmt_err(err, errlen, "'%s' is not a tracepoint: want SYSTEM:EVENT, e.g. sched:sched_process_exec", spec);
+	*name = sys + (sep - spec) + 1;
+	strcpy(*name, sep + 1);
+	return 0;
+}
+
+int trace_formats_add(struct trace_formats *tf, const char *spec, char *err, size_t errlen)
+{
+	char sys[256], *name;
+
+	if (!trace_formats_tracefs(tf, NULL, err, errlen) || split_spec(spec, sys, sizeof(sys), &name, err, errlen))
 		return -1;
-	}
 	if (has_glob(sys) || has_glob(name))
-		return add_glob(tf, sys, name, err, errlen);
-	r = add_event(tf, sys, name, err, errlen);
-	return r;
+		return add_glob(tf, sys, name, NULL, err, errlen);
+	return add_event(tf, sys, name, err, errlen);
+}
+
+int trace_formats_list(struct trace_formats *tf, const char *spec, FILE *out, char *err, size_t errlen)
+{
+	char sys[256], *name;
+
+	if (!trace_formats_tracefs(tf, NULL, err, errlen))
+		return -1;
+	if (!spec)
+		return add_glob(tf, "*", "*", out, err, errlen);
+	if (split_spec(spec, sys, sizeof(sys), &name, err, errlen))
+		return -1;
+	return add_glob(tf, sys, name, out, err, errlen);
 }
 
 size_t trace_formats_count(const struct trace_formats *tf)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 #include "../bpf/trace.h"
@@ -64,6 +65,11 @@ const char *trace_formats_tracefs(struct trace_formats *tf, bool *mounted, char 
  * matches nothing is an error), or -1 with a one-line reason in err.
  */
 int trace_formats_add(struct trace_formats *tf, const char *spec, char *err, size_t errlen);
+
+/* Print the tracepoints SPEC matches (every one when NULL) on out, one
+ * SYSTEM:EVENT a line, in tracefs's order. 0, or -1 with the reason in err
+ * (no match is an error). */
+int trace_formats_list(struct trace_formats *tf, const char *spec, FILE *out, char *err, size_t errlen);
 
 /* Add one tracepoint from the text of its format file (as tracefs gives
  * it): for tests, and for formats saved elsewhere. 1 added, 0 already

@@ -47,6 +47,7 @@ t_usage_error bad_cpu_exit2 "--cpu wants a CPU list" trace --cpu x-y
 t_usage_error long_comm_exit2 "--comm wants a command name" trace --comm abcdefghijklmnopqrstuvwxyz
 t_usage_error bad_pages_exit2 "power of two" trace --buffer-pages 3
 t_usage_error pid_and_command_exit2 "not both" trace --pid 1 -- /bin/true
+t_usage_error list_and_command_exit2 "--list takes no command" trace --list -- /bin/true
 
 if ! t_need_root; then
 	skip trace_runs "perfring trace needs root (run the suite as root)"
@@ -282,6 +283,16 @@ else
 	fail valgrind_clean "valgrind is not installed"
 fi
 
+# --list: the names a glob matches, as tracefs has them.
+t_run "$T_TMP/l.out" "$T_TMP/l.err" timeout 30 "$PERFRING" trace --list -e 'sched:sched_process_*' -e syscalls:sys_enter_openat
+want=$( (cd /sys/kernel/tracing/events && ls -d sched/sched_process_* && echo syscalls/sys_enter_openat) | tr / : | sort)
+t_check list_glob "--list: exit $T_RC, got $(sort "$T_TMP/l.out" | tr '\n' ' ') want $(echo "$want" | tr '\n' ' ')" \
+	bash -c "[ $T_RC -eq 0 ] && [ \"\$(sort '$T_TMP/l.out')\" = \"$want\" ] && [ ! -s '$T_TMP/l.err' ]"
+t_run "$T_TMP/l.out" "$T_TMP/l.err" timeout 30 "$PERFRING" trace --list
+n=$(wc -l <"$T_TMP/l.out")
+t_check list_all "--list: exit $T_RC, $n tracepoints listed (want > 500, sched:sched_switch among them)" \
+	bash -c "[ $T_RC -eq 0 ] && [ $n -gt 500 ] && grep -qx 'sched:sched_switch' '$T_TMP/l.out'"
+
 # --- bad input ---------------------------------------------------------------
 
 # one_line_error NAME TEXT ARGS...: exit 1, one line on stderr containing TEXT.
@@ -299,6 +310,7 @@ one_line_error() {
 one_line_error unknown_tracepoint "unknown tracepoint 'sched:no_such_event'" "$PERFRING" trace -e sched:no_such_event -d 0.1
 one_line_error unknown_system "unknown tracepoint 'nosuchsys:foo'" "$PERFRING" trace -e nosuchsys:foo -d 0.1
 one_line_error glob_matches_nothing "no tracepoint matches 'sched:zz*'" "$PERFRING" trace -e 'sched:zz*' -d 0.1
+one_line_error list_matches_nothing "no tracepoint matches 'zz:*'" "$PERFRING" trace --list -e 'zz:*'
 one_line_error not_a_tracepoint "is not a tracepoint: want SYSTEM:EVENT" "$PERFRING" trace -e sched_switch -d 0.1
 one_line_error ring_too_small "creating the reader failed: " "$PERFRING" trace -b 1 -d 0.1
 
