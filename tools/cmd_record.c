@@ -6,7 +6,6 @@
  * report` and `perf script` read.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <perfring/event.h>
 #include <perfring/perfdata_write.h>
 
+#include "command.h"
 #include "tool.h"
 
 #define CMD "record"
@@ -117,36 +117,6 @@ static uint64_t record_max_rate(void)
 	return v;
 }
 
-/* Fork cmd stopped: it waits until a byte arrives on *go_fd (EOF: give up). */
-static pid_t record_fork_cmd(char **cmd, int *go_fd)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		close(p[1]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		if (read(p[0], &c, 1) != 1)
-			_exit(127);
-		execvp(cmd[0], cmd);
-		fprintf(stderr, "%s %s: cannot run '%s': %s\n", TOOL_NAME, CMD, cmd[0], strerror(errno));
-		_exit(127);
-	}
-	close(p[0]);
-	*go_fd = p[1];
-	return pid;
-}
-
 static void record_progress(const struct record_state *st, bool final)
 {
 	char b[32];
@@ -197,10 +167,11 @@ int cmd_record(int argc, char **argv)
 	const char *output = "perf.data";
 	uint64_t period = 0, freq = 0, max_rate;
 	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false;
-	int nev = 0, ncpu, cpus[RECORD_MAX_CPUS], c, idx, i, j, ret = EXIT_ERROR, go_fd = -1;
+	int nev = 0, ncpu, cpus[RECORD_MAX_CPUS], c, idx, i, j, ret = EXIT_ERROR;
 	int child_status = 0, err;
 	long target_pid = -1;
 	uint64_t v, last_progress = 0;
+	struct tool_command command = { .go_fd = -1, .err_fd = -1 };
 	pid_t child = -1;
 	char **cmd = NULL, *cmdline;
 	struct perfring_event_opts eo = { .sz = sizeof(eo) };
@@ -290,9 +261,10 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 
 	if (cmd) {
-		child = record_fork_cmd(cmd, &go_fd);
-		if (child < 0)
-			return tool_error(CMD, "cannot start '%s': %s", cmd[0], strerror(errno));
+		err = tool_command_fork(cmd, &command);
+		if (err)
+			return tool_error(CMD, "cannot start '%s': %s", cmd[0], strerror(-err));
+		child = command.pid;
 		target_pid = child;
 	}
 
@@ -365,13 +337,12 @@ int cmd_record(int argc, char **argv)
 	}
 
 	if (cmd) {
-		/* Let the command exec: that enables the events (enable_on_exec). */
-		if (write(go_fd, "g", 1) != 1) {
-			tool_error(CMD, "cannot start '%s': %s", cmd[0], strerror(errno));
-			goto out;
-		}
-		close(go_fd);
-		go_fd = -1;
+		/* Let the command exec: that enables the events (enable_on_exec).
+		 * A failed exec leaves a child that exited 127, which the loop
+		 * sees end: the (empty) recording is still written. */
+		err = tool_command_release(&command);
+		if (err)
+			tool_error(CMD, "cannot run '%s': %s", cmd[0], strerror(err));
 	}
 
 	tty = isatty(STDERR_FILENO);
@@ -420,8 +391,8 @@ int cmd_record(int argc, char **argv)
 	ret = EXIT_OK;
 
 out:
-	if (go_fd >= 0)
-		close(go_fd); /* the child reads EOF and exits without running the command */
+	if (command.go_fd >= 0)
+		tool_command_abandon(&command); /* it exits without running the command */
 	if (child > 0 && !child_done) {
 		if (ret == EXIT_OK)
 			kill(child, SIGTERM);

@@ -6,7 +6,6 @@
  * built-in workload (exec, exit, openat): the README's first command.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <perfring/perfring.h>
 
 #include "workload.h"
+#include "command.h"
 #include "tool.h"
 #include "trace_emit.h"
 #include "trace_load.h"
@@ -255,54 +255,6 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 	return 0;
 }
 
-/* Fork COMMAND, stopped before exec until trace_command_release(), so that
- * its pid can join the filter before it runs. */
-static pid_t trace_command_fork(char **command, int *go_fd, int *err_fd)
-{
-	int go[2], err[2];
-	pid_t pid;
-	char c;
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int e;
-
-		close(go[1]);
-		close(err[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(command[0], command);
-		e = errno;
-		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(err[1]);
-	*go_fd = go[1];
-	*err_fd = err[0];
-	return pid;
-}
-
-/* Let the command run; 0, or the errno of a failed exec. */
-static int trace_command_release(int go_fd, int err_fd)
-{
-	int e = 0;
-
-	if (write(go_fd, "g", 1) != 1)
-		e = errno;
-	close(go_fd);
-	/* The error pipe closes at a successful exec; an exec error comes through it. */
-	if (read(err_fd, &e, sizeof(e)) != sizeof(e))
-		e = 0;
-	close(err_fd);
-	return e;
-}
-
 static int on_event(const struct perfring_event *ev, void *ctx)
 {
 	struct trace_run *run = ctx;
@@ -512,7 +464,8 @@ int cmd_trace(int argc, char **argv)
 	struct trace_run run;
 	struct trace_opts o;
 	struct sigaction sa;
-	int ret, go_fd = -1, err_fd = -1, width = 5;
+	struct tool_command command = { .go_fd = -1, .err_fd = -1 };
+	int ret, width = 5;
 	bool status_line, have_workload = false, mounted = false;
 	char err[1024];
 	size_t i;
@@ -577,12 +530,12 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	if (o.command) {
-		run.child = trace_command_fork(o.command, &go_fd, &err_fd);
-		if (run.child < 0) {
-			run.child = 0;
-			ret = tool_error(CMD, "starting %s failed: %s", o.command[0], strerror(errno));
+		ret = tool_command_fork(o.command, &command);
+		if (ret) {
+			ret = tool_error(CMD, "starting %s failed: %s", o.command[0], strerror(-ret));
 			goto out;
 		}
+		run.child = command.pid;
 		trace_add_pid(skel, (uint32_t)run.child);
 	}
 	if (trace_attach(skel, tf, err, sizeof(err))) {
@@ -612,8 +565,7 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	if (o.command) {
-		ret = trace_command_release(go_fd, err_fd);
-		go_fd = err_fd = -1;
+		ret = tool_command_release(&command);
 		if (ret) {
 			reap_child(&run, true);
 			run.child = 0;
@@ -661,9 +613,8 @@ int cmd_trace(int argc, char **argv)
 out_stats:
 	trace_stats_fini(&run.st);
 out:
-	if (go_fd >= 0) {
-		close(go_fd); /* the stopped command reads EOF and exits */
-		close(err_fd);
+	if (command.go_fd >= 0) {
+		tool_command_abandon(&command); /* it exits without running */
 		reap_child(&run, true);
 	}
 	if (have_workload)
