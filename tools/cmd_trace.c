@@ -408,8 +408,6 @@ static void reader_opts(const struct trace_opts *o, struct perfring_reader_opts 
 		ro->wakeup_bytes = (uint32_t)o->wakeup_bytes;
 	else
 		ro->wakeup_bytes = (uint32_t)(o->buffer_pages * perfring_page_size() / 4);
-	if (ro->wakeup_bytes == 0)
-		ro->wakeup_events = 1;
 }
 
 static void print_workload_check(const struct workload *w)

@@ -293,6 +293,11 @@ n=$(wc -l <"$T_TMP/l.out")
 t_check list_all "--list: exit $T_RC, $n tracepoints listed (want > 500, sched:sched_switch among them)" \
 	bash -c "[ $T_RC -eq 0 ] && [ $n -gt 500 ] && grep -qx 'sched:sched_switch' '$T_TMP/l.out'"
 
+# --wakeup-events N is the policy the reader gets (not one per event).
+t_run "$T_TMP/pol8.out" "$T_TMP/pol8.err" timeout 30 "$PERFRING" trace -q --wakeup-events 8 -d 0.3
+t_check policy_events8 "--wakeup-events 8: exit $T_RC, policy line: $(grep '^  reader' "$T_TMP/pol8.err")" \
+	bash -c "[ $T_RC -eq 0 ] && grep -q '^  reader: [0-9]* rings of 1.0 MiB (256 pages); woken every 8 events or 100 ms after an event at the latest$' '$T_TMP/pol8.err'"
+
 # --- bad input ---------------------------------------------------------------
 
 # one_line_error NAME TEXT ARGS...: exit 1, one line on stderr containing TEXT.
