@@ -141,6 +141,9 @@ void trace_stats_summary(const struct trace_stats *st, struct perfring_reader *r
 	fprintf(f, "  program: %llu sent, %llu not sent (ring full), %llu truncated\n",
 		(unsigned long long)prog->sent, (unsigned long long)prog->send_failed,
 		(unsigned long long)prog->truncated);
+	if (prog->no_config)
+		fprintf(f, "  program: %llu events of a tracepoint it had no configuration for (a perfring bug)\n",
+			(unsigned long long)prog->no_config);
 	if (st->malformed)
 		fprintf(f, "  malformed samples: %llu\n", (unsigned long long)st->malformed);
 	print_policy(f, rd, ro);
