@@ -44,6 +44,23 @@ t_show() { head -n "${2:-15}" "$1" | sed 's/^/     | /'; }
 
 t_need_root() { [ "$(id -u)" -eq 0 ]; }
 
+# t_one_line_error NAME TEXT COMMAND...: COMMAND (given 30 s at most) exits 1
+# with one line on stderr that contains TEXT, and nothing on stdout.
+t_one_line_error() {
+	local name=$1 text=$2
+	shift 2
+	t_run "$T_TMP/error.out" "$T_TMP/error.err" timeout 30 "$@"
+	if [ "$T_RC" -ne 1 ] || [ "$(wc -l <"$T_TMP/error.err")" -ne 1 ] || ! grep -qF -- "$text" "$T_TMP/error.err"; then
+		fail "$name" "$*: exit $T_RC (want 1), stderr should be one line with '$text'"
+		t_show "$T_TMP/error.err"
+	elif [ -s "$T_TMP/error.out" ]; then
+		fail "$name" "$* printed on stdout"
+		t_show "$T_TMP/error.out"
+	else
+		ok "$name"
+	fi
+}
+
 # t_usage_error NAME TEXT ARGS...: `perfring ARGS` exits 2 with one line on
 # stderr that contains TEXT and a hint to --help, and nothing on stdout.
 t_usage_error() {

@@ -300,28 +300,16 @@ t_check policy_events8 "--wakeup-events 8: exit $T_RC, policy line: $(grep '^  r
 
 # --- bad input ---------------------------------------------------------------
 
-# one_line_error NAME TEXT ARGS...: exit 1, one line on stderr containing TEXT.
-one_line_error() {
-	local name=$1 text=$2
-	shift 2
-	t_run "$T_TMP/e.out" "$T_TMP/e.err" timeout 30 "$@"
-	if [ "$T_RC" -ne 1 ] || [ "$(wc -l <"$T_TMP/e.err")" -ne 1 ] || ! grep -qF -- "$text" "$T_TMP/e.err"; then
-		fail "$name" "$*: exit $T_RC (want 1), stderr should be one line with '$text'"
-		t_show "$T_TMP/e.err"
-	else
-		ok "$name"
-	fi
-}
-one_line_error unknown_tracepoint "unknown tracepoint 'sched:no_such_event'" "$PERFRING" trace -e sched:no_such_event -d 0.1
-one_line_error unknown_system "unknown tracepoint 'nosuchsys:foo'" "$PERFRING" trace -e nosuchsys:foo -d 0.1
-one_line_error glob_matches_nothing "no tracepoint matches 'sched:zz*'" "$PERFRING" trace -e 'sched:zz*' -d 0.1
-one_line_error list_matches_nothing "no tracepoint matches 'zz:*'" "$PERFRING" trace --list -e 'zz:*'
-one_line_error not_a_tracepoint "is not a tracepoint: want SYSTEM:EVENT" "$PERFRING" trace -e sched_switch -d 0.1
-one_line_error ring_too_small "creating the reader failed: " "$PERFRING" trace -b 1 -d 0.1
+t_one_line_error unknown_tracepoint "unknown tracepoint 'sched:no_such_event'" "$PERFRING" trace -e sched:no_such_event -d 0.1
+t_one_line_error unknown_system "unknown tracepoint 'nosuchsys:foo'" "$PERFRING" trace -e nosuchsys:foo -d 0.1
+t_one_line_error glob_matches_nothing "no tracepoint matches 'sched:zz*'" "$PERFRING" trace -e 'sched:zz*' -d 0.1
+t_one_line_error list_matches_nothing "no tracepoint matches 'zz:*'" "$PERFRING" trace --list -e 'zz:*'
+t_one_line_error not_a_tracepoint "is not a tracepoint: want SYSTEM:EVENT" "$PERFRING" trace -e sched_switch -d 0.1
+t_one_line_error ring_too_small "creating the reader failed: " "$PERFRING" trace -b 1 -d 0.1
 
 # Without root: one line saying what is needed, exit 1.
 if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$PERFRING"; then
-	one_line_error needs_root "run as root" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+	t_one_line_error needs_root "run as root" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		"$PERFRING" trace -d 0.5
 else
 	fail needs_root "cannot run $PERFRING as user nobody (setpriv missing or the build directory is not accessible)"
