@@ -12,13 +12,6 @@
 #include "internal.h"
 #include "record_internal.h"
 
-#define TRY(expr)                      \
-	do {                           \
-		int err_ = (expr);     \
-		if (err_)              \
-			return err_;   \
-	} while (0)
-
 /* ---- error reporting ----------------------------------------------------- */
 
 int pr_rec_fail(struct pr_rec_cur *c, int err, const char *field, size_t off, const char *fmt, ...)

@@ -105,6 +105,15 @@ static inline unsigned pr_rec_id_trailer_size(uint64_t sample_type)
  * A cursor over [rec + pos, rec + end), end <= the record's header.size.
  * Every read checks the bytes left first; pos never passes end.
  */
+/* Return the error of a decoding step, if any (the decoders' steps return 0
+ * or a negative error with the message already recorded). */
+#define TRY(expr)                      \
+	do {                           \
+		int err_ = (expr);     \
+		if (err_)              \
+			return err_;   \
+	} while (0)
+
 struct pr_rec_cur {
 	const uint8_t *rec;
 	size_t pos, end;

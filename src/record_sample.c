@@ -9,13 +9,6 @@
 #include "internal.h"
 #include "record_internal.h"
 
-#define TRY(expr)                      \
-	do {                           \
-		int err_ = (expr);     \
-		if (err_)              \
-			return err_;   \
-	} while (0)
-
 const struct pr_rec_read_names pr_rec_read_names_sample = {
 	.nr = "read.nr",
 	.time_enabled = "read.time_enabled",
