@@ -9,6 +9,7 @@
 # policy for the ratio), BENCH_EXTRA_POLICIES (space separated, run once each).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench_lib.sh
 
 O=${1:-build}
 bin=$O/bench
@@ -54,21 +55,6 @@ callgrind_drain() { # contender
 	fi
 	awk -v c="$c" -v ir="$ir" -v n="$recs" \
 		'BEGIN { printf "drain_instr_per_record %s %.2f (%d instructions, %d records)\n", c, ir / n, ir, n }'
-}
-
-# The functions that cost the most per record (self cost), for a contender.
-callgrind_top() { # contender records
-	callgrind_annotate --inclusive=no --auto=no "$cgdir/callgrind.out.$1" 2>/dev/null |
-		awk -v c="$1" -v n="$2" '
-			/file:function/ { getline; on = 1; next }
-			on && /^ *$/ { exit }
-			on && shown++ < 5 {
-				ir = $1; gsub(",", "", ir)
-				name = $0
-				sub(/^ *[0-9,]+ +\([^)]*\) +/, "", name)
-				gsub(/[^ \[]*\//, "", name)
-				printf "drain_profile %s %.2f instr/record %s\n", c, ir / n, name
-			}'
 }
 
 # Record decoding (bench/decode.c): perfring_record_parse over an in-memory
@@ -139,7 +125,7 @@ run() {
 		done
 		for c in perfring_cursor perfring_samples perfring_event libbpf perfring_ring; do
 			n=$(awk '{print $6; exit}' "$cgdir/$c.result" 2>/dev/null)
-			[ -n "$n" ] && callgrind_top "$c" "$n"
+			[ -n "$n" ] && callgrind_top "$cgdir/callgrind.out.$c" drain_profile "$c" "$n" 2
 		done
 	else
 		echo "drain_instr_per_record SKIPPED: valgrind is not installed"

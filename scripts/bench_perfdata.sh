@@ -14,6 +14,7 @@
 # PATH will do); run as root, the script installs the missing ones with apt-get.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench_lib.sh
 
 O=${1:-build}
 bin=$O/bench
@@ -170,17 +171,7 @@ if [ "${BENCH_PERFDATA_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null; 
 	callgrind_ir perf-report-stats "$records" - perf report --stats -i "$file" || status=1
 	# Where perfring's instructions go (self cost, top 5 functions).
 	for c in perfring perfring-ordered; do
-		callgrind_annotate --inclusive=no --auto=no "$cgdir/callgrind.out.perfdata_$c" 2>/dev/null |
-			awk -v c="$c" -v n="$records" '
-				/file:function/ { getline; on = 1; next }
-				on && /^ *$/ { exit }
-				on && shown++ < 5 {
-					ir = $1; gsub(",", "", ir)
-					name = $0
-					sub(/^ *[0-9,]+ +\([^)]*\) +/, "", name)
-					gsub(/[^ \[]*\//, "", name)
-					printf "perfdata_decode_profile %s %.0f instr/record %s\n", c, ir / n, name
-				}'
+		callgrind_top "$cgdir/callgrind.out.perfdata_$c" perfdata_decode_profile "$c" "$records" 0
 	done
 fi
 exit $status
