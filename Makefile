@@ -29,7 +29,8 @@ ifneq ($(SANITIZE),)
 CFLAGS_ALL += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS_SAN := -fsanitize=$(SANITIZE)
 endif
-LIB_CFLAGS := $(CFLAGS_ALL) -fPIC -fvisibility=hidden
+# Library sources include their internal headers by layer: "common/sys.h", "ring/ring_internal.h".
+LIB_CFLAGS := $(CFLAGS_ALL) -Isrc -fPIC -fvisibility=hidden
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 THREAD_LIBS := -lpthread
 # The tool alone reads tracepoint formats with libtraceevent and finds (or
@@ -39,9 +40,9 @@ TRACE_LIBS := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || 
 # What the library itself links against (libzstd expands compressed perf.data records).
 LIB_LIBS := $(THREAD_LIBS) -lzstd
 
-LIB_SRCS := $(wildcard src/*.c)
+LIB_SRCS := $(wildcard src/*/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(O)/obj/lib/%.o,$(LIB_SRCS))
-LIB_HDRS := $(wildcard include/perfring/*.h) $(wildcard src/*.h)
+LIB_HDRS := $(wildcard include/perfring/*.h) $(wildcard src/*/*.h)
 SHARED := $(O)/libperfring.so.$(VERSION)
 STATIC := $(O)/libperfring.a
 
@@ -206,7 +207,7 @@ fuzz: $(O)/fuzz/record_fuzz
 
 $(O)/fuzz/record_fuzz: $(FUZZ_SUPPORT) $(LIB_SRCS) $(LIB_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -D_GNU_SOURCE -o $@ tests/fuzz/record_fuzz.c $(LIB_SRCS) \
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -Isrc -D_GNU_SOURCE -o $@ tests/fuzz/record_fuzz.c $(LIB_SRCS) \
 		$(LIB_LIBS)
 
 $(O)/fuzz/record_replay: $(FUZZ_SUPPORT) $(STATIC)

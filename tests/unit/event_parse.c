@@ -14,7 +14,7 @@
 
 #include <perfring/event.h>
 
-#include "event_internal.h"
+#include "event/event_internal.h"
 #include "harness.h"
 
 struct expect {

@@ -22,7 +22,7 @@
 
 #include <perfring/reader.h>
 #include "harness.h"
-#include "sys.h"
+#include "common/sys.h"
 
 extern int pr_rd_no_epoll_pwait2; /* reader_wait.c: force the epoll_wait() fallback */
 

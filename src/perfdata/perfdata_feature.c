@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
-#include "perfdata_internal.h"
+#include "common/internal.h"
+#include "perfdata/perfdata_internal.h"
 
 struct fcur {
 	const struct perfring_perfdata *pd;

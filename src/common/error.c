@@ -6,7 +6,7 @@
 
 #include <perfring/record.h>
 
-#include "internal.h"
+#include "common/internal.h"
 
 static perfring_log_fn log_fn;
 static enum perfring_log_level log_max = PERFRING_LOG_WARN;

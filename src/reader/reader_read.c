@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "reader_internal.h"
+#include "common/internal.h"
+#include "reader/reader_internal.h"
 
 void perfring_read_record_release(struct perfring_read_record *rec)
 {

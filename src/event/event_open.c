@@ -9,9 +9,9 @@
 
 #include <perfring/event.h>
 
-#include "event_internal.h"
-#include "internal.h"
-#include "sys.h"
+#include "event/event_internal.h"
+#include "common/internal.h"
+#include "common/sys.h"
 
 #ifndef PERF_COUNT_SW_BPF_OUTPUT
 #define PERF_COUNT_SW_BPF_OUTPUT 10

@@ -10,10 +10,10 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "barrier.h"
-#include "internal.h"
-#include "reader_internal.h"
-#include "ring_internal.h"
+#include "common/barrier.h"
+#include "common/internal.h"
+#include "reader/reader_internal.h"
+#include "ring/ring_internal.h"
 
 struct samples_cb {
 	perfring_sample_fn sample_fn;

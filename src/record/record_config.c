@@ -5,8 +5,8 @@
  */
 #include <linux/perf_event.h>
 
-#include "internal.h"
-#include "record_internal.h"
+#include "common/internal.h"
+#include "record/record_internal.h"
 
 /* attr->size 0 means the first published struct (PERF_ATTR_SIZE_VER0). */
 #define ATTR_SIZE_VER0 64u

@@ -10,8 +10,8 @@
 
 #include <perfring/event.h>
 
-#include "event_internal.h"
-#include "internal.h"
+#include "event/event_internal.h"
+#include "common/internal.h"
 
 #ifndef PERF_COUNT_SW_BPF_OUTPUT
 #define PERF_COUNT_SW_BPF_OUTPUT 10

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <linux/perf_event.h>
 
-#include "internal.h"
-#include "record_internal.h"
+#include "common/internal.h"
+#include "record/record_internal.h"
 
 /* ---- error reporting ----------------------------------------------------- */
 

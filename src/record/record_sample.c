@@ -6,8 +6,8 @@
  */
 #include <linux/perf_event.h>
 
-#include "internal.h"
-#include "record_internal.h"
+#include "common/internal.h"
+#include "record/record_internal.h"
 
 const struct pr_rec_read_names pr_rec_read_names_sample = {
 	.nr = "read.nr",

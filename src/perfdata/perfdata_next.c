@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
-#include "perfdata_internal.h"
+#include "common/internal.h"
+#include "perfdata/perfdata_internal.h"
 
 #if defined(__has_include)
 #if __has_include(<zstd.h>)

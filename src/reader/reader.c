@@ -11,10 +11,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "barrier.h"
-#include "reader_internal.h"
-#include "sys.h"
+#include "common/internal.h"
+#include "common/barrier.h"
+#include "reader/reader_internal.h"
+#include "common/sys.h"
 
 static bool is_pow2(size_t v)
 {

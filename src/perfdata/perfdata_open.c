@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "perfdata_internal.h"
+#include "common/internal.h"
+#include "perfdata/perfdata_internal.h"
 
 static struct perfring_perfdata *pd_alloc(const struct perfring_perfdata_opts *opts)
 {

@@ -7,10 +7,10 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "barrier.h"
-#include "internal.h"
-#include "reader_internal.h"
-#include "ring_internal.h"
+#include "common/barrier.h"
+#include "common/internal.h"
+#include "reader/reader_internal.h"
+#include "ring/ring_internal.h"
 
 int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why)
 {

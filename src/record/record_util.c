@@ -5,8 +5,8 @@
  */
 #include <linux/perf_event.h>
 
-#include "internal.h"
-#include "record_internal.h"
+#include "common/internal.h"
+#include "record/record_internal.h"
 
 void perfring_read_value_at(const struct perfring_read_values *r, uint64_t i, struct perfring_read_value *out)
 {

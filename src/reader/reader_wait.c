@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "reader_internal.h"
+#include "common/internal.h"
+#include "reader/reader_internal.h"
 
 #ifndef __NR_epoll_pwait2
 #define __NR_epoll_pwait2 441

@@ -11,9 +11,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "reader_internal.h"
-#include "sys.h"
+#include "common/internal.h"
+#include "reader/reader_internal.h"
+#include "common/sys.h"
 
 /* The kernel's name of a map type, for messages (by value: newer types than
  * the build machine's uapi header knows are named too). */

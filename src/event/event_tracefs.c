@@ -7,7 +7,7 @@
 
 #include <perfring/event.h>
 
-#include "internal.h"
+#include "common/internal.h"
 
 static const char *const tracefs_dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
-#include "perfdata_internal.h"
+#include "common/internal.h"
+#include "perfdata/perfdata_internal.h"
 
 /* The multi-byte fields of perf_event_attr: {offset, width}. The flag
  * bitfield at offset 40 is handled on its own. Up to config3 (136 bytes). */

@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "barrier.h"
-#include "internal.h"
-#include "ring_internal.h"
+#include "common/barrier.h"
+#include "common/internal.h"
+#include "ring/ring_internal.h"
 
 /* Position (free-running) of the cursor's next record. */
 static uint64_t cursor_pos(const struct perfring_cursor *c)

@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "perfdata_internal.h"
+#include "common/internal.h"
+#include "perfdata/perfdata_internal.h"
 
 #define PD_READ_CHUNK (256 * 1024)
 

@@ -22,10 +22,10 @@
 
 #include <perfring/ring.h>
 
-#include "barrier.h"
-#include "internal.h"
-#include "ring_internal.h"
-#include "sys.h"
+#include "common/barrier.h"
+#include "common/internal.h"
+#include "ring/ring_internal.h"
+#include "common/sys.h"
 
 #define DEFAULT_DATA_PAGES 64
 #define MAX_RECORD_SIZE 65528 /* header.size is u16 and a multiple of 8 */

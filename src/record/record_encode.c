@@ -28,8 +28,8 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "internal.h"
-#include "record_internal.h"
+#include "common/internal.h"
+#include "record/record_internal.h"
 
 /* No count in a record of at most 65535 bytes can exceed this. */
 #define ENC_MAX_COUNT 65536

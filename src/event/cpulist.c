@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include <perfring/reader.h>
-#include "internal.h"
+#include "common/internal.h"
 
 /* Far above any kernel's NR_CPUS (8192 today); larger numbers are typos or
  * garbage, and refusing them keeps every count within an int. */

@@ -16,8 +16,8 @@
 #include <perfring/perfdata_write.h>
 #include <perfring/record.h>
 
-#include "internal.h"
-#include "perfdata_internal.h"
+#include "common/internal.h"
+#include "perfdata/perfdata_internal.h"
 
 #define PW_BUF_SIZE (256u << 10)
 #define PW_NAME_ALIGN 64
