@@ -50,7 +50,8 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 
-TOOL_SRCS := $(wildcard tools/*.c)
+# The tool: a folder per command family (trace, pipe, perfdata) and shared/ for main and helpers.
+TOOL_SRCS := $(wildcard tools/*/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 KERNEL_SRCS := $(wildcard tests/kernel/*.c)
 # Programs the CLI tests drive (e.g. a BPF producer that pins its map); not tests themselves.
@@ -108,7 +109,7 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
-$(TOOL): $(TOOL_SRCS) $(wildcard tools/*.h) $(STATIC) $(BPF_SKELS)
+$(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
@@ -116,8 +117,8 @@ $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
 
 # Unit tests of the tool's tracepoint decoder build with its sources.
-TRACE_DECODER_SRCS := tools/trace_format.c tools/trace_decode.c tools/trace_emit.c tools/pd_emit.c
-$(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*.h)
+TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tools/trace/trace_emit.c tools/shared/pd_emit.c
+$(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
 

@@ -71,7 +71,7 @@ const volatile __u32 exclude_tgid = 0;
 
 struct trace_counts counts;
 /* Set by user space once it stops reading: detaching takes a while (see
- * tools/trace_load.c) and the events of that time would only be dropped. */
+ * tools/trace/trace_load.c) and the events of that time would only be dropped. */
 __u32 stopping;
 
 #define HDR_LEN sizeof(struct trace_sample_hdr)

@@ -397,7 +397,7 @@ def find(event, **want):
 
 
 def as_json_bytes(s):
-    """How perfring's JSON carries a string: its bytes, those >= 0x7f as \\u00XX (tools/pd_emit.c:
+    """How perfring's JSON carries a string: its bytes, those >= 0x7f as \\u00XX (tools/shared/pd_emit.c:
     file names need not be UTF-8), so a UTF-8 string reads back as one character per byte."""
     return s.encode("utf-8").decode("latin-1")
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `perfring trace`'s decoder (tools/trace_format.c, trace_decode.c,
+ * `perfring trace`'s decoder (tools/trace/trace_format.c, trace_decode.c,
  * trace_emit.c) on formats written here, with every field kind the kernel
  * uses (__rel_loc included, which no tracepoint of a stock kernel may have),
  * and on samples built byte by byte: exact values, exact output lines, and
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "trace_decode.h"
-#include "trace_emit.h"
+#include "trace/trace_decode.h"
+#include "trace/trace_emit.h"
 
 #define COMMON_FIELDS                                                                          \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                 \

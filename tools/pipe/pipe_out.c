@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pipe_out.h"
+#include "pipe/pipe_out.h"
 
 static const char hex_digits[] = "0123456789abcdef";
 

@@ -11,8 +11,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "tool.h"
-#include "trace_load.h" /* first: the skeleton needs bpf/trace.h's types */
+#include "shared/tool.h"
+#include "trace/trace_load.h" /* first: the skeleton needs bpf/trace.h's types */
 #include "trace.skel.h"
 
 struct trace_links {

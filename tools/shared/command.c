@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "command.h"
+#include "shared/command.h"
 
 int tool_command_fork(char **argv, struct tool_command *c)
 {

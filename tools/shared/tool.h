@@ -23,25 +23,25 @@ struct tool_cmd {
 	void (*usage)(FILE *f);
 };
 
-/* tools/cmd_record.c: perf events into a perf.data file */
+/* tools/perfdata/cmd_record.c: perf events into a perf.data file */
 int cmd_record(int argc, char **argv);
 void cmd_record_usage(FILE *f);
 
-/* tools/cmd_report.c, tools/cmd_script.c: perf.data files */
+/* tools/perfdata/cmd_report.c, cmd_script.c: perf.data files */
 int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *f);
 int cmd_script(int argc, char **argv);
 void cmd_script_usage(FILE *f);
 
-/* tools/cmd_trace.c: any tracepoints through a generic BPF program and a perf event array */
+/* tools/trace/cmd_trace.c: any tracepoints through a generic BPF program and a perf event array */
 int cmd_trace(int argc, char **argv);
 void cmd_trace_usage(FILE *f);
 
-/* tools/cmd_pipe.c: the samples of a perf event array another program loaded */
+/* tools/pipe/cmd_pipe.c: the samples of a perf event array another program loaded */
 int cmd_pipe(int argc, char **argv);
 void cmd_pipe_usage(FILE *f);
 
-/* tools/util.c */
+/* tools/shared/util.c */
 
 /* "perfring CMD: message (try 'perfring CMD --help')" on stderr; returns EXIT_USAGE. */
 __attribute__((format(printf, 2, 3))) int tool_usage_error(const char *cmd, const char *fmt, ...);

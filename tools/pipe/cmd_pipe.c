@@ -20,8 +20,8 @@
 #include <bpf/libbpf.h>
 #include <perfring/perfring.h>
 
-#include "pipe_out.h"
-#include "tool.h"
+#include "pipe/pipe_out.h"
+#include "shared/tool.h"
 
 #define CMD "pipe"
 #define PIPE_MAX_CPUS 4096

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-#include "../bpf/trace.h"
+#include "../../bpf/trace.h"
 
 enum trace_field_kind {
 	TF_INT,          /* a signed or unsigned integer of 1, 2, 4 or 8 bytes */

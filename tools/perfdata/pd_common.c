@@ -6,8 +6,8 @@
 
 #include <perfring/perfring.h>
 
-#include "pd_common.h"
-#include "tool.h"
+#include "perfdata/pd_common.h"
+#include "shared/tool.h"
 
 /* perf's own names (tools/perf/util/event.c), so that counts can be compared
  * with `perf report --stats` line by line. Types perf 6.1 does not know

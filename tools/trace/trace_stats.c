@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
-#include "trace_stats.h"
+#include "shared/tool.h"
+#include "trace/trace_stats.h"
 
 int trace_stats_init(struct trace_stats *st, size_t ntp, uint64_t start_ns)
 {

@@ -9,7 +9,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "tool.h"
+#include "shared/tool.h"
 
 static void tool_vmsg(const char *cmd, const char *fmt, va_list ap)
 {

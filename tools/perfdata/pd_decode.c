@@ -7,7 +7,7 @@
  */
 #include <linux/perf_event.h>
 
-#include "pd_decode.h"
+#include "perfdata/pd_decode.h"
 
 static void pd_emit_pid_tid(struct pd_emit *e, uint32_t pid, uint32_t tid)
 {

@@ -18,8 +18,8 @@
 #include <perfring/event.h>
 #include <perfring/perfdata_write.h>
 
-#include "command.h"
-#include "tool.h"
+#include "shared/command.h"
+#include "shared/tool.h"
 
 #define CMD "record"
 #define RECORD_MAX_EVENTS 32

@@ -11,8 +11,8 @@
 
 #include <perfring/perfring.h>
 
-#include "pd_common.h"
-#include "tool.h"
+#include "perfdata/pd_common.h"
+#include "shared/tool.h"
 
 #define CMD "report"
 

@@ -16,7 +16,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 /* Tracepoint ids are 16-bit (common_type is an unsigned short). */
 #define TRACE_ID_SLOTS 65536

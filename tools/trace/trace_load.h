@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 struct trace_bpf;
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "trace_decode.h"
+#include "trace/trace_decode.h"
 
 struct trace_emit {
 	FILE *f;

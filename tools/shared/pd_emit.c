@@ -2,7 +2,7 @@
 /* `perfring script` output: text "key=value" fields or one JSON object per record. */
 #include <string.h>
 
-#include "pd_emit.h"
+#include "shared/pd_emit.h"
 
 static void pd_key(struct pd_emit *e, const char *key)
 {

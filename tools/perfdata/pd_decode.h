@@ -5,7 +5,7 @@
 
 #include <perfring/record.h>
 
-#include "pd_emit.h"
+#include "shared/pd_emit.h"
 
 /* Every field of d (a kernel record decoded with perfring_record_parse()). */
 void pd_emit_decoded(struct pd_emit *e, const struct perfring_decoded *d);

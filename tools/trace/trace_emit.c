@@ -3,8 +3,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "pd_emit.h"
-#include "trace_emit.h"
+#include "shared/pd_emit.h"
+#include "trace/trace_emit.h"
 
 /* Strings reach the writer NUL-terminated; a record's are not. */
 static void emit_strn(struct pd_emit *e, const char *key, const char *s, size_t len)

@@ -13,7 +13,7 @@
 
 #include <perfring/reader.h>
 
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 /* 16 sub-buckets per power of two: percentiles within 1/16 (6%). */
 #define TRACE_HIST_SUB 16

@@ -15,12 +15,12 @@
 
 #include <perfring/perfring.h>
 
-#include "workload.h"
-#include "command.h"
-#include "tool.h"
-#include "trace_emit.h"
-#include "trace_load.h"
-#include "trace_stats.h"
+#include "trace/workload.h"
+#include "shared/command.h"
+#include "shared/tool.h"
+#include "trace/trace_emit.h"
+#include "trace/trace_load.h"
+#include "trace/trace_stats.h"
 
 #define CMD "trace"
 

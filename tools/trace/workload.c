@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "workload.h"
+#include "trace/workload.h"
 
 /* A small fixed environment: the same output on every machine, and no
  * locale files (dozens of openat calls) to drown the interesting ones. */

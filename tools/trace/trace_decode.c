@@ -2,7 +2,7 @@
 /* Field values of `perfring trace` samples, bounds-checked (see trace_decode.h). */
 #include <string.h>
 
-#include "trace_decode.h"
+#include "trace/trace_decode.h"
 
 #define HDR_LEN sizeof(struct trace_sample_hdr)
 

@@ -7,7 +7,7 @@
 
 #include <perfring/perfring.h>
 
-#include "tool.h"
+#include "shared/tool.h"
 
 #define TOOL_VERSION "0.1.0"
 

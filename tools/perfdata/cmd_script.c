@@ -10,10 +10,10 @@
 
 #include <perfring/perfring.h>
 
-#include "pd_common.h"
-#include "pd_decode.h"
-#include "pd_emit.h"
-#include "tool.h"
+#include "perfdata/pd_common.h"
+#include "perfdata/pd_decode.h"
+#include "shared/pd_emit.h"
+#include "shared/tool.h"
 
 #define CMD "script"
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 struct trace_sample {
 	struct trace_sample_hdr hdr; /* a copy (the payload need not be aligned) */
