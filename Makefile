@@ -191,25 +191,43 @@ clean:
 
 .SECONDARY:
 
-# ---- Fuzzing the record layer (tests/fuzz/) ----
-#   make fuzz          $(O)/fuzz/record_fuzz: clang with libFuzzer + ASan + UBSan, the library's
-#                      sources compiled in (clang's runtime: libclang-rt-14-dev); make check runs it
-#   make fuzz-corpus   regenerate the committed seeds in tests/fuzz/corpus/record
-# `make` builds the same harness with $(CC) as $(O)/fuzz/record_replay (replays files or
-# directories: record_replay tests/fuzz/corpus/record crash-...), and tests/unit/fuzz_replay
-# replays the seeds in every test suite.
+# ---- Fuzzing (tests/fuzz/) ----
+# Every parser of outside bytes has a target tests/fuzz/NAME_fuzz.c (LLVMFuzzerTestOneInput) and
+# seeds in tests/fuzz/corpus/NAME/. For each:
+#   $(O)/fuzz/NAME_fuzz     clang, libFuzzer + ASan + UBSan, the library's sources compiled in
+#                           (clang's runtime: libclang-rt-14-dev); `make fuzz` builds them all,
+#                           make check runs each for FUZZ_SECONDS, `make fuzz-long` for longer
+#   $(O)/fuzz/NAME_replay   the same target with $(CC) and tests/fuzz/standalone_main.c (part of
+#                           `make`, so of every sanitizer build): scripts/run-tests.sh replays the
+#                           seeds in every suite; replay a crash file with it
+# The record target (record_fuzz.c) predates the convention: its replay is $(O)/fuzz/record_replay
+# (replay_main.c) and tests/unit/fuzz_replay; `make fuzz-corpus` regenerates its seeds.
+# A target that needs more than the library (e.g. the tool's sources) sets FUZZ_EXTRA_<NAME>
+# (sources) and FUZZ_LIBS_<NAME> (libraries) below.
 FUZZ_CC ?= $(CLANG)
 FUZZ_FLAGS ?= -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_SUPPORT := $(wildcard tests/fuzz/*.h tests/fuzz/*.c)
+FUZZ_NAMES := $(patsubst tests/fuzz/%_fuzz.c,%,$(wildcard tests/fuzz/*_fuzz.c))
+FUZZ_BINS := $(patsubst %,$(O)/fuzz/%_fuzz,$(FUZZ_NAMES))
+REPLAY_BINS := $(patsubst %,$(O)/fuzz/%_replay,$(filter-out record,$(FUZZ_NAMES)))
 
-.PHONY: fuzz fuzz-corpus
-all: $(O)/fuzz/record_replay $(O)/fuzz/make_corpus
-fuzz: $(O)/fuzz/record_fuzz
+.PHONY: fuzz fuzz-corpus fuzz-long
+all: $(O)/fuzz/record_replay $(O)/fuzz/make_corpus $(REPLAY_BINS)
+fuzz: $(FUZZ_BINS)
 
-$(O)/fuzz/record_fuzz: $(FUZZ_SUPPORT) $(LIB_SRCS) $(LIB_HDRS) | $(DEPS_STAMP)
+# make fuzz-long FUZZ_SECONDS=600: every target in turn, from a copy of its seeds.
+fuzz-long: fuzz
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} bash scripts/fuzz.sh $(O)
+
+$(O)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_SUPPORT) $(LIB_SRCS) $(LIB_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -Isrc -D_GNU_SOURCE -o $@ tests/fuzz/record_fuzz.c $(LIB_SRCS) \
-		$(LIB_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -Isrc -Itests -Itools -D_GNU_SOURCE -o $@ $< $(LIB_SRCS) \
+		$(FUZZ_EXTRA_$*) $(LIB_LIBS) $(FUZZ_LIBS_$*)
+
+$(O)/fuzz/%_replay: tests/fuzz/%_fuzz.c tests/fuzz/standalone_main.c $(FUZZ_SUPPORT) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Isrc -Itools -o $@ $< tests/fuzz/standalone_main.c $(FUZZ_EXTRA_$*) $(PROG_LIBS) \
+		$(FUZZ_LIBS_$*)
 
 $(O)/fuzz/record_replay: $(FUZZ_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)

@@ -4,7 +4,7 @@
 #  2. ASan+UBSan build (build/asan/): unit and kernel tests;
 #  3. TSan build (build/tsan/): the threaded tests (names containing "thread");
 # and, after the plain suite, the unit tests and two kernel tests under valgrind;
-# then the record fuzzer for a minute (libFuzzer, clang; FUZZ_SECONDS).
+# then every fuzz target for FUZZ_SECONDS each (libFuzzer, clang; scripts/fuzz.sh).
 # Ends with the line "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -49,27 +49,11 @@ else
 	cat build/make-tsan.log; echo "0 1 0" >>build/.totals; status=1
 fi
 
-step "fuzz (libFuzzer, ~60 s)"
-# The record decoder under libFuzzer + ASan + UBSan (tests/fuzz/record_fuzz.c), started from a
-# copy of the seeds: new inputs go to build/fuzz/corpus, never to tests/fuzz/corpus/record.
-# Any crash, leak, sanitizer report, timeout or harness finding fails the step (1 failed).
-fuzz_s=${FUZZ_SECONDS:-60}
-if make -s O=build fuzz >build/make-fuzz.log 2>&1; then
-	rm -rf build/fuzz/corpus build/fuzz/artifacts
-	mkdir -p build/fuzz/corpus build/fuzz/artifacts
-	cp -r tests/fuzz/corpus/record/. build/fuzz/corpus/
-	if build/fuzz/record_fuzz -max_total_time="$fuzz_s" -timeout=10 -print_final_stats=1 \
-		-artifact_prefix=build/fuzz/artifacts/ build/fuzz/corpus >build/fuzz/fuzz.log 2>&1; then
-		echo "[fuzz] record_fuzz: ok ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' build/fuzz/fuzz.log |
-			awk '{print $2}') inputs in ${fuzz_s} s)"
-		echo "1 0 0" >>build/.totals
-	else
-		echo "[fuzz] record_fuzz: FAIL; log: build/fuzz/fuzz.log, inputs: build/fuzz/artifacts/" \
-			"(replay with build/fuzz/record_replay FILE)"
-		grep -E -A3 'FINDING|ERROR|SUMMARY' build/fuzz/fuzz.log | head -n 40 | sed 's|^|    |'
-		echo "0 1 0" >>build/.totals
-		status=1
-	fi
+step "fuzz (libFuzzer, every target, FUZZ_SECONDS each)"
+# Every parser of outside bytes under libFuzzer + ASan + UBSan (tests/fuzz/NAME_fuzz.c), each
+# from a copy of its seeds (scripts/fuzz.sh). make fuzz-long runs them longer.
+if make -s -j"$jobs" O=build fuzz >build/make-fuzz.log 2>&1; then
+	FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh build || status=1
 else
 	cat build/make-fuzz.log; echo "0 1 0" >>build/.totals; status=1
 fi

@@ -64,6 +64,16 @@ for kind in unit kernel; do
 		run_one "$n" "${wrap[@]}" "$t"
 	done
 done
+# Fuzz targets' seeds, replayed by the target built with this build's compiler and sanitizers
+# (tests/fuzz/standalone_main.c); the record target's are in unit/fuzz_replay.
+for t in "$build"/fuzz/*_replay; do
+	[ -x "$t" ] && [ -f "$t" ] || continue
+	name=$(basename "$t" _replay)
+	[ "$name" = record ] && continue
+	n="fuzz/$name"
+	[[ $n == $filter ]] || continue
+	run_one "$n" "${wrap[@]}" "$t" "tests/fuzz/corpus/$name"
+done
 if [ "$cli" -eq 1 ]; then
 	for t in tests/cli/*.sh; do
 		[ -f "$t" ] || continue
