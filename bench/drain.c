@@ -46,7 +46,7 @@ enum contender { C_PERFRING, C_PERFRING_SAMPLES, C_PERFRING_CURSOR, C_PERFRING_R
  * for wrapped records, perfring's scratch if any) has been paid. */
 #define WARMUP_ROUNDS 2
 
-static const char *const contender_name[C_NR] = { "perfring_event", "perfring_samples", "perfring_cursor",
+static const char *const contender_name[C_NR] = { "perfring_msg", "perfring_samples", "perfring_cursor",
 						     "perfring_ring", "libbpf", "floor" };
 
 struct drain_ctx {
@@ -94,22 +94,22 @@ static inline uint64_t payload_first_u64(const void *data, size_t size, const vo
 	return first_u64_split(data, size, data2);
 }
 
-static BENCH_NOINLINE uint64_t ring_first_u64_split(const struct perfring_record *rec)
+static BENCH_NOINLINE uint64_t ring_first_u64_split(const struct perfring_ring_record *rec)
 {
 	uint64_t v;
 
-	perfring_record_copy(rec, 12, &v, sizeof(v));
+	perfring_ring_record_copy(rec, 12, &v, sizeof(v));
 	return v;
 }
 
-static int perfring_on_event(const struct perfring_event *ev, void *arg)
+static int perfring_on_event(const struct perfring_msg *ev, void *arg)
 {
 	struct drain_ctx *c = arg;
 
-	if (__builtin_expect(ev->kind == PERFRING_EVENT_SAMPLE, 1)) {
+	if (__builtin_expect(ev->kind == PERFRING_MSG_SAMPLE, 1)) {
 		c->sum += payload_first_u64(ev->data, ev->size, ev->data2);
 		c->records++;
-	} else if (ev->kind == PERFRING_EVENT_LOST) {
+	} else if (ev->kind == PERFRING_MSG_LOST) {
 		c->lost += ev->lost;
 	} else {
 		c->other++;
@@ -118,7 +118,7 @@ static int perfring_on_event(const struct perfring_event *ev, void *arg)
 }
 
 /* The ring layer directly: raw records, payload after header and u32 size. */
-static int perfring_ring_on_record(const struct perfring_record *rec, void *arg)
+static int perfring_ring_on_record(const struct perfring_ring_record *rec, void *arg)
 {
 	struct drain_ctx *c = arg;
 
@@ -174,7 +174,7 @@ static void libbpf_on_lost(void *arg, int cpu, __u64 cnt)
 
 /* The measured drains: one call each, nothing else, so that callgrind's
  * --toggle-collect=drain_<name> counts exactly the drain. */
-static BENCH_NOINLINE int drain_perfring_event(struct bench *b)
+static BENCH_NOINLINE int drain_perfring_msg(struct bench *b)
 {
 	return perfring_reader_consume(b->rd, perfring_on_event, &b->ctx[C_PERFRING]);
 }
@@ -283,7 +283,7 @@ static int drain_one(struct bench *b, enum contender c)
 {
 	switch (c) {
 	case C_PERFRING:
-		return drain_perfring_event(b);
+		return drain_perfring_msg(b);
 	case C_PERFRING_CURSOR:
 		return drain_perfring_cursor(b);
 	case C_FLOOR:
@@ -328,7 +328,7 @@ static int open_bpf_output_event(int map_fd, int cpu)
 static void setup(struct bench *b, unsigned int payload, size_t pages)
 {
 	LIBBPF_OPTS(perf_buffer_opts, pb_opts);
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = pages);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = pages);
 	size_t data_size = pages * (size_t)sysconf(_SC_PAGESIZE);
 	int c, err;
 
@@ -344,8 +344,8 @@ static void setup(struct bench *b, unsigned int payload, size_t pages)
 		b->rd = perfring_reader_new_bpf(b->prod[C_PERFRING].events_fd, &opts);
 		if (!b->rd)
 			bench_die("perfring_reader_new_bpf: %s: %s", strerror(errno), perfring_errmsg());
-		if (perfring_reader_buffer_size(b->rd) != data_size)
-			bench_die("perfring buffer is %zu bytes, expected %zu", perfring_reader_buffer_size(b->rd),
+		if (perfring_reader_data_size(b->rd) != data_size)
+			bench_die("perfring buffer is %zu bytes, expected %zu", perfring_reader_data_size(b->rd),
 				  data_size);
 	}
 	if (b->on[C_PERFRING_SAMPLES]) {
@@ -535,7 +535,7 @@ static int run_timed(struct bench *b, int rounds)
 		printf("RATIO drain_ns_per_record perfring/libbpf %.3f (perfring_cursor)\n",
 		       med[C_PERFRING_CURSOR] / med[C_LIBBPF]);
 	if (b->on[C_PERFRING] && b->on[C_LIBBPF])
-		printf("RATIO drain_ns_per_record perfring_event/libbpf %.3f\n", med[C_PERFRING] / med[C_LIBBPF]);
+		printf("RATIO drain_ns_per_record perfring_msg/libbpf %.3f\n", med[C_PERFRING] / med[C_LIBBPF]);
 	if (b->on[C_PERFRING_SAMPLES] && b->on[C_LIBBPF])
 		printf("RATIO drain_ns_per_record perfring_samples/libbpf %.3f\n",
 		       med[C_PERFRING_SAMPLES] / med[C_LIBBPF]);

@@ -120,11 +120,11 @@ static void note_sample(struct run *r, const struct producer_sample *s)
 	}
 }
 
-static int perfring_on_event(const struct perfring_event *ev, void *arg)
+static int perfring_on_event(const struct perfring_msg *ev, void *arg)
 {
 	struct run *r = arg;
 
-	if (__builtin_expect(ev->kind == PERFRING_EVENT_SAMPLE, 1)) {
+	if (__builtin_expect(ev->kind == PERFRING_MSG_SAMPLE, 1)) {
 		struct producer_sample s;
 
 		if (ev->size >= sizeof(s)) {
@@ -134,7 +134,7 @@ static int perfring_on_event(const struct perfring_event *ev, void *arg)
 			memcpy((char *)&s + ev->size, ev->data2, sizeof(s) - ev->size);
 		}
 		note_sample(r, &s);
-	} else if (ev->kind == PERFRING_EVENT_LOST)
+	} else if (ev->kind == PERFRING_MSG_LOST)
 		r->lost += ev->lost;
 	return PERFRING_CONTINUE;
 }
@@ -303,7 +303,7 @@ static void flush_lost(struct run *r)
 static struct perfring_reader *new_perfring(const struct config *cfg, const struct policy *pol, size_t pages,
 					    int map_fd)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = pages);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = pages);
 	size_t buf = pages * (size_t)sysconf(_SC_PAGESIZE);
 	struct perfring_reader *rd;
 

@@ -36,7 +36,7 @@ struct hello_state {
 
 /* Called by perfring for every record, with a view into the ring: the
  * bytes are valid only until this function returns. */
-static int on_event(const struct perfring_event *ev, void *ctx)
+static int on_event(const struct perfring_msg *ev, void *ctx)
 {
 	struct hello_state *st = ctx;
 	struct producer_sample s;
@@ -44,11 +44,11 @@ static int on_event(const struct perfring_event *ev, void *ctx)
 	size_t i;
 	int ok = 1;
 
-	if (ev->kind == PERFRING_EVENT_LOST) {
+	if (ev->kind == PERFRING_MSG_LOST) {
 		printf("cpu %d: %llu samples lost\n", ev->cpu, (unsigned long long)ev->lost);
 		return PERFRING_CONTINUE;
 	}
-	if (ev->kind != PERFRING_EVENT_SAMPLE)
+	if (ev->kind != PERFRING_MSG_SAMPLE)
 		return PERFRING_CONTINUE;
 	/* A sample that straddles the end of the ring comes in two spans
 	 * (data, data2); perfring_reader_opts.linearize asks for one. Our
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "perfring_reader_new_bpf: %s\n", perfring_errmsg());
 		goto out;
 	}
-	printf("reader: %d rings of %zu bytes\n", perfring_reader_ring_cnt(rd), perfring_reader_buffer_size(rd));
+	printf("reader: %d rings of %zu bytes\n", perfring_reader_ring_cnt(rd), perfring_reader_data_size(rd));
 
 	/* 3. Run the program count times: each run writes one sample into the
 	 * ring of the CPU it runs on. */

@@ -44,7 +44,7 @@ int main()
 	perfring_reader_opts opts;
 	std::memset(&opts, 0, sizeof(opts));
 	opts.sz = sizeof(opts);
-	opts.buffer_pages = 8;
+	opts.data_pages = 8;
 	opts.wakeup_bytes = 4096;
 	opts.max_delay_ns = 10 * 1000 * 1000;
 
@@ -54,7 +54,7 @@ int main()
 		return 1;
 	}
 	std::printf("libperfring %s: %d rings of %zu bytes\n", perfring_version(), perfring_reader_ring_cnt(rd),
-		    perfring_reader_buffer_size(rd));
+		    perfring_reader_data_size(rd));
 
 	// Nothing writes to the map, so a non-blocking poll delivers nothing.
 	int seen = 0;

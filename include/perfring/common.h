@@ -52,6 +52,13 @@ enum perfring_error {
 	PERFRING_EWOKEN = PERFRING_ERR_BASE + 4,
 	/* The caller's record callback asked to stop with an error. */
 	PERFRING_ECALLBACK = PERFRING_ERR_BASE + 5,
+	/* Record layer: the record ends before a field it must hold (the field
+	 * is named in perfring_errmsg()). */
+	PERFRING_ETRUNC = PERFRING_ERR_BASE + 20,
+	/* Record layer: a field holds an impossible value: a size below the
+	 * minimum, a count larger than the bytes left, a string without its
+	 * NUL, bytes left over after the last field (the field is named). */
+	PERFRING_EBADREC = PERFRING_ERR_BASE + 21,
 	PERFRING_ERR_MAX
 };
 

@@ -48,8 +48,8 @@ struct perfring_reader_opts {
 	size_t sz; /* sizeof(struct perfring_reader_opts) */
 	/* Per-CPU data area size in pages (a power of two) or bytes (page size
 	 * times a power of two); give at most one. Default 64 pages. */
-	size_t buffer_pages;
-	size_t buffer_bytes;
+	size_t data_pages;
+	size_t data_bytes;
 	/* Wakeup policy, at most one of the two (default: wakeup_events = 1,
 	 * one wakeup per record, as libbpf and aya do):
 	 *  wakeup_events: wake the reader every N records;
@@ -63,7 +63,7 @@ struct perfring_reader_opts {
 	uint64_t max_delay_ns;
 	/* Overwritable rings (write_backward): the kernel overwrites the
 	 * oldest records; reads pause output and return newest first. */
-	bool overwritable;
+	bool overwrite;
 	/* The largest sample payload the producer will emit, in bytes. If such
 	 * a sample could never fit in one ring the reader is refused with
 	 * -E2BIG and a message giving the buffer size needed (a sample that
@@ -78,15 +78,15 @@ struct perfring_reader_opts {
 	bool linearize;
 };
 
-enum perfring_event_kind {
-	PERFRING_EVENT_SAMPLE = 1, /* a PERF_RECORD_SAMPLE */
-	PERFRING_EVENT_LOST = 2,   /* a PERF_RECORD_LOST: `lost` records were dropped */
-	PERFRING_EVENT_OTHER = 3,  /* any other record type: see rec */
+enum perfring_msg_kind {
+	PERFRING_MSG_SAMPLE = 1, /* a PERF_RECORD_SAMPLE */
+	PERFRING_MSG_LOST = 2,   /* a PERF_RECORD_LOST: `lost` records were dropped */
+	PERFRING_MSG_OTHER = 3,  /* any other record type: see rec */
 };
 
 /* What a zero-copy callback receives. Valid only during the callback. */
-struct perfring_event {
-	enum perfring_event_kind kind;
+struct perfring_msg {
+	enum perfring_msg_kind kind;
 	int cpu;        /* CPU id of the ring (-1 if the caller gave none) */
 	int ring_idx;   /* index of the ring in the reader */
 	/* SAMPLE of a BPF reader: the bpf_perf_event_output() payload, as one
@@ -100,10 +100,10 @@ struct perfring_event {
 	size_t size2;
 	uint64_t lost;       /* LOST: number of records lost */
 	uint64_t remaining;  /* bytes left in this ring's batch after this record */
-	const struct perfring_record *rec; /* the raw record */
+	const struct perfring_ring_record *rec; /* the raw record */
 };
 
-typedef int (*perfring_event_fn)(const struct perfring_event *ev, void *ctx);
+typedef int (*perfring_msg_fn)(const struct perfring_msg *ev, void *ctx);
 
 /*
  * A reader for the BPF perf event array map_fd. The reader keeps its own dup
@@ -157,22 +157,22 @@ PERFRING_API void perfring_reader_free(struct perfring_reader *rd);
  * itself have delivered records first: count records in fn, not from the
  * return value alone.
  */
-PERFRING_API int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfring_event_fn fn,
+PERFRING_API int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfring_msg_fn fn,
 				      void *ctx);
 
 /* Drain every ring once without blocking or any syscall. Returns the number
  * of records delivered or a negative error, as perfring_reader_poll(). */
-PERFRING_API int perfring_reader_consume(struct perfring_reader *rd, perfring_event_fn fn, void *ctx);
+PERFRING_API int perfring_reader_consume(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx);
 
 /* Drain ring idx only; see the thread-safety contract above. */
-PERFRING_API int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_event_fn fn, void *ctx);
+PERFRING_API int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_msg_fn fn, void *ctx);
 
 /*
  * The fastest drain, shaped like libbpf's perf_buffer callbacks: for each
  * SAMPLE, sample_fn(ctx, cpu, data, size) with the payload as one
  * contiguous span (a sample that straddles the end of the ring is first
  * copied into the ring's scratch buffer; size includes the kernel's padding,
- * see perfring_event); for each LOST, lost_fn(ctx, cpu, count) (lost_fn may
+ * see perfring_msg); for each LOST, lost_fn(ctx, cpu, count) (lost_fn may
  * be NULL: the count still goes to the stats); other record types are
  * skipped (counted in the stats as records). No syscall and no wait: call it
  * after perfring_reader_wait() or when your own epoll loop reports the
@@ -197,20 +197,20 @@ PERFRING_API int perfring_reader_wait(struct perfring_reader *rd, int64_t timeou
  * A copied-out record, for perfring_reader_read(). The caller owns it:
  * initialise it zeroed, pass it again and again (the buffer is reused and
  * grown with realloc as needed, never shrunk), release it with
- * perfring_read_record_release().
+ * perfring_msg_buf_release().
  */
-struct perfring_read_record {
-	enum perfring_event_kind kind;
+struct perfring_msg_buf {
+	enum perfring_msg_kind kind;
 	int cpu;
 	uint32_t type;       /* PERF_RECORD_* of the record */
-	void *data;          /* SAMPLE: the payload (padded, see perfring_event) */
+	void *data;          /* SAMPLE: the payload (padded, see perfring_msg) */
 	size_t size;         /* bytes valid at data */
 	size_t capacity;     /* bytes allocated at data */
 	uint64_t lost;       /* LOST: number of records lost */
 	uint64_t remaining;  /* bytes left unread in this record's ring */
 };
 
-PERFRING_API void perfring_read_record_release(struct perfring_read_record *rec);
+PERFRING_API void perfring_msg_buf_release(struct perfring_msg_buf *rec);
 
 /*
  * Read the next record into rec (copy-out), blocking as perfring_reader_poll()
@@ -220,7 +220,7 @@ PERFRING_API void perfring_read_record_release(struct perfring_read_record *rec)
  * On an overwritable reader a ring stays paused between calls until its
  * batch has been read to the end.
  */
-PERFRING_API int perfring_reader_read(struct perfring_reader *rd, struct perfring_read_record *rec,
+PERFRING_API int perfring_reader_read(struct perfring_reader *rd, struct perfring_msg_buf *rec,
 				      int64_t timeout_ns);
 
 /*
@@ -269,7 +269,7 @@ PERFRING_API int perfring_reader_cpu_ring(const struct perfring_reader *rd, int 
 PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd, int idx, struct perfring_ring_stats *stats);
 
 /* The per-CPU data area size actually used, in bytes. */
-PERFRING_API size_t perfring_reader_buffer_size(const struct perfring_reader *rd);
+PERFRING_API size_t perfring_reader_data_size(const struct perfring_reader *rd);
 
 /* CPU ids skipped at creation (offline, or beyond max_entries): writes up
  * to cnt of them to cpus and returns how many there are. */

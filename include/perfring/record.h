@@ -42,15 +42,7 @@ extern "C" {
 
 struct perf_event_attr;
 
-/* Record layer errors (returned negated). */
-enum perfring_record_error {
-	/* The record ends before a field it must hold (the field is named). */
-	PERFRING_ETRUNC = PERFRING_ERR_BASE + 20,
-	/* A field holds an impossible value: a size below the minimum, a count
-	 * larger than the bytes left, a string without its NUL, bytes left over
-	 * after the last field (the field is named). */
-	PERFRING_EBADREC = PERFRING_ERR_BASE + 21,
-};
+/* The record layer's errors, PERFRING_ETRUNC and PERFRING_EBADREC, are in common.h. */
 
 /*
  * What a record's layout depends on, taken from the event's attr. Filled by

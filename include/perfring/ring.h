@@ -47,7 +47,7 @@ struct perfring_ring_opts {
 
 /* One record of a ring. The header never straddles the end of the ring;
  * the body may, in which case len2 > 0 and the bytes continue at data2. */
-struct perfring_record {
+struct perfring_ring_record {
 	uint32_t type;      /* PERF_RECORD_* */
 	uint16_t misc;
 	uint16_t size;      /* total size including the 8-byte header */
@@ -89,7 +89,7 @@ PERFRING_API void perfring_ring_free(struct perfring_ring *ring);
 #define PERFRING_CONTINUE 0
 #define PERFRING_STOP 1
 
-typedef int (*perfring_record_fn)(const struct perfring_record *rec, void *ctx);
+typedef int (*perfring_ring_record_fn)(const struct perfring_ring_record *rec, void *ctx);
 
 /*
  * Deliver every record between the tail and a snapshot of head (acquire),
@@ -105,7 +105,7 @@ typedef int (*perfring_record_fn)(const struct perfring_record *rec, void *ctx);
  * records, if nothing new was written in between; if new records were
  * written, it starts with them and the older unread rest is dropped.
  */
-PERFRING_API int perfring_ring_consume(struct perfring_ring *ring, perfring_record_fn fn, void *ctx);
+PERFRING_API int perfring_ring_consume(struct perfring_ring *ring, perfring_ring_record_fn fn, void *ctx);
 
 /*
  * The same, step by step (the iterator form, for a caller's own loop):
@@ -118,7 +118,7 @@ PERFRING_API int perfring_ring_consume(struct perfring_ring *ring, perfring_reco
  * after the last commit.
  */
 PERFRING_API int64_t perfring_ring_begin(struct perfring_ring *ring);
-PERFRING_API int perfring_ring_next(struct perfring_ring *ring, struct perfring_record *rec);
+PERFRING_API int perfring_ring_next(struct perfring_ring *ring, struct perfring_ring_record *rec);
 PERFRING_API void perfring_ring_commit(struct perfring_ring *ring);
 
 /*
@@ -127,14 +127,14 @@ PERFRING_API void perfring_ring_commit(struct perfring_ring *ring);
  * 64 KiB, on first use), valid until the next call for this ring. Returns
  * NULL with errno ENOMEM if the scratch buffer cannot be allocated.
  */
-PERFRING_API const void *perfring_ring_linear(struct perfring_ring *ring, const struct perfring_record *rec);
+PERFRING_API const void *perfring_ring_linear(struct perfring_ring *ring, const struct perfring_ring_record *rec);
 
 /*
  * Copy len bytes starting at byte off of rec (off counted from the start of
  * the header) into dst, across the wrap if needed. Returns 0, or -ERANGE if
  * off + len > rec->size.
  */
-PERFRING_API int perfring_record_copy(const struct perfring_record *rec, size_t off, void *dst, size_t len);
+PERFRING_API int perfring_ring_record_copy(const struct perfring_ring_record *rec, size_t off, void *dst, size_t len);
 
 /*
  * Inline iteration, the fastest way to drain a forward ring (no callback):
@@ -231,9 +231,10 @@ PERFRING_API uint64_t perfring_ring_error_offset(const struct perfring_ring *rin
  */
 PERFRING_API uint64_t perfring_ring_discard(struct perfring_ring *ring);
 
-/* Pause (true) or resume (false) the kernel's output into the ring with
- * PERF_EVENT_IOC_PAUSE_OUTPUT. -ENOTTY for a memory ring. */
-PERFRING_API int perfring_ring_pause(struct perfring_ring *ring, bool pause);
+/* Pause or resume the kernel's output into the ring (PERF_EVENT_IOC_PAUSE_OUTPUT).
+ * 0, or a negative error: -ENOTTY for a memory ring. */
+PERFRING_API int perfring_ring_pause(struct perfring_ring *ring);
+PERFRING_API int perfring_ring_resume(struct perfring_ring *ring);
 
 struct perfring_ring_stats {
 	uint64_t records;       /* records delivered */
@@ -246,10 +247,11 @@ struct perfring_ring_stats {
 				 * ring, overwritten before being read */
 };
 
-/* A snapshot of the ring's counters; safe from any thread. */
-PERFRING_API void perfring_ring_stats(const struct perfring_ring *ring, struct perfring_ring_stats *stats);
+/* A snapshot of the ring's counters; safe from any thread. 0, or -EINVAL for NULL. */
+PERFRING_API int perfring_ring_stats(const struct perfring_ring *ring, struct perfring_ring_stats *stats);
 
-PERFRING_API int perfring_ring_fd(const struct perfring_ring *ring);        /* -1 for a memory ring */
+/* The perf event fd, or a negative error: -EBADF for a memory ring (perfring_errmsg() set). */
+PERFRING_API int perfring_ring_fd(const struct perfring_ring *ring);
 PERFRING_API size_t perfring_ring_data_size(const struct perfring_ring *ring);
 PERFRING_API size_t perfring_ring_mmap_size(const struct perfring_ring *ring);
 PERFRING_API bool perfring_ring_is_overwrite(const struct perfring_ring *ring);

@@ -33,19 +33,19 @@ static size_t record_bytes(bool bpf, size_t n)
 
 static int check_buffer(const struct perfring_reader_opts *opts, struct pr_rd_config *cfg)
 {
-	size_t pages = PR_OPT(opts, buffer_pages, 0);
-	size_t bytes = PR_OPT(opts, buffer_bytes, 0);
+	size_t pages = PR_OPT(opts, data_pages, 0);
+	size_t bytes = PR_OPT(opts, data_bytes, 0);
 	size_t page = perfring_page_size();
 
 	if (pages && bytes)
-		return pr_fail(EINVAL, "buffer_pages (%zu) and buffer_bytes (%zu) are both set: give one of them",
+		return pr_fail(EINVAL, "data_pages (%zu) and data_bytes (%zu) are both set: give one of them",
 			       pages, bytes);
 	if (pages) {
 		if (!is_pow2(pages))
-			return pr_fail(EINVAL, "buffer_pages = %zu is not a power of two (1, 2, 4, ... 64, 128, ...)",
+			return pr_fail(EINVAL, "data_pages = %zu is not a power of two (1, 2, 4, ... 64, 128, ...)",
 				       pages);
 		if (pages > (SIZE_MAX >> 1) / page)
-			return pr_fail(EINVAL, "buffer_pages = %zu is too large", pages);
+			return pr_fail(EINVAL, "data_pages = %zu is too large", pages);
 		bytes = pages * page;
 	} else if (bytes) {
 		if (bytes % page || !is_pow2(bytes / page)) {
@@ -55,7 +55,7 @@ static int check_buffer(const struct perfring_reader_opts *opts, struct pr_rd_co
 				lo *= 2;
 			hi = lo * 2;
 			return pr_fail(EINVAL,
-				       "buffer_bytes = %zu is not the page size (%zu) times a power of two; "
+				       "data_bytes = %zu is not the page size (%zu) times a power of two; "
 				       "use e.g. %zu or %zu",
 				       bytes, page, lo, hi);
 		}
@@ -64,7 +64,7 @@ static int check_buffer(const struct perfring_reader_opts *opts, struct pr_rd_co
 	}
 	if (perfring_ring_mmap_len(bytes) < 0)
 		return -EINVAL; /* the ring layer's message explains */
-	cfg->buffer_bytes = bytes;
+	cfg->data_bytes = bytes;
 	return 0;
 }
 
@@ -77,11 +77,11 @@ static int check_wakeup(const struct perfring_reader_opts *opts, struct pr_rd_co
 		return pr_fail(EINVAL,
 			       "wakeup_events (%u) and wakeup_bytes (%u) are mutually exclusive: set one of them",
 			       events, bytes);
-	if (bytes && bytes >= cfg->buffer_bytes)
+	if (bytes && bytes >= cfg->data_bytes)
 		return pr_fail(EINVAL,
 			       "wakeup_bytes = %u must be smaller than the %zu-byte buffer, or the reader is "
-			       "never woken; lower it or raise buffer_pages",
-			       bytes, cfg->buffer_bytes);
+			       "never woken; lower it or raise data_pages",
+			       bytes, cfg->data_bytes);
 	cfg->wakeup_events = bytes ? 0 : (events ? events : 1);
 	cfg->wakeup_bytes = bytes;
 	return 0;
@@ -104,15 +104,15 @@ static int check_max_sample(const struct perfring_reader_opts *opts, bool bpf, s
 			       n, PR_RECORD_MAX, max_payload);
 	/* The kernel keeps one byte of a forward ring free (CIRC_SPACE), so a
 	 * record as large as the whole data area never fits either. */
-	if (rec >= cfg->buffer_bytes) {
+	if (rec >= cfg->data_bytes) {
 		need = page;
 		while (need <= rec)
 			need *= 2;
 		return pr_fail(E2BIG,
 			       "max_sample_size = %zu makes a %zu-byte record, which can never fit the "
 			       "%zu-byte buffer (the kernel would drop it every time); "
-			       "use a buffer of at least %zu bytes (buffer_pages = %zu)",
-			       n, rec, cfg->buffer_bytes, need, need / page);
+			       "use a buffer of at least %zu bytes (data_pages = %zu)",
+			       n, rec, cfg->data_bytes, need, need / page);
 	}
 	return 0;
 }
@@ -135,7 +135,7 @@ int pr_rd_parse_opts(const struct perfring_reader_opts *opts, bool bpf, struct p
 	if (err)
 		return err;
 	cfg->max_delay_ns = PR_OPT(opts, max_delay_ns, 0);
-	cfg->overwrite = PR_OPT(opts, overwritable, false);
+	cfg->overwrite = PR_OPT(opts, overwrite, false);
 	cfg->linearize = PR_OPT(opts, linearize, false);
 	cfg->cpus = PR_OPT(opts, cpus, NULL);
 	cfg->cpu_cnt = PR_OPT(opts, cpu_cnt, 0);
@@ -239,7 +239,7 @@ static int ring_map_error(int err, int fd, int cpu, size_t data_bytes, const cha
 			       "is limited per user by /proc/sys/kernel/perf_event_mlock_kb (now %s KiB, times the "
 			       "number of CPUs) and beyond that by RLIMIT_MEMLOCK (now %s); raise one of them "
 			       "(sysctl kernel.perf_event_mlock_kb, ulimit -l), grant CAP_IPC_LOCK, or ask for "
-			       "smaller rings (buffer_pages)",
+			       "smaller rings (data_pages)",
 			       who, (long long)len, data_bytes / page, strerror(err), mlock_kb, memlock);
 	case EINVAL:
 		return pr_fail(err,
@@ -264,7 +264,7 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pr_fail(ENOMEM, "perfring reader: out of memory");
-	ropts.data_bytes = rd->cfg.buffer_bytes;
+	ropts.data_bytes = rd->cfg.data_bytes;
 	ropts.overwrite = rd->cfg.overwrite;
 	/* The ring hands over straddling records already copied, so that the
 	 * event's raw record (ev->rec) is contiguous too, not only its payload. */
@@ -274,7 +274,7 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 		err = errno;
 		snprintf(ring_msg, sizeof(ring_msg), "%s", perfring_errmsg());
 		free(r);
-		return ring_map_error(err, fd, cpu, rd->cfg.buffer_bytes, ring_msg);
+		return ring_map_error(err, fd, cpu, rd->cfg.data_bytes, ring_msg);
 	}
 	r->fd = fd;
 	r->cpu = cpu;
@@ -311,7 +311,7 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 	__atomic_store_n(&rd->ring_cnt, rd->ring_cnt + 1, __ATOMIC_RELEASE);
 	/* A ring added to a paused or closed caller-fd reader starts paused. */
 	if (!rd->is_bpf && (rd->paused || __atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
-		perfring_ring_pause(r->ring, true);
+		perfring_ring_pause(r->ring);
 	pthread_mutex_unlock(&rd->lock);
 	return r->idx;
 }
@@ -379,7 +379,7 @@ static int rings_set_output(struct perfring_reader *rd, bool on)
 
 		if (r->draining)
 			continue;
-		ret = perfring_ring_pause(r->ring, !on);
+		ret = on ? perfring_ring_resume(r->ring) : perfring_ring_pause(r->ring);
 		if (ret && !first)
 			first = ret;
 	}
@@ -447,7 +447,7 @@ void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r)
 {
 	pthread_mutex_lock(&rd->lock);
 	r->draining = true;
-	perfring_ring_pause(r->ring, true);
+	perfring_ring_pause(r->ring);
 	pthread_mutex_unlock(&rd->lock);
 }
 
@@ -458,7 +458,7 @@ void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r)
 	/* A caller-fd reader paused or closed meanwhile keeps it paused (a BPF
 	 * reader pauses through the map, independently of the ring). */
 	if (rd->is_bpf || (!rd->paused && !__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
-		perfring_ring_pause(r->ring, false);
+		perfring_ring_resume(r->ring);
 	pthread_mutex_unlock(&rd->lock);
 }
 
@@ -527,9 +527,9 @@ int perfring_reader_stats(const struct perfring_reader *rd, int idx, struct perf
 	return 0;
 }
 
-size_t perfring_reader_buffer_size(const struct perfring_reader *rd)
+size_t perfring_reader_data_size(const struct perfring_reader *rd)
 {
-	return rd ? rd->cfg.buffer_bytes : 0;
+	return rd ? rd->cfg.data_bytes : 0;
 }
 
 int perfring_reader_skipped_cpus(const struct perfring_reader *rd, int *cpus, size_t cnt)

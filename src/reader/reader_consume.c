@@ -25,7 +25,7 @@ int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why)
  * bytes after the u32 raw size, as many as it says (never more than the
  * record holds); otherwise the whole body after the header.
  */
-int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
+int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
 		      size_t *off, size_t *len)
 {
 	uint32_t raw;
@@ -43,7 +43,7 @@ int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const st
 		memcpy(&raw, (const char *)rec->data + 8, sizeof(raw));
 	else if (rec->len == 8 && rec->len2 >= 4)
 		memcpy(&raw, rec->data2, sizeof(raw));
-	else if (perfring_record_copy(rec, 8, &raw, sizeof(raw)))
+	else if (perfring_ring_record_copy(rec, 8, &raw, sizeof(raw)))
 		return pr_rd_corrupt(r, rec->offset, "a BPF sample record too short to hold its size");
 	if (raw > rec->size - 12u)
 		return pr_rd_corrupt(r, rec->offset, "a BPF sample claims more payload than its record holds");
@@ -52,17 +52,17 @@ int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const st
 	return 0;
 }
 
-int pr_rd_lost_count(struct pr_rd_ring *r, const struct perfring_record *rec, uint64_t *lost)
+int pr_rd_lost_count(struct pr_rd_ring *r, const struct perfring_ring_record *rec, uint64_t *lost)
 {
 	/* struct { header; u64 id; u64 lost; sample_id } */
-	if (rec->size < 24 || perfring_record_copy(rec, 16, lost, sizeof(*lost)))
+	if (rec->size < 24 || perfring_ring_record_copy(rec, 16, lost, sizeof(*lost)))
 		return pr_rd_corrupt(r, rec->offset, "a PERF_RECORD_LOST too short to hold its count");
 	return 0;
 }
 
 /* Point ev at bytes [off, off + len) of rec, as one or two spans. */
-static int set_spans(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
-		     size_t off, size_t len, struct perfring_event *ev)
+static int set_spans(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
+		     size_t off, size_t len, struct perfring_msg *ev)
 {
 	ev->data2 = NULL;
 	ev->size2 = 0;
@@ -89,8 +89,8 @@ static int set_spans(struct perfring_reader *rd, struct pr_rd_ring *r, const str
 	return 0;
 }
 
-int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
-		     struct perfring_event *ev)
+int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
+		     struct perfring_msg *ev)
 {
 	size_t off, len;
 	int ret;
@@ -102,20 +102,20 @@ int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const str
 	ev->rec = rec;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		ev->kind = PERFRING_EVENT_SAMPLE;
+		ev->kind = PERFRING_MSG_SAMPLE;
 		ret = pr_rd_sample_span(rd, r, rec, &off, &len);
 		if (ret)
 			return ret;
 		return set_spans(rd, r, rec, off, len, ev);
 	case PERF_RECORD_LOST:
-		ev->kind = PERFRING_EVENT_LOST;
+		ev->kind = PERFRING_MSG_LOST;
 		ret = pr_rd_lost_count(r, rec, &ev->lost);
 		if (ret)
 			return ret;
 		break;
 	default:
 		/* Never fatal: the caller may know the type, or skip it. */
-		ev->kind = PERFRING_EVENT_OTHER;
+		ev->kind = PERFRING_MSG_OTHER;
 		break;
 	}
 	return set_spans(rd, r, rec, 8, rec->size - 8u, ev);
@@ -124,17 +124,17 @@ int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const str
 struct deliver_ctx {
 	struct perfring_reader *rd;
 	struct pr_rd_ring *r;
-	perfring_event_fn fn;
+	perfring_msg_fn fn;
 	void *ctx;
 	int delivered;
 	bool stopped;
 	bool own_error; /* the error came from us, with its message set */
 };
 
-static int deliver_record(const struct perfring_record *rec, void *arg)
+static int deliver_record(const struct perfring_ring_record *rec, void *arg)
 {
 	struct deliver_ctx *dc = arg;
-	struct perfring_event ev;
+	struct perfring_msg ev;
 	int ret;
 
 	ret = pr_rd_fill_event(dc->rd, dc->r, rec, &ev);
@@ -160,22 +160,22 @@ static int deliver_record(const struct perfring_record *rec, void *arg)
  * *lost for a LOST record.
  */
 static int deliver_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
-			perfring_event_fn fn, void *ctx, unsigned int *size, uint64_t *lost)
+			perfring_msg_fn fn, void *ctx, unsigned int *size, uint64_t *lost)
 {
-	struct perfring_record rec;
-	struct perfring_event ev;
+	struct perfring_ring_record rec;
+	struct perfring_msg ev;
 	int ret;
 
 	ret = pr_rd_event_at(rd, r, pos, end, &rec, &ev);
 	if (ret < 0)
 		return ret;
 	*size = rec.size;
-	*lost = ev.kind == PERFRING_EVENT_LOST ? ev.lost : 0;
+	*lost = ev.kind == PERFRING_MSG_LOST ? ev.lost : 0;
 	return fn(&ev, ctx);
 }
 
 int pr_rd_event_at(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
-		   struct perfring_record *rec, struct perfring_event *ev)
+		   struct perfring_ring_record *rec, struct perfring_msg *ev)
 {
 	int ret = pr_ring_peek_at(r->ring, pos, end, rec);
 
@@ -209,7 +209,7 @@ void pr_rd_commit_forward(struct pr_rd_ring *r, uint64_t start, uint64_t pos, in
  * through deliver_slow(), one record at a time, and the loop goes on. The
  * tail is stored once, at the end.
  */
-static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t end, perfring_event_fn fn,
+static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t end, perfring_msg_fn fn,
 		      void *ctx, bool *stopped)
 {
 	struct perfring_ring *ring = r->ring;
@@ -217,11 +217,11 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 	const uint64_t mask = ring->mask, data_size = ring->data_size;
 	const uint64_t start = ring->commit_pos;
 	uint64_t pos = start, lost = 0, lost_records = 0;
-	struct perfring_record rec;
-	struct perfring_event ev;
+	struct perfring_ring_record rec;
+	struct perfring_msg ev;
 	int n = 0, ret = 0;
 
-	ev.kind = PERFRING_EVENT_SAMPLE;
+	ev.kind = PERFRING_MSG_SAMPLE;
 	ev.cpu = r->cpu;
 	ev.ring_idx = r->idx;
 	ev.data2 = NULL;
@@ -280,7 +280,7 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 }
 
 /* Drain one ring to its head. Returns records delivered or an error. */
-static int drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_event_fn fn, void *ctx,
+static int drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
 		      bool *stopped)
 {
 	struct deliver_ctx dc = { .rd = rd, .r = r, .fn = fn, .ctx = ctx };
@@ -319,7 +319,7 @@ static int drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring
 }
 
 /* Drain every ring, starting where the last early stop left off. */
-static int drain_all(struct perfring_reader *rd, perfring_event_fn fn, void *ctx, bool *stopped)
+static int drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool *stopped)
 {
 	int cnt = rd->ring_cnt, i, total = 0, ret;
 
@@ -342,7 +342,7 @@ static int drain_all(struct perfring_reader *rd, perfring_event_fn fn, void *ctx
 	return total;
 }
 
-int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfring_event_fn fn, void *ctx)
+int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfring_msg_fn fn, void *ctx)
 {
 	struct pr_wait w;
 	bool stopped;
@@ -378,7 +378,7 @@ int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfrin
 	}
 }
 
-int perfring_reader_consume(struct perfring_reader *rd, perfring_event_fn fn, void *ctx)
+int perfring_reader_consume(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx)
 {
 	bool stopped;
 
@@ -389,7 +389,7 @@ int perfring_reader_consume(struct perfring_reader *rd, perfring_event_fn fn, vo
 	return drain_all(rd, fn, ctx, &stopped);
 }
 
-int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_event_fn fn, void *ctx)
+int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_msg_fn fn, void *ctx)
 {
 	bool stopped = false;
 

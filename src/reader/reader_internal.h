@@ -51,7 +51,7 @@ struct pr_rd_ring {
 
 /* The validated options. */
 struct pr_rd_config {
-	size_t buffer_bytes;
+	size_t data_bytes;
 	uint32_t wakeup_events;
 	uint32_t wakeup_bytes;
 	uint64_t max_delay_ns;
@@ -142,11 +142,11 @@ uint64_t pr_now_ns(void);
 extern int pr_rd_no_epoll_pwait2;
 
 /* reader_consume.c */
-int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
-		     struct perfring_event *ev);
-int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
+int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
+		     struct perfring_msg *ev);
+int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
 		      size_t *off, size_t *len);
-int pr_rd_lost_count(struct pr_rd_ring *r, const struct perfring_record *rec, uint64_t *lost);
+int pr_rd_lost_count(struct pr_rd_ring *r, const struct perfring_ring_record *rec, uint64_t *lost);
 int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why);
 
 /* reader_read.c */
@@ -155,7 +155,7 @@ void pr_rd_pass_abandon(struct perfring_reader *rd);
 /* The record at pos of a forward batch ending at end, validated and decoded
  * into *ev (not consumed). 0, or a negative error with the message set. */
 int pr_rd_event_at(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
-		   struct perfring_record *rec, struct perfring_event *ev);
+		   struct perfring_ring_record *rec, struct perfring_msg *ev);
 
 /* End a forward drain that walked [start, pos): store the tail (release)
  * and add the counters. */

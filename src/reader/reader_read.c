@@ -18,7 +18,7 @@
 #include "common/internal.h"
 #include "reader/reader_internal.h"
 
-void perfring_read_record_release(struct perfring_read_record *rec)
+void perfring_msg_buf_release(struct perfring_msg_buf *rec)
 {
 	if (!rec)
 		return;
@@ -26,7 +26,7 @@ void perfring_read_record_release(struct perfring_read_record *rec)
 	memset(rec, 0, sizeof(*rec));
 }
 
-static int reserve(struct perfring_read_record *out, size_t n)
+static int reserve(struct perfring_msg_buf *out, size_t n)
 {
 	size_t cap;
 	void *p;
@@ -44,7 +44,7 @@ static int reserve(struct perfring_read_record *out, size_t n)
 	return 0;
 }
 
-static int copy_bytes(struct perfring_read_record *out, const struct perfring_record *rec, size_t off,
+static int copy_bytes(struct perfring_msg_buf *out, const struct perfring_ring_record *rec, size_t off,
 		      size_t len)
 {
 	int ret = reserve(out, len);
@@ -52,13 +52,13 @@ static int copy_bytes(struct perfring_read_record *out, const struct perfring_re
 	if (ret)
 		return ret;
 	out->size = len;
-	if (len && perfring_record_copy(rec, off, out->data, len))
+	if (len && perfring_ring_record_copy(rec, off, out->data, len))
 		return pr_fail(ERANGE, "perfring_reader_read: record of %u bytes shorter than expected", rec->size);
 	return 0;
 }
 
-static int copy_out(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_record *rec,
-		    struct perfring_read_record *out)
+static int copy_out(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
+		    struct perfring_msg_buf *out)
 {
 	size_t off, len;
 	int ret;
@@ -72,28 +72,28 @@ static int copy_out(struct perfring_reader *rd, struct pr_rd_ring *r, const stru
 		ret = pr_rd_sample_span(rd, r, rec, &off, &len);
 		if (ret)
 			return ret;
-		out->kind = PERFRING_EVENT_SAMPLE;
+		out->kind = PERFRING_MSG_SAMPLE;
 		return copy_bytes(out, rec, off, len);
 	case PERF_RECORD_LOST:
 		ret = pr_rd_lost_count(r, rec, &out->lost);
 		if (ret)
 			return ret;
-		out->kind = PERFRING_EVENT_LOST;
+		out->kind = PERFRING_MSG_LOST;
 		if (rd->is_bpf) {
 			out->size = 0;
 			return 0;
 		}
 		return copy_bytes(out, rec, 0, rec->size);
 	default:
-		out->kind = PERFRING_EVENT_OTHER;
+		out->kind = PERFRING_MSG_OTHER;
 		return copy_bytes(out, rec, 0, rec->size);
 	}
 }
 
 /* One record of a forward ring: 1 copied, 0 nothing more in this pass, or an error. */
-static int read_forward(struct perfring_reader *rd, struct pr_rd_ring *r, struct perfring_read_record *out)
+static int read_forward(struct perfring_reader *rd, struct pr_rd_ring *r, struct perfring_msg_buf *out)
 {
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	int64_t avail;
 	int ret;
 
@@ -130,9 +130,9 @@ static void overwrite_end(struct perfring_reader *rd, struct pr_rd_ring *r)
 	r->pass_state = PR_PASS_DONE;
 }
 
-static int read_overwrite(struct perfring_reader *rd, struct pr_rd_ring *r, struct perfring_read_record *out)
+static int read_overwrite(struct perfring_reader *rd, struct pr_rd_ring *r, struct perfring_msg_buf *out)
 {
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	int ret;
 
 	if (r->pass_state == PR_PASS_NEW) {
@@ -178,7 +178,7 @@ static void pass_start(struct perfring_reader *rd, bool flush, uint64_t snap)
 
 /* The next record of the pass: 1, 0 at its end, or an error. The pass
  * ends when every ring in turn has nothing more for it. */
-static int pass_next(struct perfring_reader *rd, struct perfring_read_record *out)
+static int pass_next(struct perfring_reader *rd, struct perfring_msg_buf *out)
 {
 	int cnt = rd->ring_cnt, tried;
 
@@ -220,7 +220,7 @@ void pr_rd_pass_abandon(struct perfring_reader *rd)
 	rd->pass.active = false;
 }
 
-int perfring_reader_read(struct perfring_reader *rd, struct perfring_read_record *rec, int64_t timeout_ns)
+int perfring_reader_read(struct perfring_reader *rd, struct perfring_msg_buf *rec, int64_t timeout_ns)
 {
 	struct pr_wait w;
 	int ret;

@@ -22,14 +22,14 @@ struct samples_cb {
 	struct perfring_reader *rd;
 };
 
-/* A perfring_event turned into the typed callbacks; payloads linearised. */
-static int samples_adapter(const struct perfring_event *ev, void *arg)
+/* A perfring_msg turned into the typed callbacks; payloads linearised. */
+static int samples_adapter(const struct perfring_msg *ev, void *arg)
 {
 	struct samples_cb *cb = arg;
 	const char *lin;
 
 	switch (ev->kind) {
-	case PERFRING_EVENT_SAMPLE:
+	case PERFRING_MSG_SAMPLE:
 		if (!ev->size2)
 			return cb->sample_fn(cb->ctx, ev->cpu, ev->data, ev->size);
 		lin = perfring_ring_linear(perfring_reader_ring(cb->rd, ev->ring_idx), ev->rec);
@@ -39,7 +39,7 @@ static int samples_adapter(const struct perfring_event *ev, void *arg)
 		/* The payload sits at the same offset in the copy as in the record. */
 		return cb->sample_fn(cb->ctx, ev->cpu, lin + ((const char *)ev->data - (const char *)ev->rec->data),
 				     ev->size + ev->size2);
-	case PERFRING_EVENT_LOST:
+	case PERFRING_MSG_LOST:
 		if (cb->lost_fn)
 			cb->lost_fn(cb->ctx, ev->cpu, ev->lost);
 		return PERFRING_CONTINUE;
@@ -52,15 +52,15 @@ static int samples_adapter(const struct perfring_event *ev, void *arg)
 static int sample_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
 		       struct samples_cb *cb, unsigned int *size, uint64_t *lost)
 {
-	struct perfring_record rec;
-	struct perfring_event ev;
+	struct perfring_ring_record rec;
+	struct perfring_msg ev;
 	int ret;
 
 	ret = pr_rd_event_at(rd, r, pos, end, &rec, &ev);
 	if (ret < 0)
 		return ret;
 	*size = rec.size;
-	*lost = ev.kind == PERFRING_EVENT_LOST ? ev.lost : 0;
+	*lost = ev.kind == PERFRING_MSG_LOST ? ev.lost : 0;
 	return samples_adapter(&ev, cb);
 }
 

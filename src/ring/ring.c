@@ -261,7 +261,7 @@ static int ring_corrupt(struct perfring_ring *r, uint64_t pos, unsigned size, co
 		       (unsigned long long)(r->batch_end - pos));
 }
 
-static const void *ring_linearize(struct perfring_ring *r, const struct perfring_record *rec)
+static const void *ring_linearize(struct perfring_ring *r, const struct perfring_ring_record *rec)
 {
 	if (!r->scratch) {
 		r->scratch = malloc(SCRATCH_SIZE);
@@ -279,7 +279,7 @@ static const void *ring_linearize(struct perfring_ring *r, const struct perfring
  * Fill *rec with the record at read_pos without consuming it.
  * 1: a record; 0: end of batch; <0: corrupt (or ENOMEM for linearize).
  */
-static inline int ring_peek(struct perfring_ring *r, struct perfring_record *rec)
+static inline int ring_peek(struct perfring_ring *r, struct perfring_ring_record *rec)
 {
 	uint64_t pos = r->read_pos, avail = r->batch_end - pos;
 	uint64_t off = pos & r->mask;
@@ -339,7 +339,7 @@ static inline int ring_peek(struct perfring_ring *r, struct perfring_record *rec
 }
 
 /* Account for a consumed record (published to stats at commit). */
-static inline void ring_account(struct perfring_ring *r, const struct perfring_record *rec)
+static inline void ring_account(struct perfring_ring *r, const struct perfring_ring_record *rec)
 {
 	r->read_pos += rec->size;
 	r->pend_records++;
@@ -347,13 +347,13 @@ static inline void ring_account(struct perfring_ring *r, const struct perfring_r
 	if (PR_UNLIKELY(rec->type == PERF_RECORD_LOST) && rec->size >= 24) {
 		uint64_t lost;
 
-		perfring_record_copy(rec, 16, &lost, sizeof(lost));
+		perfring_ring_record_copy(rec, 16, &lost, sizeof(lost));
 		r->pend_lost += lost;
 		r->pend_lost_records++;
 	}
 }
 
-int perfring_ring_next(struct perfring_ring *r, struct perfring_record *rec)
+int perfring_ring_next(struct perfring_ring *r, struct perfring_ring_record *rec)
 {
 	int ret = ring_peek(r, rec);
 
@@ -388,9 +388,9 @@ void perfring_ring_commit(struct perfring_ring *r)
 }
 
 /* Deliver the records of the batch set up by begin, then commit. */
-static int ring_consume_batch(struct perfring_ring *r, perfring_record_fn fn, void *ctx)
+static int ring_consume_batch(struct perfring_ring *r, perfring_ring_record_fn fn, void *ctx)
 {
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	int n = 0, ret, cb;
 
 	while ((ret = ring_peek(r, &rec)) > 0) {
@@ -408,7 +408,7 @@ static int ring_consume_batch(struct perfring_ring *r, perfring_record_fn fn, vo
 	return ret < 0 ? ret : n;
 }
 
-int perfring_ring_consume(struct perfring_ring *r, perfring_record_fn fn, void *ctx)
+int perfring_ring_consume(struct perfring_ring *r, perfring_ring_record_fn fn, void *ctx)
 {
 	perfring_ring_begin(r);
 	return ring_consume_batch(r, fn, ctx);
@@ -419,7 +419,7 @@ int pr_ring_bad_head(struct perfring_ring *r)
 	return ring_corrupt(r, r->commit_pos, 0, "data_head is beyond the data area or misaligned");
 }
 
-int pr_ring_peek_at(struct perfring_ring *r, uint64_t pos, uint64_t end, struct perfring_record *rec)
+int pr_ring_peek_at(struct perfring_ring *r, uint64_t pos, uint64_t end, struct perfring_ring_record *rec)
 {
 	r->read_pos = pos;
 	r->batch_end = end;
@@ -427,7 +427,7 @@ int pr_ring_peek_at(struct perfring_ring *r, uint64_t pos, uint64_t end, struct 
 	return ring_peek(r, rec);
 }
 
-int pr_ring_consume_to(struct perfring_ring *r, uint64_t end, perfring_record_fn fn, void *ctx)
+int pr_ring_consume_to(struct perfring_ring *r, uint64_t end, perfring_ring_record_fn fn, void *ctx)
 {
 	r->pend_records = r->pend_bytes = r->pend_lost = r->pend_lost_records = 0;
 	r->read_pos = r->commit_pos;
@@ -436,14 +436,14 @@ int pr_ring_consume_to(struct perfring_ring *r, uint64_t end, perfring_record_fn
 	return ring_consume_batch(r, fn, ctx);
 }
 
-const void *perfring_ring_linear(struct perfring_ring *r, const struct perfring_record *rec)
+const void *perfring_ring_linear(struct perfring_ring *r, const struct perfring_ring_record *rec)
 {
 	if (!rec->len2)
 		return rec->data;
 	return ring_linearize(r, rec);
 }
 
-int perfring_record_copy(const struct perfring_record *rec, size_t off, void *dst, size_t len)
+int perfring_ring_record_copy(const struct perfring_ring_record *rec, size_t off, void *dst, size_t len)
 {
 	uint8_t *out = dst;
 
@@ -502,27 +502,46 @@ uint64_t perfring_ring_discard(struct perfring_ring *r)
 	return dropped;
 }
 
-int perfring_ring_pause(struct perfring_ring *r, bool pause)
+static int ring_pause_output(struct perfring_ring *r, int on, const char *what)
 {
+	if (!r)
+		return pr_fail(EINVAL, "%s: ring is NULL", what);
 	if (r->fd < 0)
-		return -ENOTTY;
-	if (ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0))
-		return pr_fail(errno, "PERF_EVENT_IOC_PAUSE_OUTPUT on fd %d: %s", r->fd, strerror(errno));
+		return pr_fail(ENOTTY, "%s: a memory ring has no perf event to pause", what);
+	if (ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, on))
+		return pr_fail(errno, "%s: PERF_EVENT_IOC_PAUSE_OUTPUT on fd %d: %s", what, r->fd, strerror(errno));
 	return 0;
 }
 
-void perfring_ring_stats(const struct perfring_ring *r, struct perfring_ring_stats *s)
+int perfring_ring_pause(struct perfring_ring *r)
 {
+	return ring_pause_output(r, 1, "perfring_ring_pause");
+}
+
+int perfring_ring_resume(struct perfring_ring *r)
+{
+	return ring_pause_output(r, 0, "perfring_ring_resume");
+}
+
+int perfring_ring_stats(const struct perfring_ring *r, struct perfring_ring_stats *s)
+{
+	if (!r || !s)
+		return pr_fail(EINVAL, "perfring_ring_stats: %s is NULL", r ? "stats" : "ring");
 	s->records = pr_counter_get(&r->stats.records);
 	s->bytes = pr_counter_get(&r->stats.bytes);
 	s->lost = pr_counter_get(&r->stats.lost);
 	s->lost_records = pr_counter_get(&r->stats.lost_records);
 	s->corrupt = pr_counter_get(&r->stats.corrupt);
 	s->dropped_bytes = pr_counter_get(&r->stats.dropped_bytes);
+	return 0;
 }
 
 int perfring_ring_fd(const struct perfring_ring *r)
 {
+	if (!r)
+		return pr_fail(EINVAL, "perfring_ring_fd: ring is NULL");
+	if (r->fd < 0)
+		return pr_fail(EBADF, "perfring_ring_fd: a memory ring has no perf event fd");
 	return r->fd;
 }
 

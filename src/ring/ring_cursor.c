@@ -60,7 +60,7 @@ int64_t perfring_ring_cursor(struct perfring_ring *r, struct perfring_cursor *c)
 const struct perfring_header *perfring_cursor_next_slow(struct perfring_cursor *c)
 {
 	struct perfring_ring *r = c->ring;
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	uint64_t pos;
 	int ret;
 

@@ -14,13 +14,13 @@
 
 #include <perfring/ring.h>
 
-/* struct perfring_record starts with the perf_event_header's layout, so one
+/* struct perfring_ring_record starts with the perf_event_header's layout, so one
  * 8-byte copy fills type, misc and size. */
-_Static_assert(offsetof(struct perfring_record, type) == offsetof(struct perf_event_header, type) &&
-		       offsetof(struct perfring_record, misc) == offsetof(struct perf_event_header, misc) &&
-		       offsetof(struct perfring_record, size) == offsetof(struct perf_event_header, size) &&
+_Static_assert(offsetof(struct perfring_ring_record, type) == offsetof(struct perf_event_header, type) &&
+		       offsetof(struct perfring_ring_record, misc) == offsetof(struct perf_event_header, misc) &&
+		       offsetof(struct perfring_ring_record, size) == offsetof(struct perf_event_header, size) &&
 		       sizeof(struct perf_event_header) == 8,
-	       "struct perfring_record must start like struct perf_event_header");
+	       "struct perfring_ring_record must start like struct perf_event_header");
 
 struct perfring_ring {
 	/* Read on every record. */
@@ -52,14 +52,14 @@ struct perfring_ring {
  * head snapshot the caller already took and partly consumed), so that one
  * drain is one batch whoever walks it.
  */
-int pr_ring_consume_to(struct perfring_ring *r, uint64_t end, perfring_record_fn fn, void *ctx);
+int pr_ring_consume_to(struct perfring_ring *r, uint64_t end, perfring_ring_record_fn fn, void *ctx);
 
 /*
  * The record at pos of a forward batch ending at end, validated, as two spans
  * or linearised like perfring_ring_next(), without consuming it. 1, or
  * -PERFRING_ECORRUPT / -ENOMEM with the message set.
  */
-int pr_ring_peek_at(struct perfring_ring *r, uint64_t pos, uint64_t end, struct perfring_record *rec);
+int pr_ring_peek_at(struct perfring_ring *r, uint64_t pos, uint64_t end, struct perfring_ring_record *rec);
 
 /* Report (and count) a batch whose head snapshot cannot be trusted. */
 int pr_ring_bad_head(struct perfring_ring *r);

@@ -42,18 +42,18 @@ struct seen {
 	char error[200];
 };
 
-static int collect(const struct perfring_event *ev, void *ctx)
+static int collect(const struct perfring_msg *ev, void *ctx)
 {
 	struct seen *s = ctx;
 	unsigned char body[4096];
 	size_t n = ev->size + ev->size2, i = s->samples;
 	uint32_t rawsz = 0;
 
-	if (ev->kind == PERFRING_EVENT_LOST) {
+	if (ev->kind == PERFRING_MSG_LOST) {
 		s->lost += ev->lost;
 		return PERFRING_CONTINUE;
 	}
-	if (ev->kind != PERFRING_EVENT_SAMPLE) {
+	if (ev->kind != PERFRING_MSG_SAMPLE) {
 		s->other++;
 		return PERFRING_CONTINUE;
 	}
@@ -85,7 +85,7 @@ static int collect(const struct perfring_event *ev, void *ctx)
 
 static struct perfring_reader *new_reader(void)
 {
-	struct perfring_reader_opts ro = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 16);
+	struct perfring_reader_opts ro = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 16);
 
 	return perfring_reader_new(&ro);
 }

@@ -389,10 +389,10 @@ static inline void ktest_collect_init(struct ktest_collect *c, const struct perf
 	c->want_cpu = -1;
 }
 
-static inline int ktest_collect_fn(const struct perfring_event *ev, void *ctx)
+static inline int ktest_collect_fn(const struct perfring_msg *ev, void *ctx)
 {
 	struct ktest_collect *c = ctx;
-	const struct perfring_record *rec = ev->rec;
+	const struct perfring_ring_record *rec = ev->rec;
 	struct ktest_ring_seen *r;
 	struct ktest_sample s;
 	char why[256];
@@ -439,7 +439,7 @@ static inline int ktest_collect_fn(const struct perfring_event *ev, void *ctx)
 	c->rec_bytes += rec->size;
 
 	switch (ev->kind) {
-	case PERFRING_EVENT_SAMPLE:
+	case PERFRING_MSG_SAMPLE:
 		if (rec->type != 9 /* PERF_RECORD_SAMPLE */)
 			ktest_collect_err(c, "SAMPLE event of record type %u", rec->type);
 		if (c->linear && (ev->data2 || ev->size2))
@@ -481,7 +481,7 @@ static inline int ktest_collect_fn(const struct perfring_event *ev, void *ctx)
 		}
 		c->nseq++;
 		break;
-	case PERFRING_EVENT_LOST:
+	case PERFRING_MSG_LOST:
 		if (rec->type != 2 /* PERF_RECORD_LOST */)
 			ktest_collect_err(c, "LOST event of record type %u", rec->type);
 		if (ev->lost == 0)
@@ -537,7 +537,7 @@ struct ktest_call {
 	int64_t timeout_ns;
 	bool loop;               /* POLL: call again while it returns > 0 */
 	struct ktest_collect c;  /* POLL: what was delivered */
-	struct perfring_read_record rr;
+	struct perfring_msg_buf rr;
 	int ret;                 /* the (last) call's return */
 	int calls;               /* atomic: the test thread peeks at it */
 	uint64_t t_start, t_end; /* CLOCK_MONOTONIC around the (last) call */
@@ -603,7 +603,7 @@ static inline bool ktest_call_join(struct ktest_call *k, uint64_t limit_ns)
 	ts.tv_nsec = (long)(at % 1000000000ull);
 	if (pthread_timedjoin_np(k->th, NULL, &ts))
 		return false;
-	perfring_read_record_release(&k->rr);
+	perfring_msg_buf_release(&k->rr);
 	return true;
 }
 

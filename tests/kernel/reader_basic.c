@@ -26,7 +26,7 @@ static size_t smallest_buffer(uint32_t len)
 /* Read exactly cnt samples produced on cpu as seqs first..first+cnt-1.
  * Returns false if they did not arrive (the test has failed). */
 static bool read_batch(struct perfring_reader *rd, enum mode mode, struct ktest_collect *c,
-		       struct perfring_read_record *rr, uint32_t len, int cpu, uint64_t first, uint64_t cnt)
+		       struct perfring_msg_buf *rr, uint32_t len, int cpu, uint64_t first, uint64_t cnt)
 {
 	uint64_t before = c->nseq, i;
 	char why[256];
@@ -54,7 +54,7 @@ static bool read_batch(struct perfring_reader *rd, enum mode mode, struct ktest_
 				       (unsigned long long)cnt, ret, perfring_strerror(ret));
 				return false;
 			}
-			CHECK_EQ_INT(rr->kind, PERFRING_EVENT_SAMPLE);
+			CHECK_EQ_INT(rr->kind, PERFRING_MSG_SAMPLE);
 			CHECK_EQ_INT(rr->cpu, cpu);
 			CHECK_EQ_INT(rr->type, 9 /* PERF_RECORD_SAMPLE */);
 			CHECK_EQ_U64(rr->size, ktest_padded(len));
@@ -79,13 +79,13 @@ static bool read_batch(struct perfring_reader *rd, enum mode mode, struct ktest_
 	return c->nseq - before == cnt;
 }
 
-static void run_size(struct ktest *kt, enum mode mode, bool linearize, uint32_t len, struct perfring_read_record *rr)
+static void run_size(struct ktest *kt, enum mode mode, bool linearize, uint32_t len, struct perfring_msg_buf *rr)
 {
 	size_t buf = smallest_buffer(len), rsz = ktest_record_size(len);
 	uint64_t batch = (buf - 8) / rsz;
 	/* Enough records for every ring to wrap several times. */
 	uint64_t total = 8 * buf / rsz + 2, done = 0, b;
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_bytes = buf,
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_bytes = buf,
 							      .linearize = linearize);
 	struct ktest_counts c0 = ktest_counts(kt), c1;
 	struct perfring_reader *rd;
@@ -100,7 +100,7 @@ static void run_size(struct ktest *kt, enum mode mode, bool linearize, uint32_t 
 	rd = perfring_reader_new_bpf(kt->map_fd, &opts);
 	REQUIREF(rd, "len %u buffer %zu: perfring_reader_new_bpf: %s (%s)", len, buf, strerror(errno),
 		 perfring_errmsg());
-	CHECK_EQ_U64(perfring_reader_buffer_size(rd), buf);
+	CHECK_EQ_U64(perfring_reader_data_size(rd), buf);
 	CHECK_EQ_INT(perfring_reader_ring_cnt(rd), kt->ncpus);
 	for (cpu = 0; cpu < 2; cpu++) {
 		idx = perfring_reader_cpu_ring(rd, cpu);
@@ -157,7 +157,7 @@ static void run_size(struct ktest *kt, enum mode mode, bool linearize, uint32_t 
 
 static void run_mode(enum mode mode, bool linearize)
 {
-	struct perfring_read_record rr;
+	struct perfring_msg_buf rr;
 	struct ktest kt;
 	size_t i;
 
@@ -166,7 +166,7 @@ static void run_mode(enum mode mode, bool linearize)
 	KTEST_NEED_CPUS(&kt, 2);
 	for (i = 0; i < sizeof(payload_sizes) / sizeof(payload_sizes[0]); i++)
 		run_size(&kt, mode, linearize, payload_sizes[i], &rr);
-	perfring_read_record_release(&rr);
+	perfring_msg_buf_release(&rr);
 	ktest_teardown(&kt);
 }
 
@@ -205,8 +205,8 @@ TEST(basic_read_linearize)
 TEST(basic_read_buffer_reuse)
 {
 	static const uint32_t order[] = { 8000, 16, 4000, 8000, 100, 63, 1000, 17 };
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 4);
-	struct perfring_read_record rr;
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 4);
+	struct perfring_msg_buf rr;
 	struct perfring_reader *rd;
 	struct ktest kt;
 	size_t cap0 = 0, i;
@@ -226,7 +226,7 @@ TEST(basic_read_buffer_reuse)
 		REQUIRE(ktest_produce(&kt, 0, 1) == 1);
 		ret = perfring_reader_read(rd, &rr, 1000000000ll);
 		REQUIREF(ret == 0, "read %zu: %d (%s)", i, ret, perfring_strerror(ret));
-		CHECK_EQ_INT(rr.kind, PERFRING_EVENT_SAMPLE);
+		CHECK_EQ_INT(rr.kind, PERFRING_MSG_SAMPLE);
 		CHECK_EQ_INT(rr.cpu, 0);
 		CHECK_EQ_U64(rr.size, ktest_padded(order[i]));
 		if (ktest_check_payload(rr.data, rr.size, NULL, 0, order[i], 0, &s, why, sizeof(why)))
@@ -244,7 +244,7 @@ TEST(basic_read_buffer_reuse)
 		}
 	}
 	CHECK_EQ_U64(ktest_counts(&kt).ok, sizeof(order) / sizeof(order[0]));
-	perfring_read_record_release(&rr);
+	perfring_msg_buf_release(&rr);
 	perfring_reader_free(rd);
 	ktest_teardown(&kt);
 }
@@ -259,7 +259,7 @@ TEST(basic_boundary_positions)
 {
 	static const uint32_t lens[] = { 16, 17, 100 };
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	struct perfring_read_record rr;
+	struct perfring_msg_buf rr;
 	struct ktest kt;
 	size_t p, li;
 	int mode;
@@ -274,7 +274,7 @@ TEST(basic_boundary_positions)
 		for (li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
 			for (mode = 0; mode < 3; mode++) {
 				struct perfring_reader_opts opts = PERFRING_OPTS_INIT(
-					perfring_reader_opts, .buffer_bytes = page, .linearize = mode == 1);
+					perfring_reader_opts, .data_bytes = page, .linearize = mode == 1);
 				struct perfring_reader *rd = perfring_reader_new_bpf(kt.map_fd, &opts);
 				struct ktest_collect c;
 				uint64_t seq;
@@ -314,6 +314,6 @@ TEST(basic_boundary_positions)
 			}
 		}
 	}
-	perfring_read_record_release(&rr);
+	perfring_msg_buf_release(&rr);
 	ktest_teardown(&kt);
 }

@@ -38,7 +38,7 @@ struct body_check {
 	char error[400];
 };
 
-static int check_body(const struct perfring_event *ev, void *ctx)
+static int check_body(const struct perfring_msg *ev, void *ctx)
 {
 	struct body_check *k = ctx;
 	static unsigned char body[70000];
@@ -55,11 +55,11 @@ static int check_body(const struct perfring_event *ev, void *ctx)
 	memcpy(body, ev->data, ev->size);
 	if (ev->size2)
 		memcpy(body + ev->size, ev->data2, ev->size2);
-	if (ev->kind == PERFRING_EVENT_LOST) {
+	if (ev->kind == PERFRING_MSG_LOST) {
 		k->lost += ev->lost;
 		return PERFRING_CONTINUE;
 	}
-	if (ev->kind != PERFRING_EVENT_SAMPLE) {
+	if (ev->kind != PERFRING_MSG_SAMPLE) {
 		k->other++;
 		return PERFRING_CONTINUE;
 	}
@@ -96,7 +96,7 @@ static int poll_n(struct perfring_reader *rd, struct body_check *k, uint64_t n)
 
 TEST(caller_fds_forward_and_pause)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 2);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 2);
 	struct perfring_reader *rd;
 	struct ktest_counts c0, c1;
 	struct body_check *k;
@@ -124,7 +124,7 @@ TEST(caller_fds_forward_and_pause)
 		CHECK_EQ_INT(perfring_reader_ring_fd(rd, cpu), fds[cpu]);
 		CHECK_EQ_INT(perfring_reader_cpu_ring(rd, cpu), cpu);
 	}
-	CHECK_EQ_U64(perfring_reader_buffer_size(rd), 2 * (size_t)sysconf(_SC_PAGESIZE));
+	CHECK_EQ_U64(perfring_reader_data_size(rd), 2 * (size_t)sysconf(_SC_PAGESIZE));
 
 	k->len = 60;
 	ktest_set_len(&kt, 60);
@@ -168,8 +168,8 @@ TEST(caller_fds_forward_and_pause)
 
 TEST(caller_fds_overwritable)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1,
-							      .overwritable = true);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1,
+							      .overwrite = true);
 	struct perfring_reader *rd;
 	struct body_check *k;
 	struct ktest kt;
@@ -191,7 +191,7 @@ TEST(caller_fds_overwritable)
 	REQUIRE(bpf_map_update_elem(kt.map_fd, &key, &fd, BPF_ANY) == 0);
 	k->len = 44; /* 8 + 8 + 4 + 44 = 64-byte records */
 	ktest_set_len(&kt, 44);
-	fit = perfring_reader_buffer_size(rd) / (8 + 8 + 4 + ktest_padded(44));
+	fit = perfring_reader_data_size(rd) / (8 + 8 + 4 + ktest_padded(44));
 	REQUIRE(ktest_produce(&kt, 1, 150) == 150);
 	last = ktest_counts(&kt).seq - 1;
 	ret = perfring_reader_consume(rd, check_body, k);
@@ -222,7 +222,7 @@ TEST(caller_fds_other_records)
 {
 	struct perfring_reader *rd;
 	struct perf_event_attr a;
-	struct perfring_read_record rr;
+	struct perfring_msg_buf rr;
 	uint32_t fork_pid = 0, fork_ppid = 0;
 	pid_t child;
 	int fd, ret, status;
@@ -252,7 +252,7 @@ TEST(caller_fds_other_records)
 		ret = perfring_reader_read(rd, &rr, 2000000000ll);
 		if (ret)
 			break;
-		CHECK_EQ_INT(rr.kind, PERFRING_EVENT_OTHER);
+		CHECK_EQ_INT(rr.kind, PERFRING_MSG_OTHER);
 		CHECK_EQ_INT(rr.cpu, -1);
 		if (rr.type == PERF_RECORD_FORK && rr.size >= 8 + 16) {
 			struct perf_event_header h;
@@ -268,7 +268,7 @@ TEST(caller_fds_other_records)
 	CHECKF(ret == 0, "no PERF_RECORD_FORK: read returned %d (%s)", ret, perfring_strerror(ret));
 	CHECK_EQ_INT(fork_pid, child);
 	CHECK_EQ_INT(fork_ppid, getpid());
-	perfring_read_record_release(&rr);
+	perfring_msg_buf_release(&rr);
 	perfring_reader_free(rd);
 	close(fd);
 }

@@ -64,7 +64,7 @@ static void *produce_on(void *arg)
 
 TEST(consume_ring_thread_per_ring)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 64);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 64);
 	struct ring_consumer *rc;
 	struct cpu_producer prod[2];
 	pthread_t pt[2], ct[2];
@@ -77,7 +77,7 @@ TEST(consume_ring_thread_per_ring)
 	KTEST_NEED_CPUS(&kt, 2);
 	rd = perfring_reader_new_bpf(kt.map_fd, &opts);
 	REQUIREF(rd, "perfring_reader_new_bpf: %s", perfring_errmsg());
-	REQUIRE(perfring_reader_buffer_size(rd) / ktest_record_size(64) > PER_CPU);
+	REQUIRE(perfring_reader_data_size(rd) / ktest_record_size(64) > PER_CPU);
 	rc = calloc(2, sizeof(*rc));
 	REQUIRE(rc);
 	ktest_set_len(&kt, 64);

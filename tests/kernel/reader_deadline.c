@@ -11,7 +11,7 @@
 
 TEST(deadline_past_delivers_pending_first)
 {
-	struct perfring_read_record rr;
+	struct perfring_msg_buf rr;
 	struct perfring_reader *rd;
 	struct ktest_collect c;
 	struct ktest_counts c0;
@@ -59,7 +59,7 @@ TEST(deadline_past_delivers_pending_first)
 	t0 = ktest_now_ns();
 	CHECK_EQ_INT(perfring_reader_poll(rd, 0, ktest_collect_fn, &c), -ETIMEDOUT);
 	CHECKF(ktest_now_ns() - t0 < LATE_NS, "poll(0) took %.1f ms", (double)(ktest_now_ns() - t0) / 1e6);
-	perfring_read_record_release(&rr);
+	perfring_msg_buf_release(&rr);
 	perfring_reader_free(rd);
 	ktest_teardown(&kt);
 }

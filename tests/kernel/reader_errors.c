@@ -55,15 +55,15 @@ TEST(errors_bad_options)
 	struct ktest kt;
 
 	KTEST_SETUP(&kt, 0);
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 3);
-	expect_refused(kt.map_fd, &o, EINVAL, "buffer_pages 3");
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_bytes = 5000);
-	expect_refused(kt.map_fd, &o, EINVAL, "buffer_bytes 5000");
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 2, .buffer_bytes = 8192);
-	expect_refused(kt.map_fd, &o, EINVAL, "both buffer_pages and buffer_bytes");
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 3);
+	expect_refused(kt.map_fd, &o, EINVAL, "data_pages 3");
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_bytes = 5000);
+	expect_refused(kt.map_fd, &o, EINVAL, "data_bytes 5000");
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 2, .data_bytes = 8192);
+	expect_refused(kt.map_fd, &o, EINVAL, "both data_pages and data_bytes");
 	o = PERFRING_OPTS_INIT(perfring_reader_opts, .wakeup_events = 4, .wakeup_bytes = 1024);
 	expect_refused(kt.map_fd, &o, EINVAL, "both wakeup_events and wakeup_bytes");
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1, .wakeup_bytes = 4096);
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1, .wakeup_bytes = 4096);
 	expect_refused(kt.map_fd, &o, EINVAL, "wakeup_bytes == buffer size");
 
 	/* Nothing was left in the map by the refused readers. */
@@ -112,7 +112,7 @@ TEST(errors_add_not_a_perf_fd)
 
 TEST(errors_closed_reader)
 {
-	struct perfring_read_record rr;
+	struct perfring_msg_buf rr;
 	struct perfring_reader *rd;
 	struct ktest_collect c;
 	struct ktest kt;
@@ -133,7 +133,7 @@ TEST(errors_closed_reader)
 	CHECK_EQ_U64(c.events, 0);
 	perfring_reader_close(rd);
 	CHECK_EQ_INT(perfring_reader_wait(rd, 1000000), -PERFRING_ECLOSED);
-	perfring_read_record_release(&rr);
+	perfring_msg_buf_release(&rr);
 	perfring_reader_free(rd);
 	perfring_reader_free(NULL);
 	ktest_teardown(&kt);

@@ -92,7 +92,7 @@ TEST(flush_thread_blocked_poll_drains)
 /* perfring_reader_read() flushes the same way, one record per call. */
 TEST(flush_thread_read)
 {
-	struct perfring_read_record rr;
+	struct perfring_msg_buf rr;
 	struct perfring_reader *rd;
 	struct ktest_counts c0;
 	struct ktest kt;
@@ -109,14 +109,14 @@ TEST(flush_thread_read)
 	for (i = 0; i < 3; i++) {
 		ret = perfring_reader_read(rd, &rr, 2000000000ll);
 		REQUIREF(ret == 0, "read %d after a flush: %d (%s)", i, ret, perfring_strerror(ret));
-		CHECK_EQ_INT(rr.kind, PERFRING_EVENT_SAMPLE);
+		CHECK_EQ_INT(rr.kind, PERFRING_MSG_SAMPLE);
 		CHECK_EQ_U64(rr.size, ktest_padded(40));
 		if (rr.size >= 8)
 			CHECK_EQ_U64(*(uint64_t *)rr.data, c0.seq + (uint64_t)i);
 	}
 	ret = perfring_reader_read(rd, &rr, 2000000000ll);
 	CHECKF(ret == -PERFRING_EFLUSHED, "read after the flushed records: %d (%s)", ret, perfring_strerror(ret));
-	perfring_read_record_release(&rr);
+	perfring_msg_buf_release(&rr);
 	perfring_reader_free(rd);
 	ktest_teardown(&kt);
 }

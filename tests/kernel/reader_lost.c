@@ -14,7 +14,7 @@ static void overflow_round(struct ktest *kt, struct perfring_reader *rd, uint32_
 	struct ktest_counts before = ktest_counts(kt), mid, after;
 	struct perfring_ring_stats st0[2], st;
 	uint64_t first[2], ok[2], dropped[2], got[2] = { 0, 0 };
-	size_t bufsz = perfring_reader_buffer_size(rd), i;
+	size_t bufsz = perfring_reader_data_size(rd), i;
 	struct ktest_collect c;
 	int cpu, ri, ret;
 
@@ -97,7 +97,7 @@ static void overflow_round(struct ktest *kt, struct perfring_reader *rd, uint32_
 /* Several rounds on the smallest ring, with sizes that do and do not divide it. */
 TEST(lost_exact_accounting)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1);
 	struct perfring_reader *rd;
 	struct ktest kt;
 
@@ -116,8 +116,8 @@ TEST(lost_exact_accounting)
 /* The same through perfring_reader_read(): LOST comes out as its own record. */
 TEST(lost_read_copyout)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1);
-	struct perfring_read_record rr;
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1);
+	struct perfring_msg_buf rr;
 	struct perfring_reader *rd;
 	struct ktest_counts c0, c1;
 	uint64_t samples = 0, lost = 0, next_seq = 0;
@@ -139,7 +139,7 @@ TEST(lost_read_copyout)
 	while ((ret = perfring_reader_read(rd, &rr, 0)) == 0) {
 		struct ktest_sample s;
 
-		REQUIRE(rr.kind == PERFRING_EVENT_SAMPLE);
+		REQUIRE(rr.kind == PERFRING_MSG_SAMPLE);
 		if (ktest_check_payload(rr.data, rr.size, NULL, 0, 200, 0, &s, why, sizeof(why)))
 			CHECKF(0, "%s", why);
 		CHECK_EQ_U64(s.seq, next_seq);
@@ -151,20 +151,20 @@ TEST(lost_read_copyout)
 	REQUIRE(ktest_produce(&kt, 0, 1) == 1);
 	ret = perfring_reader_read(rd, &rr, 1000000000ll);
 	REQUIREF(ret == 0, "read: %d", ret);
-	CHECK_EQ_INT(rr.kind, PERFRING_EVENT_LOST);
+	CHECK_EQ_INT(rr.kind, PERFRING_MSG_LOST);
 	CHECK_EQ_INT(rr.cpu, 0);
 	CHECK_EQ_INT(rr.type, 2 /* PERF_RECORD_LOST */);
 	lost = rr.lost;
 	CHECK_EQ_U64(lost, c1.enospc - c0.enospc);
 	ret = perfring_reader_read(rd, &rr, 1000000000ll);
 	REQUIREF(ret == 0, "read: %d", ret);
-	CHECK_EQ_INT(rr.kind, PERFRING_EVENT_SAMPLE);
+	CHECK_EQ_INT(rr.kind, PERFRING_MSG_SAMPLE);
 	samples++;
 	c1 = ktest_counts(&kt);
 	CHECK_EQ_U64(samples + lost, c1.seq - c0.seq);
 	CHECK_EQ_U64(samples, c1.ok - c0.ok);
 	CHECK_EQ_U64(lost, c1.enospc - c0.enospc);
-	perfring_read_record_release(&rr);
+	perfring_msg_buf_release(&rr);
 	perfring_reader_free(rd);
 	ktest_teardown(&kt);
 }

@@ -9,10 +9,10 @@
 #include "ktest.h"
 
 /* The largest payload in [lo, hi] the kernel writes into an empty ring of
- * buffer_bytes (found by trying), or 0. */
-static uint32_t kernel_max_payload(struct ktest *kt, size_t buffer_bytes, uint32_t lo, uint32_t hi)
+ * data_bytes (found by trying), or 0. */
+static uint32_t kernel_max_payload(struct ktest *kt, size_t data_bytes, uint32_t lo, uint32_t hi)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_bytes = buffer_bytes);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_bytes = data_bytes);
 	struct perfring_reader *rd = perfring_reader_new_bpf(kt->map_fd, &opts);
 	struct ktest_collect c;
 	uint32_t len, best = 0;
@@ -48,7 +48,7 @@ TEST(oversize_boundary_is_the_kernels)
 {
 	static const char *const need_2_pages[] = { "8192", "8 KiB", "2 pages" };
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_bytes = page);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_bytes = page);
 	struct perfring_reader *rd;
 	struct ktest kt;
 	uint32_t pmax;
@@ -96,7 +96,7 @@ TEST(oversize_boundary_is_the_kernels)
 TEST(oversize_larger_samples)
 {
 	static const char *const need_8_pages[] = { "32768", "32 KiB", "8 pages" };
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1,
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1,
 							      .max_sample_size = 20000);
 	struct perfring_reader *rd;
 	struct ktest_counts c0;
@@ -118,12 +118,12 @@ TEST(oversize_larger_samples)
 		CHECKF(mentions_any(perfring_errmsg(), need_8_pages, 3),
 		       "message does not name the 32768 bytes needed: %s", perfring_errmsg());
 	}
-	opts.buffer_pages = 4;
+	opts.data_pages = 4;
 	rd = perfring_reader_new_bpf(kt.map_fd, &opts);
 	CHECK(rd == NULL && errno == E2BIG);
 	if (rd)
 		perfring_reader_free(rd);
-	opts.buffer_pages = 8;
+	opts.data_pages = 8;
 	rd = perfring_reader_new_bpf(kt.map_fd, &opts);
 	CHECKF(rd != NULL, "max_sample_size 20000 with 32 KiB rings refused: %s", perfring_errmsg());
 	if (rd) {

@@ -8,8 +8,8 @@
 
 static void overwrite_case(uint32_t len, uint32_t produce, int cpu, bool linearize)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1,
-							      .overwritable = true, .linearize = linearize);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1,
+							      .overwrite = true, .linearize = linearize);
 	struct ktest_counts c0, c1;
 	struct perfring_reader *rd;
 	struct ktest_collect c;
@@ -25,7 +25,7 @@ static void overwrite_case(uint32_t len, uint32_t produce, int cpu, bool lineari
 	ri = perfring_reader_cpu_ring(rd, cpu);
 	REQUIRE(ri >= 0);
 	CHECK(perfring_ring_is_overwrite(perfring_reader_ring(rd, ri)));
-	bufsz = perfring_reader_buffer_size(rd);
+	bufsz = perfring_reader_data_size(rd);
 	/* Whole records in the last bufsz bytes written: the one beyond was
 	 * partly overwritten and must not be delivered. */
 	fit = bufsz / ktest_record_size(len);

@@ -52,7 +52,7 @@ static void on_lost(void *ctx, int cpu, uint64_t lost)
 /* One page per CPU and odd sizes: records wrap at many offsets. */
 TEST(consume_samples_whole_payloads_and_lost)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1);
 	static const uint32_t lens[] = { 16, 17, 100, 333, 1000, 2500, 4000 };
 	struct perfring_reader *rd;
 	struct ktest kt;
@@ -73,7 +73,7 @@ TEST(consume_samples_whole_payloads_and_lost)
 			int n;
 
 			/* Rounds 0-9 fit; 10 and 11 overflow the ring. */
-			uint32_t overflow = (uint32_t)(2 * perfring_reader_buffer_size(rd) / ktest_record_size(lens[i]) + 2);
+			uint32_t overflow = (uint32_t)(2 * perfring_reader_data_size(rd) / ktest_record_size(lens[i]) + 2);
 
 			REQUIRE(ktest_produce(&kt, 0, round < 10 ? (uint32_t)(1 + round % 3) : overflow) > 0);
 			n = perfring_reader_consume_samples(rd, on_sample, on_lost, &s);
@@ -99,7 +99,7 @@ TEST(consume_samples_whole_payloads_and_lost)
 
 TEST(consume_samples_early_stop_and_error)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 4);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 4);
 	struct samples_seen s = { .want_len = 64, .want_cpu = 1, .stop_after = 3 };
 	struct perfring_reader *rd;
 	struct perfring_ring_stats st;
@@ -137,7 +137,7 @@ TEST(consume_samples_early_stop_and_error)
  * guarantees as the callbacks (whole payloads, exact lost counts). */
 TEST(cursor_on_real_rings)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1);
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1);
 	static const uint32_t lens[] = { 16, 100, 1000, 3000 };
 	struct perfring_reader *rd;
 	struct ktest kt;
@@ -157,7 +157,7 @@ TEST(cursor_on_real_rings)
 		ktest_set_len(&kt, lens[i]);
 		before = ktest_counts(&kt);
 		for (round = 0; round < 13; round++) {
-			uint32_t overflow = (uint32_t)(2 * perfring_reader_buffer_size(rd) / ktest_record_size(lens[i]) + 2);
+			uint32_t overflow = (uint32_t)(2 * perfring_reader_data_size(rd) / ktest_record_size(lens[i]) + 2);
 			const struct perfring_header *h;
 			struct perfring_cursor c;
 

@@ -24,14 +24,14 @@ struct stream {
 };
 
 /* Wraps the checking collector: also checks each gap against the LOST counts. */
-static int stream_fn(const struct perfring_event *ev, void *ctx)
+static int stream_fn(const struct perfring_msg *ev, void *ctx)
 {
 	struct stream *st = ctx;
 	uint64_t seq;
 
-	if (ev->kind == PERFRING_EVENT_LOST) {
+	if (ev->kind == PERFRING_MSG_LOST) {
 		st->lost_since_prev += ev->lost;
-	} else if (ev->kind == PERFRING_EVENT_SAMPLE && ev->size + ev->size2 >= 8) {
+	} else if (ev->kind == PERFRING_MSG_SAMPLE && ev->size + ev->size2 >= 8) {
 		unsigned char b[8];
 		size_t i;
 
@@ -73,7 +73,7 @@ static void *reader_thread(void *arg)
 
 TEST(stream_watermark_all_accounted)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 16,
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 16,
 							      .wakeup_bytes = 16384, .max_delay_ns = 2000000);
 	struct ktest_counts c0, c1;
 	struct stream *st;

@@ -5,7 +5,7 @@
  * that the ring wraps often and many records straddle its end), read while
  * the test spins, by four paths:
  *  - perfring_ring_next() + perfring_ring_linear(), cross-checked against a
- *    private copy made with perfring_record_copy();
+ *    private copy made with perfring_ring_record_copy();
  *  - a ring with the linearize option (one span always);
  *  - the inline cursor (perfring_ring_cursor()/perfring_cursor_next());
  *  - a reader of the caller's fd (perfring_reader_new() + _add(), linearize).
@@ -150,7 +150,7 @@ TEST(wrap_ring_linear)
 	REQUIREF(fd >= 0, "open: %s (%s)", strerror(-fd), perfring_errmsg());
 	end = rt_now_ns() + RUN_NS;
 	while (rt_now_ns() < end) {
-		struct perfring_record rec;
+		struct perfring_ring_record rec;
 		int ret;
 
 		/* Once, halfway, let the ring overflow: the kernel then writes a LOST record. */
@@ -173,7 +173,7 @@ TEST(wrap_ring_linear)
 			if (rec.len2) {
 				/* The copy must hold the very bytes of both spans. */
 				twospan++;
-				if (perfring_record_copy(&rec, 0, copy, rec.size) ||
+				if (perfring_ring_record_copy(&rec, 0, copy, rec.size) ||
 				    memcmp(copy, lin, rec.size) || memcmp(copy, rec.data, rec.len) ||
 				    memcmp(copy + rec.len, rec.data2, rec.len2))
 					rt_errf(&w.e, "straddling record at %llu: linear copy differs from its spans",
@@ -197,7 +197,7 @@ TEST(wrap_ring_linear)
 	close(fd);
 }
 
-static int wrap_consume_fn(const struct perfring_record *rec, void *ctx)
+static int wrap_consume_fn(const struct perfring_ring_record *rec, void *ctx)
 {
 	struct wrap_check *w = ctx;
 
@@ -287,10 +287,10 @@ TEST(wrap_cursor)
  * the header) and the raw record (ev->rec) one contiguous span; whether a
  * record straddled the end of the ring is told by its offset.
  */
-static int wrap_event_fn(const struct perfring_event *ev, void *ctx)
+static int wrap_event_fn(const struct perfring_msg *ev, void *ctx)
 {
 	struct wrap_check *w = ctx;
-	const struct perfring_record *rec = ev->rec;
+	const struct perfring_ring_record *rec = ev->rec;
 	const uint8_t *lin;
 
 	if (!rec || ev->data2 || ev->size2 || ev->size != (size_t)rec->size - 8) {
@@ -316,7 +316,7 @@ static int wrap_event_fn(const struct perfring_event *ev, void *ctx)
 TEST(wrap_reader_linearize)
 {
 	struct perfring_reader_opts o =
-		PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1, .linearize = true);
+		PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1, .linearize = true);
 	struct perf_event_attr a;
 	struct perfring_parse_config cfg;
 	struct perfring_reader *rd;
@@ -336,7 +336,7 @@ TEST(wrap_reader_linearize)
 	REQUIREF(idx == 0, "perfring_reader_add: %d %s", idx, perfring_errmsg());
 	w.rd = rd;
 	w.id = rt_event_id(fd);
-	w.data_size = perfring_reader_buffer_size(rd);
+	w.data_size = perfring_reader_data_size(rd);
 	CHECK_EQ_U64(w.data_size, (uint64_t)perfring_page_size());
 	w.t0 = rt_now_ns();
 	REQUIRE(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0);

@@ -260,7 +260,7 @@ static inline void rt_recs_free(struct rt_recs *r)
  */
 static inline int rt_drain_copy(struct perfring_ring *ring, struct rt_recs *r)
 {
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	int64_t avail = perfring_ring_begin(ring);
 	int n = 0, ret;
 

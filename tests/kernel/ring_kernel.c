@@ -60,7 +60,7 @@ __attribute__((format(printf, 2, 3))) static void ring_err(struct ring_check *k,
 	}
 }
 
-static int check_record(const struct perfring_record *rec, void *ctx)
+static int check_record(const struct perfring_ring_record *rec, void *ctx)
 {
 	struct ring_check *k = ctx;
 	const struct perf_event_mmap_page *meta = perfring_ring_meta(k->ring);
@@ -76,7 +76,7 @@ static int check_record(const struct perfring_record *rec, void *ctx)
 	if (rec->type == PERF_RECORD_LOST) {
 		uint64_t lost;
 
-		if (perfring_record_copy(rec, 16, &lost, 8))
+		if (perfring_ring_record_copy(rec, 16, &lost, 8))
 			ring_err(k, "LOST record of %u bytes", rec->size);
 		k->lost += lost;
 		k->lost_records++;
@@ -101,15 +101,15 @@ static int check_record(const struct perfring_record *rec, void *ctx)
 		ring_err(k, "record size %u, expected %zu", rec->size, ring_record_size(k->len));
 		return PERFRING_CONTINUE;
 	}
-	if (perfring_record_copy(rec, 0, buf, rec->size)) {
-		ring_err(k, "perfring_record_copy of a whole record failed");
+	if (perfring_ring_record_copy(rec, 0, buf, rec->size)) {
+		ring_err(k, "perfring_ring_record_copy of a whole record failed");
 		return PERFRING_CONTINUE;
 	}
-	if (perfring_record_copy(rec, 1, buf + rec->size, rec->size) != -ERANGE)
-		ring_err(k, "perfring_record_copy past the end did not say -ERANGE");
+	if (perfring_ring_record_copy(rec, 1, buf + rec->size, rec->size) != -ERANGE)
+		ring_err(k, "perfring_ring_record_copy past the end did not say -ERANGE");
 	lin = perfring_ring_linear(k->ring, rec);
 	if (!lin || memcmp(lin, buf, rec->size))
-		ring_err(k, "perfring_ring_linear differs from perfring_record_copy");
+		ring_err(k, "perfring_ring_linear differs from perfring_ring_record_copy");
 	if (!rec->len2 && lin != rec->data)
 		ring_err(k, "perfring_ring_linear copied a record that does not straddle");
 	memcpy(&pid, buf + 8, 4);
@@ -223,7 +223,7 @@ TEST(ring_kernel_forward)
 	fixture_close(&f);
 }
 
-static int count_only(const struct perfring_record *rec, void *ctx)
+static int count_only(const struct perfring_ring_record *rec, void *ctx)
 {
 	(*(uint64_t *)ctx)++;
 	return rec->size ? PERFRING_CONTINUE : -1;
@@ -232,7 +232,7 @@ static int count_only(const struct perfring_record *rec, void *ctx)
 TEST(ring_kernel_iterator_commit)
 {
 	const volatile struct perf_event_mmap_page *meta;
-	struct perfring_record rec, first;
+	struct perfring_ring_record rec, first;
 	struct ring_fixture f;
 	uint64_t tail0, n = 0;
 	int64_t avail;
@@ -295,7 +295,7 @@ TEST(ring_kernel_pause)
 	k->t_max = UINT64_MAX;
 	ktest_set_len(&f.kt, 32);
 	REQUIRE(ktest_produce(&f.kt, 0, 3) == 3);
-	CHECK_EQ_INT(perfring_ring_pause(f.ring, true), 0);
+	CHECK_EQ_INT(perfring_ring_pause(f.ring), 0);
 	c0 = ktest_counts(&f.kt);
 	REQUIRE(ktest_produce(&f.kt, 0, 7) == 7);
 	c1 = ktest_counts(&f.kt);
@@ -304,7 +304,7 @@ TEST(ring_kernel_pause)
 	/* What was there before the pause is readable while paused. */
 	CHECK_EQ_U64(perfring_ring_bytes_available(f.ring), 3 * ring_record_size(32));
 	CHECK_EQ_INT(perfring_ring_consume(f.ring, check_record, k), 3);
-	CHECK_EQ_INT(perfring_ring_pause(f.ring, false), 0);
+	CHECK_EQ_INT(perfring_ring_resume(f.ring), 0);
 	REQUIRE(ktest_produce(&f.kt, 0, 1) == 1);
 	CHECK_EQ_INT(perfring_ring_consume(f.ring, check_record, k), 2);
 	CHECK_EQ_U64(k->lost, 7);
@@ -326,9 +326,9 @@ static void overwrite_round(struct ring_fixture *f, struct ring_check *k, uint32
 
 	k->count = 0;
 	k->t_min = ktest_now_ns();
-	REQUIRE(perfring_ring_pause(f->ring, false) == 0);
+	REQUIRE(perfring_ring_resume(f->ring) == 0);
 	REQUIRE(ktest_produce(&f->kt, 0, n) == n);
-	REQUIRE(perfring_ring_pause(f->ring, true) == 0);
+	REQUIRE(perfring_ring_pause(f->ring) == 0);
 	k->t_max = ktest_now_ns();
 	last = ktest_counts(&f->kt).seq - 1;
 	ret = perfring_ring_consume(f->ring, check_record, k);

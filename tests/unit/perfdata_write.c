@@ -496,12 +496,12 @@ struct real_ctx {
 	int err;
 };
 
-static int real_record(const struct perfring_record *rec, void *ctx)
+static int real_record(const struct perfring_ring_record *rec, void *ctx)
 {
 	struct real_ctx *c = ctx;
 	uint8_t buf[65536];
 
-	if (perfring_record_copy(rec, 0, buf, rec->size))
+	if (perfring_ring_record_copy(rec, 0, buf, rec->size))
 		return -EIO;
 	if (!c->err)
 		c->err = perfring_perfdata_writer_write(c->w, buf, rec->size);

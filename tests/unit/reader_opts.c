@@ -99,7 +99,7 @@ TEST(reader_defaults_with_null_opts)
 	struct perfring_reader *rd = perfring_reader_new(NULL);
 
 	REQUIREF(rd, "perfring_reader_new(NULL): %s", perfring_errmsg());
-	CHECK_EQ_U64(perfring_reader_buffer_size(rd), 64 * page);
+	CHECK_EQ_U64(perfring_reader_data_size(rd), 64 * page);
 	CHECK_EQ_INT(perfring_reader_ring_cnt(rd), 0);
 	CHECK(perfring_reader_epoll_fd(rd) >= 0);
 	CHECK_EQ_INT(perfring_reader_skipped_cpus(rd, NULL, 0), 0);
@@ -136,24 +136,24 @@ TEST(reader_opts_buffer_size_rules)
 	struct perfring_reader_opts o;
 	struct perfring_reader *rd;
 
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 3);
-	EXPECT_FAIL(perfring_reader_new(&o), EINVAL, "buffer_pages", "power of two");
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 4, .buffer_bytes = 4 * page);
-	EXPECT_FAIL(perfring_reader_new(&o), EINVAL, "buffer_pages", "buffer_bytes", "one of them");
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_bytes = 5000);
-	EXPECT_FAIL(perfring_reader_new(&o), EINVAL, "buffer_bytes", "page size", "power of two");
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_bytes = 3 * page);
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 3);
+	EXPECT_FAIL(perfring_reader_new(&o), EINVAL, "data_pages", "power of two");
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 4, .data_bytes = 4 * page);
+	EXPECT_FAIL(perfring_reader_new(&o), EINVAL, "data_pages", "data_bytes", "one of them");
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_bytes = 5000);
+	EXPECT_FAIL(perfring_reader_new(&o), EINVAL, "data_bytes", "page size", "power of two");
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_bytes = 3 * page);
 	EXPECT_FAIL(perfring_reader_new(&o), EINVAL, "power of two");
 
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_bytes = 8 * page);
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_bytes = 8 * page);
 	rd = perfring_reader_new(&o);
 	REQUIREF(rd, "%s", perfring_errmsg());
-	CHECK_EQ_U64(perfring_reader_buffer_size(rd), 8 * page);
+	CHECK_EQ_U64(perfring_reader_data_size(rd), 8 * page);
 	perfring_reader_free(rd);
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1);
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1);
 	rd = perfring_reader_new(&o);
 	REQUIREF(rd, "%s", perfring_errmsg());
-	CHECK_EQ_U64(perfring_reader_buffer_size(rd), page);
+	CHECK_EQ_U64(perfring_reader_data_size(rd), page);
 	perfring_reader_free(rd);
 }
 
@@ -164,9 +164,9 @@ TEST(reader_opts_wakeup_rules)
 
 	o = PERFRING_OPTS_INIT(perfring_reader_opts, .wakeup_events = 10, .wakeup_bytes = 1024);
 	EXPECT_FAIL(perfring_reader_new(&o), EINVAL, "wakeup_events", "wakeup_bytes", "mutually exclusive");
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 2, .wakeup_bytes = (uint32_t)(2 * page));
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 2, .wakeup_bytes = (uint32_t)(2 * page));
 	EXPECT_FAIL(perfring_reader_new(&o), EINVAL, "wakeup_bytes", "smaller than");
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 2, .wakeup_bytes = (uint32_t)(2 * page - 8));
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 2, .wakeup_bytes = (uint32_t)(2 * page - 8));
 	rd = perfring_reader_new(&o);
 	CHECKF(rd, "wakeup_bytes just below the buffer refused: %s", perfring_errmsg());
 	perfring_reader_free(rd);
@@ -227,16 +227,16 @@ TEST(reader_opts_max_sample_size_bpf)
 	REQUIREF(map >= 0, "BPF_MAP_CREATE: %s", strerror(errno));
 	/* 1 page: the largest record that fits is page - 8 bytes, i.e. a
 	 * payload of page - 20 (8 header + 4 size + payload, padded to 8). */
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1, .max_sample_size = page - 20);
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1, .max_sample_size = page - 20);
 	rd = perfring_reader_new_bpf(map, &o);
 	CHECKF(rd, "payload %zu in 1 page refused: %s", page - 20, perfring_errmsg());
 	perfring_reader_free(rd);
 	o.max_sample_size = page - 19; /* record of exactly one page: never fits */
-	EXPECT_FAIL(perfring_reader_new_bpf(map, &o), E2BIG, "max_sample_size", "buffer_pages = 2");
+	EXPECT_FAIL(perfring_reader_new_bpf(map, &o), E2BIG, "max_sample_size", "data_pages = 2");
 	o.max_sample_size = 3 * page;
-	EXPECT_FAIL(perfring_reader_new_bpf(map, &o), E2BIG, "buffer_pages = 4");
+	EXPECT_FAIL(perfring_reader_new_bpf(map, &o), E2BIG, "data_pages = 4");
 	/* Beyond the u16 record size: no buffer helps. */
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 64, .max_sample_size = 65517);
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 64, .max_sample_size = 65517);
 	EXPECT_FAIL(perfring_reader_new_bpf(map, &o), E2BIG, "65528", "65516");
 	o.max_sample_size = 65516;
 	rd = perfring_reader_new_bpf(map, &o);
@@ -253,12 +253,12 @@ TEST(reader_opts_max_sample_size_caller_events)
 	struct perfring_reader *rd;
 
 	/* No u32 size field: a body of page - 8 bytes is a record of page bytes. */
-	o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1, .max_sample_size = page - 16);
+	o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1, .max_sample_size = page - 16);
 	rd = perfring_reader_new(&o);
 	CHECKF(rd, "%s", perfring_errmsg());
 	perfring_reader_free(rd);
 	o.max_sample_size = page - 8;
-	EXPECT_FAIL(perfring_reader_new(&o), E2BIG, "buffer_pages = 2");
+	EXPECT_FAIL(perfring_reader_new(&o), E2BIG, "data_pages = 2");
 }
 
 TEST(reader_bpf_wrong_map_type)
@@ -474,7 +474,7 @@ TEST(reader_bpf_permission_message)
 static void mlock_in_child(struct child_result *r)
 {
 	struct rlimit rl = { 0, 0 };
-	struct perfring_reader_opts o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 1024);
+	struct perfring_reader_opts o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1024);
 	struct perfring_reader *rd;
 
 	setrlimit(RLIMIT_MEMLOCK, &rl);
@@ -517,7 +517,7 @@ static int open_dummy_event(void)
 
 TEST(reader_add_caller_events)
 {
-	struct perfring_reader_opts o = PERFRING_OPTS_INIT(perfring_reader_opts, .buffer_pages = 2);
+	struct perfring_reader_opts o = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 2);
 	struct perfring_ring_stats st;
 	struct perfring_reader *rd;
 	int fd = open_dummy_event(), map;
@@ -574,7 +574,7 @@ TEST(reader_mmap_einval_message)
 	close(fd);
 }
 
-static int never_called(const struct perfring_event *ev, void *ctx)
+static int never_called(const struct perfring_msg *ev, void *ctx)
 {
 	(void)ev;
 	(*(int *)ctx)++;
@@ -591,7 +591,7 @@ static bool epoll_readable(struct perfring_reader *rd)
 TEST(reader_empty_blocking_calls)
 {
 	struct perfring_reader *rd = perfring_reader_new(NULL);
-	struct perfring_read_record rec = { 0 };
+	struct perfring_msg_buf rec = { 0 };
 	int calls = 0;
 	uint64_t t0;
 
@@ -635,7 +635,7 @@ TEST(reader_empty_blocking_calls)
 	CHECK_EQ_INT(perfring_reader_wait(rd, -1), -PERFRING_ECLOSED);
 	CHECK_EQ_INT(calls, 0);
 	CHECK(epoll_readable(rd));
-	perfring_read_record_release(&rec);
+	perfring_msg_buf_release(&rec);
 	perfring_reader_free(rd);
 }
 

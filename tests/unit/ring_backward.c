@@ -471,7 +471,7 @@ TEST(ring_backward_iterator_partial_commit)
 	struct ringsim rs;
 	struct rs_collect c;
 	struct perfring_ring *ring = setup(&rs, &c, false);
-	struct perfring_record rec = { 0 };
+	struct perfring_ring_record rec = { 0 };
 	uint64_t pos[4];
 	size_t i;
 

@@ -53,7 +53,7 @@ TEST(ring_empty_delivers_nothing)
 	struct ringsim rs;
 	struct rs_collect c;
 	struct perfring_ring *ring;
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	struct perfring_ring_stats st;
 
 	REQUIRE(rs_init(&rs, DATA_SZ, false) == 0);
@@ -360,7 +360,7 @@ TEST(ring_iterator_without_commit_restarts)
 	static struct wrote w;
 	struct ringsim rs;
 	struct perfring_ring *ring;
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	size_t i;
 
 	REQUIRE(rs_init(&rs, DATA_SZ, false) == 0);
@@ -401,7 +401,7 @@ TEST(ring_iterator_partial_commit)
 	static struct wrote w;
 	struct ringsim rs;
 	struct perfring_ring *ring;
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	size_t i;
 
 	REQUIRE(rs_init(&rs, DATA_SZ, false) == 0);
@@ -510,7 +510,7 @@ TEST(ring_tail_committed_once_after_batch)
 }
 
 /* The producer writes two more records while the first is being delivered. */
-static void produce_during_batch(struct rs_collect *c, const struct perfring_record *rec)
+static void produce_during_batch(struct rs_collect *c, const struct perfring_ring_record *rec)
 {
 	if (c->calls == 1) {
 		rs_put(c->rs, PERF_RECORD_SAMPLE, 0, 16, 900);
@@ -559,7 +559,7 @@ TEST(ring_memory_ring_accessors)
 	REQUIRE(rs_init(&rs, 16384, false) == 0);
 	ring = rs_ring(&rs, false);
 	REQUIRE(ring);
-	CHECK_EQ_INT(perfring_ring_fd(ring), -1);
+	CHECK_EQ_INT(perfring_ring_fd(ring), -EBADF);
 	CHECK_EQ_U64(perfring_ring_data_size(ring), 16384);
 	/* Undocumented for a memory ring: the library mapped nothing (0), or
 	 * the ring's memory (page + data). Either is a fair reading. */
@@ -567,8 +567,8 @@ TEST(ring_memory_ring_accessors)
 	       "mmap_size %zu", perfring_ring_mmap_size(ring));
 	CHECK(!perfring_ring_is_overwrite(ring));
 	CHECK(perfring_ring_meta(ring) == (const void *)rs.base);
-	CHECK_EQ_INT(perfring_ring_pause(ring, true), -ENOTTY);
-	CHECK_EQ_INT(perfring_ring_pause(ring, false), -ENOTTY);
+	CHECK_EQ_INT(perfring_ring_pause(ring), -ENOTTY);
+	CHECK_EQ_INT(perfring_ring_resume(ring), -ENOTTY);
 	perfring_ring_free(ring);
 	rs_fini(&rs);
 }

@@ -142,7 +142,7 @@ TEST(ring_corrupt_iterator_commits_good_records)
 {
 	struct ringsim rs;
 	struct perfring_ring *ring;
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	uint64_t bad;
 
 	REQUIRE(rs_init(&rs, DATA_SZ, false) == 0);
@@ -170,7 +170,7 @@ TEST(ring_corrupt_iterator_commits_good_records)
 }
 
 /* Reads every byte of each delivered record (ASan catches a span outside the ring). */
-static void touch_record(struct rs_collect *c, const struct perfring_record *rec)
+static void touch_record(struct rs_collect *c, const struct perfring_ring_record *rec)
 {
 	static uint8_t buf[65536];
 	const void *lin;
@@ -179,7 +179,7 @@ static void touch_record(struct rs_collect *c, const struct perfring_record *rec
 		c->bad_spans = true;
 		return;
 	}
-	if (perfring_record_copy(rec, 0, buf, rec->size) != 0)
+	if (perfring_ring_record_copy(rec, 0, buf, rec->size) != 0)
 		c->bad_spans = true;
 	lin = perfring_ring_linear(c->hook_ctx, rec);
 	if (!lin || memcmp(lin, buf, rec->size) != 0)

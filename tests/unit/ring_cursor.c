@@ -35,12 +35,12 @@ struct consume_log {
 	size_t n;
 };
 
-static int log_record(const struct perfring_record *rec, void *ctx)
+static int log_record(const struct perfring_ring_record *rec, void *ctx)
 {
 	struct consume_log *log = ctx;
 	uint8_t buf[65536];
 
-	perfring_record_copy(rec, 0, buf, rec->size);
+	perfring_ring_record_copy(rec, 0, buf, rec->size);
 	log->rec[log->n].type = rec->type;
 	log->rec[log->n].size = rec->size;
 	log->rec[log->n].sum = bytes_sum(buf, rec->size);

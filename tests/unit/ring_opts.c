@@ -156,7 +156,7 @@ TEST(ring_opts_smaller_struct_ignores_later_fields)
 	struct perfring_ring_opts o = PERFRING_OPTS_INIT(perfring_ring_opts, .linearize = true);
 	struct ringsim rs;
 	struct perfring_ring *ring;
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 
 	REQUIRE(rs_init_at(&rs, 4096, false, 4096 - 16) == 0);
 	rs_put(&rs, PERF_RECORD_SAMPLE, 0, 48, 3);
@@ -188,7 +188,7 @@ TEST(ring_new_mem_null_opts_defaults)
 {
 	struct ringsim rs;
 	struct perfring_ring *ring;
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 
 	REQUIRE(rs_init_at(&rs, 8192, false, 8192 - 8) == 0);
 	rs_put(&rs, PERF_RECORD_SAMPLE, 0, 24, 1);

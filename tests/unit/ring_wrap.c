@@ -2,7 +2,7 @@
 /*
  * Records that straddle the end of the data area: at every 8-byte offset of
  * a 4 KiB ring, as two spans and linearized; perfring_ring_linear() and
- * perfring_record_copy(); a long stream over many laps across the wrap of
+ * perfring_ring_record_copy(); a long stream over many laps across the wrap of
  * the 64-bit counters.
  */
 #include "harness.h"
@@ -13,7 +13,7 @@
 static const uint16_t wrap_sizes[] = { 8, 16, 24, 56, 264, 1000, 2048, 4080, 4088 };
 
 /* Check one record returned by the iterator against what was written. */
-static void check_wrapped(struct perfring_ring *ring, const struct ringsim *rs, const struct perfring_record *rec,
+static void check_wrapped(struct perfring_ring *ring, const struct ringsim *rs, const struct perfring_ring_record *rec,
 			  uint64_t pos, uint32_t type, uint16_t size, uint64_t seed, bool linearize)
 {
 	static uint8_t want[65536], got[65536];
@@ -53,19 +53,19 @@ static void check_wrapped(struct perfring_ring *ring, const struct ringsim *rs, 
 
 	/* A full copy, and a piece across the wrap point (or the middle). */
 	memset(got, 0, size);
-	CHECK_EQ_INT(perfring_record_copy(rec, 0, got, size), 0);
+	CHECK_EQ_INT(perfring_ring_record_copy(rec, 0, got, size), 0);
 	CHECKF(memcmp(got, want, size) == 0, "offset %zu size %u: record_copy bytes differ", o, size);
 	off = rec->len >= 4 ? rec->len - 4 : 0;
 	if (off > size)
 		off = 0;
 	n = size - off < 12 ? size - off : 12;
 	memset(got, 0, n);
-	CHECK_EQ_INT(perfring_record_copy(rec, off, got, n), 0);
+	CHECK_EQ_INT(perfring_ring_record_copy(rec, off, got, n), 0);
 	CHECKF(memcmp(got, want + off, n) == 0, "offset %zu size %u: partial copy at %zu differs", o, size, off);
-	CHECK_EQ_INT(perfring_record_copy(rec, size, got, 0), 0);
-	CHECK_EQ_INT(perfring_record_copy(rec, 0, got, (size_t)size + 1), -ERANGE);
-	CHECK_EQ_INT(perfring_record_copy(rec, size - 7u, got, 8), -ERANGE);
-	CHECK_EQ_INT(perfring_record_copy(rec, (size_t)size + 1, got, 0), -ERANGE);
+	CHECK_EQ_INT(perfring_ring_record_copy(rec, size, got, 0), 0);
+	CHECK_EQ_INT(perfring_ring_record_copy(rec, 0, got, (size_t)size + 1), -ERANGE);
+	CHECK_EQ_INT(perfring_ring_record_copy(rec, size - 7u, got, 8), -ERANGE);
+	CHECK_EQ_INT(perfring_ring_record_copy(rec, (size_t)size + 1, got, 0), -ERANGE);
 
 	lin = perfring_ring_linear(ring, rec);
 	REQUIREF(lin != NULL, "offset %zu size %u: perfring_ring_linear failed", o, size);
@@ -78,7 +78,7 @@ static void check_wrapped(struct perfring_ring *ring, const struct ringsim *rs, 
 static void wrap_case(struct ringsim *rs, size_t o, uint16_t size, bool linearize)
 {
 	struct perfring_ring *ring;
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	uint64_t start = 0x5a5a0000ull * DATA_SZ + o, pos_a, pos_b;
 	uint16_t size_b = DATA_SZ - size < 24 ? (uint16_t)(DATA_SZ - size) : 24;
 
@@ -150,7 +150,7 @@ TEST(ring_record_copy_out_of_range)
 {
 	struct ringsim rs;
 	struct perfring_ring *ring;
-	struct perfring_record rec;
+	struct perfring_ring_record rec;
 	uint8_t buf[64];
 
 	REQUIRE(rs_init_at(&rs, DATA_SZ, false, DATA_SZ - 16) == 0);
@@ -161,16 +161,16 @@ TEST(ring_record_copy_out_of_range)
 	REQUIRE(perfring_ring_next(ring, &rec) == 1);
 	CHECK_EQ_U64(rec.len, 16);
 	CHECK_EQ_U64(rec.len2, 32);
-	CHECK_EQ_INT(perfring_record_copy(&rec, 0, buf, 48), 0);
-	CHECK_EQ_INT(perfring_record_copy(&rec, 40, buf, 8), 0);
-	CHECK_EQ_INT(perfring_record_copy(&rec, 48, buf, 0), 0);
-	CHECK_EQ_INT(perfring_record_copy(&rec, 0, buf, 49), -ERANGE);
-	CHECK_EQ_INT(perfring_record_copy(&rec, 41, buf, 8), -ERANGE);
-	CHECK_EQ_INT(perfring_record_copy(&rec, 49, buf, 0), -ERANGE);
+	CHECK_EQ_INT(perfring_ring_record_copy(&rec, 0, buf, 48), 0);
+	CHECK_EQ_INT(perfring_ring_record_copy(&rec, 40, buf, 8), 0);
+	CHECK_EQ_INT(perfring_ring_record_copy(&rec, 48, buf, 0), 0);
+	CHECK_EQ_INT(perfring_ring_record_copy(&rec, 0, buf, 49), -ERANGE);
+	CHECK_EQ_INT(perfring_ring_record_copy(&rec, 41, buf, 8), -ERANGE);
+	CHECK_EQ_INT(perfring_ring_record_copy(&rec, 49, buf, 0), -ERANGE);
 	/* off + len overflowing size_t must not pass the check. */
-	CHECK_EQ_INT(perfring_record_copy(&rec, SIZE_MAX, buf, 2), -ERANGE);
-	CHECK_EQ_INT(perfring_record_copy(&rec, 8, buf, SIZE_MAX), -ERANGE);
-	CHECK_EQ_INT(perfring_record_copy(&rec, SIZE_MAX - 7, buf, 16), -ERANGE);
+	CHECK_EQ_INT(perfring_ring_record_copy(&rec, SIZE_MAX, buf, 2), -ERANGE);
+	CHECK_EQ_INT(perfring_ring_record_copy(&rec, 8, buf, SIZE_MAX), -ERANGE);
+	CHECK_EQ_INT(perfring_ring_record_copy(&rec, SIZE_MAX - 7, buf, 16), -ERANGE);
 	perfring_ring_commit(ring);
 	perfring_ring_free(ring);
 	rs_fini(&rs);

@@ -246,7 +246,7 @@ struct rs_collect {
 	int fail_err;
 	bool bad_spans;      /* some record's spans were inconsistent */
 	/* Called for each record before it is collected (e.g. to produce more). */
-	void (*hook)(struct rs_collect *c, const struct perfring_record *rec);
+	void (*hook)(struct rs_collect *c, const struct perfring_ring_record *rec);
 	void *hook_ctx;
 };
 
@@ -283,7 +283,7 @@ static inline void rs_collect_fini(struct rs_collect *c)
 
 /* Rebuild a record's bytes from its spans (without the library). Returns
  * false if the spans are inconsistent with the header. */
-static inline bool rs_span_bytes(const struct perfring_record *rec, uint8_t *out)
+static inline bool rs_span_bytes(const struct perfring_ring_record *rec, uint8_t *out)
 {
 	if (rec->len + rec->len2 != rec->size || rec->len < sizeof(struct perf_event_header))
 		return false;
@@ -295,7 +295,7 @@ static inline bool rs_span_bytes(const struct perfring_record *rec, uint8_t *out
 	return true;
 }
 
-static inline void rs_note(struct rs_collect *c, const struct perfring_record *rec)
+static inline void rs_note(struct rs_collect *c, const struct perfring_ring_record *rec)
 {
 	struct rs_rec *r;
 
@@ -321,7 +321,7 @@ static inline void rs_note(struct rs_collect *c, const struct perfring_record *r
 		c->bad_spans = true;
 }
 
-static inline int rs_collect_cb(const struct perfring_record *rec, void *ctx)
+static inline int rs_collect_cb(const struct perfring_ring_record *rec, void *ctx)
 {
 	struct rs_collect *c = ctx;
 

@@ -80,10 +80,10 @@ static void record_on_signal(int sig)
 	record_stop = 1;
 }
 
-static int record_on_event(const struct perfring_event *ev, void *ctx)
+static int record_on_event(const struct perfring_msg *ev, void *ctx)
 {
 	struct record_state *st = ctx;
-	const struct perfring_record *r = ev->rec;
+	const struct perfring_ring_record *r = ev->rec;
 	const void *rec = r->data;
 	int err;
 
@@ -99,7 +99,7 @@ static int record_on_event(const struct perfring_event *ev, void *ctx)
 	}
 	st->records++;
 	st->bytes += r->size;
-	if (ev->kind == PERFRING_EVENT_LOST)
+	if (ev->kind == PERFRING_MSG_LOST)
 		st->lost += ev->lost;
 	return PERFRING_CONTINUE;
 }
@@ -280,7 +280,7 @@ int cmd_record(int argc, char **argv)
 	eo.inherit = target_pid > 0;
 	eo.enable_on_exec = cmd != NULL;
 
-	ro.buffer_pages = dwarf ? 256 : 128;
+	ro.data_pages = dwarf ? 256 : 128;
 	ro.wakeup_bytes = RECORD_WATERMARK;
 	ro.max_delay_ns = RECORD_MAX_DELAY_NS;
 	ro.linearize = true;

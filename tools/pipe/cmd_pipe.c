@@ -410,7 +410,7 @@ static int pipe_check_cpus(const struct pipe_opts *o)
 	return 0;
 }
 
-static int pipe_on_event(const struct perfring_event *ev, void *ctx)
+static int pipe_on_event(const struct perfring_msg *ev, void *ctx)
 {
 	struct pipe_state *st = ctx;
 	struct pipe_ring_count *rc = NULL;
@@ -420,13 +420,13 @@ static int pipe_on_event(const struct perfring_event *ev, void *ctx)
 		return PERFRING_STOP;
 	if (ev->ring_idx >= 0 && ev->ring_idx < st->ring_cnt)
 		rc = &st->rings[ev->ring_idx];
-	if (ev->kind == PERFRING_EVENT_LOST) {
+	if (ev->kind == PERFRING_MSG_LOST) {
 		st->lost += ev->lost;
 		if (rc)
 			rc->lost += ev->lost;
 		if (!st->opts->quiet)
 			pipe_out_lost(&st->out, ev->cpu, ev->lost);
-	} else if (ev->kind == PERFRING_EVENT_SAMPLE) {
+	} else if (ev->kind == PERFRING_MSG_SAMPLE) {
 		size = ev->size + (ev->data2 ? ev->size2 : 0);
 		st->samples++;
 		st->bytes += size;
@@ -448,7 +448,7 @@ static int pipe_on_event(const struct perfring_event *ev, void *ctx)
 static void pipe_print_attached(struct perfring_reader *rd, const struct perfring_reader_opts *ro,
 				const struct bpf_map_info *info, const char *pin)
 {
-	size_t bytes = perfring_reader_buffer_size(rd);
+	size_t bytes = perfring_reader_data_size(rd);
 	int i, n = perfring_reader_ring_cnt(rd), skipped[64], nskipped;
 	char size[32];
 
@@ -597,7 +597,7 @@ int cmd_pipe(int argc, char **argv)
 		goto out;
 
 	ring_bytes = (o.buffer_pages ? o.buffer_pages : 64) * perfring_page_size();
-	ro.buffer_pages = o.buffer_pages;
+	ro.data_pages = o.buffer_pages;
 	ro.max_delay_ns = o.max_delay_ms * 1000000ull;
 	ro.cpus = o.cpus;
 	ro.cpu_cnt = (size_t)o.cpu_cnt;

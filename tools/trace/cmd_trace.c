@@ -255,20 +255,20 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 	return 0;
 }
 
-static int on_event(const struct perfring_event *ev, void *ctx)
+static int on_event(const struct perfring_msg *ev, void *ctx)
 {
 	struct trace_run *run = ctx;
 	struct trace_sample s;
 	const char *why;
 	uint64_t now = tool_now_ns();
 
-	if (ev->kind == PERFRING_EVENT_LOST) {
+	if (ev->kind == PERFRING_MSG_LOST) {
 		run->st.lost += ev->lost;
 		if (!run->o->quiet)
 			trace_emit_lost(&run->out, ev->cpu, ev->lost, now);
 		return PERFRING_CONTINUE;
 	}
-	if (ev->kind != PERFRING_EVENT_SAMPLE)
+	if (ev->kind != PERFRING_MSG_SAMPLE)
 		return PERFRING_CONTINUE;
 	/* The reader linearizes (opts.linearize): one span. */
 	if (trace_sample_parse(run->tf, ev->data, ev->size, &s, &why)) {
@@ -395,7 +395,7 @@ static void reader_opts(const struct trace_opts *o, struct perfring_reader_opts 
 {
 	/* The batching policy: a watermark at a quarter of the ring, and a
 	 * bound on how long an event may wait below it. */
-	ro->buffer_pages = o->buffer_pages;
+	ro->data_pages = o->buffer_pages;
 	ro->max_delay_ns = o->max_delay_ms * 1000000ull;
 	ro->linearize = true; /* the decoder wants each sample in one piece */
 	if (o->ncpus > 0) {

@@ -106,7 +106,7 @@ void trace_stats_status_clear(FILE *f)
 
 static void print_policy(FILE *f, struct perfring_reader *rd, const struct perfring_reader_opts *ro)
 {
-	size_t bytes = perfring_reader_buffer_size(rd);
+	size_t bytes = perfring_reader_data_size(rd);
 	char size[32];
 
 	fprintf(f, "  reader: %d rings of %s (%zu pages); ", perfring_reader_ring_cnt(rd),
