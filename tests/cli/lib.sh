@@ -44,6 +44,24 @@ t_show() { head -n "${2:-15}" "$1" | sed 's/^/     | /'; }
 
 t_need_root() { [ "$(id -u)" -eq 0 ]; }
 
+# t_ensure_fs TYPE DIR: mount a kernel file system (bpf, tracefs, debugfs) at DIR if none of that
+# type is there yet, as a fresh machine has none: the suite sets up what it needs itself. It stays
+# mounted (as perf and bpftool leave it). Returns 1, with the reason in T_FS_WHY, if it cannot.
+t_ensure_fs() {
+	local type=$1 dir=$2 magic
+	case "$type" in
+	bpf) magic=bpf_fs ;;
+	tracefs) magic=tracefs ;;
+	debugfs) magic=debugfs ;;
+	*) T_FS_WHY="t_ensure_fs: unknown type $type"; return 1 ;;
+	esac
+	[ "$(stat -f -c %T "$dir" 2>/dev/null)" = "$magic" ] && return 0
+	if ! mount -t "$type" "$type" "$dir" 2>"$T_TMP/mount.err"; then
+		T_FS_WHY="no $type at $dir and mounting it failed: $(head -n 1 "$T_TMP/mount.err")"
+		return 1
+	fi
+}
+
 # t_one_line_error NAME TEXT COMMAND...: COMMAND (given 30 s at most) exits 1
 # with one line on stderr that contains TEXT, and nothing on stdout.
 t_one_line_error() {

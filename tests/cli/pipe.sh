@@ -58,6 +58,29 @@ if [ ! -x "$HELPER" ] || ! command -v python3 >/dev/null; then
 fi
 NCPU=$(nproc)
 
+# Without bpffs, --pin names what is missing and how to mount it (checked in a private mount
+# namespace, where /sys/fs/bpf is unmounted whatever the machine has).
+if command -v unshare >/dev/null; then
+	t_run "$T_TMP/nofs.out" "$T_TMP/nofs.err" unshare -m --propagation private bash -c \
+		'while umount /sys/fs/bpf 2>/dev/null; do :; done; exec "$0" pipe --pin /sys/fs/bpf/perfring_x' "$PERFRING"
+	if [ "$T_RC" -eq 1 ] && [ "$(wc -l <"$T_TMP/nofs.err")" -eq 1 ] &&
+		grep -qF "/sys/fs/bpf is not a BPF file system" "$T_TMP/nofs.err" &&
+		grep -qF "mount -t bpf bpf /sys/fs/bpf" "$T_TMP/nofs.err"; then
+		ok pipe_pin_without_bpffs
+	else
+		fail pipe_pin_without_bpffs "exit $T_RC, want 1 and one line naming the missing bpffs"
+		t_show "$T_TMP/nofs.err"
+	fi
+else
+	skip pipe_pin_without_bpffs "unshare (util-linux) is missing"
+fi
+
+# The producer pins its maps: bpffs must be mounted (a fresh machine has none).
+if ! t_ensure_fs bpf /sys/fs/bpf; then
+	skip pipe_all "$T_FS_WHY"
+	t_finish
+	exit 0
+fi
 # bpffs names may not hold a dot.
 PIN="/sys/fs/bpf/perfring_pipe_test_$$"
 EV="${PIN}_events" SC="${PIN}_scratch" PG="${PIN}_prog"

@@ -12,6 +12,8 @@
  *    carry abi 0, no registers and an empty stack (no dyn_size), user
  *    tasks' the full set; both decode.
  */
+#include <perfring/event.h>
+
 #include "rectest.h"
 
 #define PERF_REG_X86_BP 6
@@ -205,12 +207,16 @@ TEST(regs_stack_kthread_abi_none)
 	cpu_set_t old;
 	int fd, cpu = rt_ncpus_conf() - 1, other = 0, k, idfd;
 	unsigned long long id = 0;
+	char tracefs[256], path[320];
 	size_t i;
 
 	REQUIRE(maps);
 	REQUIREF(cpu > 0, "needs two CPUs to hop between");
-	idfd = open("/sys/kernel/tracing/events/sched/sched_switch/id", O_RDONLY | O_CLOEXEC);
-	REQUIREF(idfd >= 0, "sched_switch id: %s", strerror(errno));
+	/* Found (or mounted: a fresh machine has no tracefs) by the library, never assumed. */
+	REQUIREF(perfring_tracefs_path(tracefs, sizeof(tracefs)) == 0, "tracefs: %s", perfring_errmsg());
+	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/id", tracefs);
+	idfd = open(path, O_RDONLY | O_CLOEXEC);
+	REQUIREF(idfd >= 0, "%s: %s", path, strerror(errno));
 	memset(why, 0, sizeof(why));
 	CHECK(read(idfd, why, sizeof(why) - 1) > 0);
 	close(idfd);

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -280,6 +281,29 @@ static int pipe_no_privilege(const char *what, int err, bool by_id)
 }
 
 /* The map's fd by --map-id or --pin, with one line on stderr when it fails. */
+
+/* Nothing at the pin path: say whether that is because no BPF file system is
+ * mounted where the path points (a fresh machine has none at /sys/fs/bpf). */
+static int pipe_pin_missing(const char *pin, const char *what)
+{
+	char dir[PATH_MAX];
+	struct statfs sfs;
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", pin);
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (statfs(dir, &sfs) == 0 && (unsigned long)sfs.f_type != BPF_FS_MAGIC)
+		return tool_error(CMD, "%s: no such file, and %s is not a BPF file system (is bpffs mounted? "
+				  "mount -t bpf bpf %s)", what, dir, dir);
+	return tool_error(CMD, "%s: no such file (nothing is pinned there)", what);
+}
+
 static int pipe_get_map_fd(const struct pipe_opts *o, const char *what, int *fd_out)
 {
 	struct statfs sfs;
@@ -307,7 +331,7 @@ static int pipe_get_map_fd(const struct pipe_opts *o, const char *what, int *fd_
 	if (fd < 0) {
 		err = errno;
 		if (err == ENOENT)
-			return tool_error(CMD, "%s: no such file (nothing is pinned there)", what);
+			return pipe_pin_missing(o->pin, what);
 		/* bpffs refuses to look up names with a dot (reserved): EPERM, even for root. */
 		base = strrchr(o->pin, '/');
 		if (err == EPERM && strchr(base ? base + 1 : o->pin, '.'))
