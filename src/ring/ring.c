@@ -111,9 +111,23 @@ static int ring_attach(struct perfring_ring *r, void *base, size_t len, size_t p
 		off = page_size;
 		size = len > page_size ? len - page_size : 0;
 	}
-	if (!is_pow2(size) || off < sizeof(*meta) - sizeof(meta->__reserved) || off > len || size > len - off)
+	/* Everything the readers do rests on these: 8-byte records in a data area
+	 * of 2^n >= 8 bytes, 8-byte aligned, wholly inside the mapping and clear of
+	 * the metadata page's own fields (data_head ... aux_size end at
+	 * sizeof(*meta)), which records must never overwrite. */
+	if (!is_pow2(size) || size < 8)
+		return pr_fail(EINVAL, "ring metadata: data_size %llu is not a power of two of at least 8 bytes",
+			       (unsigned long long)size);
+	if (off & 7)
+		return pr_fail(EINVAL, "ring metadata: data_offset %llu is not 8-byte aligned",
+			       (unsigned long long)off);
+	if (off < sizeof(*meta))
+		return pr_fail(EINVAL, "ring metadata: data_offset %llu overlaps the metadata page's fields "
+				       "(the data area must start at or after byte %zu)",
+			       (unsigned long long)off, sizeof(*meta));
+	if (off > len || size > len - off)
 		return pr_fail(EINVAL, "ring metadata: data area at %llu of %llu bytes does not fit a %zu-byte "
-				       "mapping as a power of two",
+				       "mapping",
 			       (unsigned long long)off, (unsigned long long)size, len);
 	r->meta = meta;
 	r->data = (uint8_t *)base + off;
@@ -186,6 +200,9 @@ struct perfring_ring *perfring_ring_new_mem(void *base, size_t len, size_t page_
 	if (!base || !page_size || len < page_size + 8 || len < sizeof(struct perf_event_mmap_page))
 		return pr_fail_null(EINVAL, "memory ring: need a metadata page of %zu bytes and a data area "
 					    "(got %zu bytes)", page_size, len);
+	/* The metadata fields are read and written as aligned 64-bit atomics. */
+	if ((uintptr_t)base & 7)
+		return pr_fail_null(EINVAL, "memory ring: base %p is not 8-byte aligned", base);
 	r = ring_alloc(opts);
 	if (!r)
 		return NULL;
@@ -218,7 +235,14 @@ static int64_t overwrite_begin(struct perfring_ring *r, uint64_t head)
 {
 	uint64_t fresh = r->prev_head - head;
 
-	r->bogus_head = false;
+	/* The kernel writes whole 8-byte records, so head is always aligned: a
+	 * head that is not points records at misaligned offsets, where a header
+	 * read could run past the data area's end. */
+	r->bogus_head = (head & 7) != 0;
+	if (PR_UNLIKELY(r->bogus_head)) {
+		r->read_pos = r->batch_end = head;
+		return 0;
+	}
 	if (r->rest_pos != r->rest_end && head == r->batch_head) {
 		r->read_pos = r->rest_pos;
 		r->batch_end = r->rest_end;
