@@ -22,6 +22,8 @@ declare -A need=(
 	[libtraceevent-dev]=/usr/include/traceevent/event-parse.h
 	[libtracefs-dev]=/usr/include/tracefs/tracefs.h
 	[python3]=/usr/bin/python3
+	[time]=/usr/bin/time
+	[util-linux]=/usr/bin/unshare
 )
 
 missing=()

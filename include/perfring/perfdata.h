@@ -42,6 +42,18 @@ struct perfring_perfdata_opts {
 	size_t sz; /* sizeof(struct perfring_perfdata_opts) */
 	/* Deliver records in time order, as perf does (see above). */
 	bool ordered;
+	/* Memory bound of time ordering, in bytes (queued records and their
+	 * copies); 0: 64 MiB. A file whose rounds never end (no
+	 * FINISHED_ROUND) would otherwise queue all of itself. When the queue
+	 * reaches the bound, its oldest half is delivered at once, as perf
+	 * does: those records may then precede a later one with an earlier
+	 * time. perfring_perfdata_early_flushed() counts them. */
+	uint64_t max_queue_bytes;
+	/* Total bytes the reader may expand from compressed records over the
+	 * whole input; 0: 16 GiB. A 6 KB zstd bomb can claim gigabytes: past
+	 * the cap perfring_perfdata_next() fails with -E2BIG naming the cap
+	 * and the compressed record's offset. */
+	uint64_t max_decompressed;
 };
 
 /* perf.data user record types (>= 64), written by the perf tool. */
@@ -120,6 +132,10 @@ PERFRING_API void perfring_perfdata_free(struct perfring_perfdata *pd);
  */
 PERFRING_API int perfring_perfdata_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec);
 PERFRING_API uint64_t perfring_perfdata_error_offset(const struct perfring_perfdata *pd);
+
+/* Records time ordering delivered before their round ended because the
+ * queue reached opts.max_queue_bytes (0 when the bound was never hit). */
+PERFRING_API uint64_t perfring_perfdata_early_flushed(const struct perfring_perfdata *pd);
 
 PERFRING_API bool perfring_perfdata_is_pipe(const struct perfring_perfdata *pd);
 PERFRING_API bool perfring_perfdata_is_swapped(const struct perfring_perfdata *pd);

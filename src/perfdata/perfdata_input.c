@@ -13,20 +13,25 @@
 #include "perfdata/perfdata_internal.h"
 
 #define PD_READ_CHUNK (256 * 1024)
+/* The most of a stream held at once: one record and its payload (perf's
+ * own records are at most 64 KiB; TRACING_DATA and AUXTRACE payloads more). */
+#define PD_STREAM_MAX ((uint64_t)1 << 32)
 
 static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
 {
 	struct pd_input *in = &pd->in;
 
+	if (want_end - in->base > PD_STREAM_MAX)
+		return pd_fail_at(pd, pd->pos, E2BIG,
+				  "a record of %llu bytes is larger than the %llu bytes a stream is buffered up to",
+				  (unsigned long long)(want_end - pd->pos), (unsigned long long)PD_STREAM_MAX);
 	while (in->base + in->len < want_end && !in->eof) {
-		size_t need = (size_t)(want_end - in->base);
+		/* Grow by what arrives, a chunk at a time, never by what a record
+		 * claims: a header claiming 100 GiB on a pipe that then ends costs
+		 * only the bytes that came, and reads as a truncated record. */
+		size_t need = in->len + PD_READ_CHUNK;
 		ssize_t n;
 
-		if (need < in->len + PD_READ_CHUNK)
-			need = in->len + PD_READ_CHUNK;
-		if (want_end - in->base > (uint64_t)1 << 40)
-			return pr_fail(ENOMEM, "perf.data: a record of %llu bytes cannot be buffered",
-				       (unsigned long long)(want_end - in->base));
 		if (need > in->cap) {
 			size_t cap = in->cap ? in->cap : PD_READ_CHUNK;
 			uint8_t *nb;
@@ -35,7 +40,8 @@ static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
 				cap *= 2;
 			nb = realloc(in->own, cap);
 			if (!nb)
-				return pr_fail(ENOMEM, "perf.data: no memory for a %zu-byte input buffer", cap);
+				return pd_fail_at(pd, in->base + in->len, ENOMEM, "no memory for a %zu-byte input buffer",
+						  cap);
 			in->own = nb;
 			in->buf = nb;
 			in->cap = cap;
@@ -44,8 +50,7 @@ static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return pr_fail(errno, "perf.data: read at offset %llu: %s",
-				       (unsigned long long)(in->base + in->len), strerror(errno));
+			return pd_fail_at(pd, in->base + in->len, errno, "read: %s", strerror(errno));
 		}
 		if (n == 0)
 			in->eof = true;

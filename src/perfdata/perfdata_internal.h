@@ -84,6 +84,9 @@ struct perfring_perfdata {
 	struct pd_input in;
 	bool pipe, swapped, ordered;
 	uint64_t error_offset;
+	uint64_t max_queue_bytes, max_decompressed; /* the opts, defaults applied */
+	uint64_t decompressed;   /* bytes expanded so far */
+	uint64_t early_flushed;  /* records delivered early by the queue's bound */
 
 	/* file mode sections */
 	uint64_t attr_size;
@@ -151,6 +154,11 @@ static inline uint64_t pd64(const struct perfring_perfdata *pd, const void *p)
 	memcpy(&v, p, 8);
 	return pd->swapped ? __builtin_bswap64(v) : v;
 }
+
+/* perfdata_open.c: fail with the fault's offset in the file, in the message
+ * itself (open-time errors free the reader) and in error_offset. */
+int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* perfdata_input.c */
 int pd_input_ensure(struct perfring_perfdata *pd, uint64_t off, uint64_t n, const uint8_t **p);

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -36,8 +37,7 @@ static int rec_fail(struct perfring_perfdata *pd, uint64_t off, int err, const c
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	pd->error_offset = off;
-	return pr_fail(err, "perf.data: record at offset %llu: %s", (unsigned long long)off, msg);
+	return pd_fail_at(pd, off, err, "record: %s", msg);
 }
 
 static int decompress(struct perfring_perfdata *pd, uint64_t off, const uint8_t *src, size_t n)
@@ -81,7 +81,15 @@ static int decompress(struct perfring_perfdata *pd, uint64_t off, const uint8_t 
 		if (ZSTD_isError(ret))
 			return rec_fail(pd, off, PERFRING_EBADREC, "zstd: %s", ZSTD_getErrorName(ret));
 		full = out.pos == out.size;
+		/* The per-record bound above caps memory; this caps the whole
+		 * input's expansion (a bomb of many small records), as asked. */
+		pd->decompressed += out.pos - pd->dlen;
 		pd->dlen = out.pos;
+		if (pd->decompressed > pd->max_decompressed)
+			return rec_fail(pd, off, E2BIG,
+					"compressed records expand to more than %llu bytes in all "
+					"(perfring_perfdata_opts.max_decompressed)",
+					(unsigned long long)pd->max_decompressed);
 	}
 	pd->dsrc_off = off;
 	return 0;
@@ -180,15 +188,18 @@ static void fill(struct perfring_perfdata *pd, struct perfring_perfdata_record *
 /* A complete record out of the decompression buffer: 1, 0 when none, or an error. */
 static int next_decompressed(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
 {
-	const uint8_t *p = pd->dbuf + pd->dpos;
 	size_t left = pd->dlen - pd->dpos;
+	const uint8_t *p;
 	uint64_t payload = 0;
 	uint16_t size;
 	uint32_t type;
 	int err;
 
+	/* Before the first compressed record dbuf is NULL: no pointer
+	 * arithmetic on it (undefined even with offset 0; clang's UBSan says so). */
 	if (left < 8)
 		return 0;
+	p = pd->dbuf + pd->dpos;
 	size = pd16(pd, p + 6);
 	type = pd32(pd, p);
 	if (size < 8)
@@ -398,8 +409,17 @@ static int enqueue(struct perfring_perfdata *pd, const struct perfring_perfdata_
 	return 0;
 }
 
-/* Deliver, in time order, the queued records up to limit. */
-static void start_flush(struct perfring_perfdata *pd, uint64_t limit)
+/* What ordering holds for the records queued now: their entries in the
+ * queue, its spare and the keys, and their copies. The arrays grow by
+ * doubling, so what is allocated stays within twice this. */
+static uint64_t queue_bytes(const struct perfring_perfdata *pd)
+{
+	return (uint64_t)pd->nr_queue * (2 * sizeof(struct pd_queued) + 2 * sizeof(struct pd_order_key)) +
+	       pd->arena_len;
+}
+
+/* Deliver, in time order, the queued records up to limit, at most max_cnt. */
+static void start_flush(struct perfring_perfdata *pd, uint64_t limit, size_t max_cnt)
 {
 	size_t k = 0, i, n = pd->nr_queue;
 
@@ -416,7 +436,7 @@ static void start_flush(struct perfring_perfdata *pd, uint64_t limit)
 			pd->keys = sorted;
 		}
 	}
-	while (k < n && pd->keys[k].time <= limit)
+	while (k < n && k < max_cnt && pd->keys[k].time <= limit)
 		k++;
 	pd->flush_pos = 0;
 	pd->flush_cnt = k;
@@ -499,11 +519,11 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 		if (r <= 0) {
 			pd->at_eof = true;
 			pd->sticky_err = r;
-			start_flush(pd, UINT64_MAX);
+			start_flush(pd, UINT64_MAX, SIZE_MAX);
 			continue;
 		}
 		if (rec->type == PERFRING_RECORD_FINISHED_ROUND) {
-			start_flush(pd, pd->next_flush);
+			start_flush(pd, pd->next_flush, SIZE_MAX);
 			pd->next_flush = pd->max_time;
 			return 1;
 		}
@@ -516,6 +536,16 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 		r = enqueue(pd, rec, sid.time);
 		if (r)
 			return r;
+		if (queue_bytes(pd) > pd->max_queue_bytes) {
+			/* perf's OE_FLUSH__HALF: the oldest half goes now. */
+			start_flush(pd, UINT64_MAX, pd->nr_queue / 2 ? pd->nr_queue / 2 : 1);
+			if (!pd->early_flushed)
+				pr_log(PERFRING_LOG_WARN,
+				       "perf.data: at offset %llu: time ordering reached its %llu-byte bound "
+				       "without a FINISHED_ROUND; delivering the oldest records early",
+				       (unsigned long long)rec->offset, (unsigned long long)pd->max_queue_bytes);
+			pd->early_flushed += pd->flush_cnt;
+		}
 	}
 }
 

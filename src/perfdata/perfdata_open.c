@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -25,8 +26,27 @@ static struct perfring_perfdata *pd_alloc(const struct perfring_perfdata_opts *o
 		return pr_fail_null(ENOMEM, "perf.data: no memory for the reader");
 	pd->in.fd = -1;
 	pd->ordered = PR_OPT(opts, ordered, false);
+	pd->max_queue_bytes = PR_OPT(opts, max_queue_bytes, 0);
+	if (!pd->max_queue_bytes)
+		pd->max_queue_bytes = (uint64_t)64 << 20;
+	pd->max_decompressed = PR_OPT(opts, max_decompressed, 0);
+	if (!pd->max_decompressed)
+		pd->max_decompressed = (uint64_t)16 << 30;
 	pd->info.clockid = ~0u;
 	return pd;
+}
+
+int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pd->error_offset = off;
+	return pr_fail(err, "perf.data: at offset %llu (0x%llx): %s", (unsigned long long)off,
+		       (unsigned long long)off, msg);
 }
 
 /* Read a stream to its end: file mode needs random access. */
@@ -51,44 +71,59 @@ static int section(struct perfring_perfdata *pd, const uint8_t *at, uint64_t *of
 	return 0;
 }
 
+/* The header's fields, for the offsets errors name. */
+#define PD_HDR_ATTR_SIZE 16
+#define PD_HDR_ATTRS 24
+#define PD_HDR_DATA 40
+
 static int read_attrs(struct perfring_perfdata *pd, uint64_t off, uint64_t size)
 {
-	uint64_t i, nr;
+	uint64_t i, nr, total_ids = 0;
 	const uint8_t *p, *ids;
 
 	if (size == 0)
 		return 0;
 	if (pd->attr_size < PD_ATTR_SIZE_VER0 + 16 || pd->attr_size > (1u << 20))
-		return pr_fail(PERFRING_EBADREC, "perf.data: header attr_size %llu is impossible",
-			       (unsigned long long)pd->attr_size);
+		return pd_fail_at(pd, PD_HDR_ATTR_SIZE, PERFRING_EBADREC, "header attr_size %llu is impossible",
+				  (unsigned long long)pd->attr_size);
 	nr = size / pd->attr_size;
+	if (nr > pd->in.len / pd->attr_size)
+		return pd_fail_at(pd, PD_HDR_ATTRS, PERFRING_ETRUNC,
+				  "attrs section {%llu, %llu} holds more attrs than the file (%zu bytes)",
+				  (unsigned long long)off, (unsigned long long)size, pd->in.len);
 	for (i = 0; i < nr; i++) {
 		uint64_t at = off + i * pd->attr_size, ids_off, ids_size;
 		struct perf_event_attr attr;
 		uint32_t file_size;
 		int err;
 
-		pd->error_offset = at;
 		if (pd_input_ensure(pd, at, pd->attr_size, &p))
-			return pr_fail(PERFRING_ETRUNC, "perf.data: attr %llu at offset %llu is past the end of the file",
-				       (unsigned long long)i, (unsigned long long)at);
+			return pd_fail_at(pd, at, PERFRING_ETRUNC, "attr %llu is past the end of the file",
+					  (unsigned long long)i);
 		err = pd_attr_decode(pd, p, pd->attr_size - 16, &attr, &file_size);
 		if (err) {
 			char why[256];
 
 			snprintf(why, sizeof(why), "%s", perfring_errmsg());
-			return pr_fail(-err, "perf.data: attr %llu at offset %llu: %s", (unsigned long long)i,
-				       (unsigned long long)at, why);
+			return pd_fail_at(pd, at, -err, "attr %llu: %s", (unsigned long long)i, why);
 		}
 		section(pd, p + pd->attr_size - 16, &ids_off, &ids_size);
-		if (ids_size % 8 || (ids_size && pd_input_ensure(pd, ids_off, ids_size, &ids))) {
-			pd->error_offset = at + pd->attr_size - 16;
-			return pr_fail(PERFRING_ETRUNC, "perf.data: ids of attr %llu: section {%llu, %llu} is not in the file",
-				       (unsigned long long)i, (unsigned long long)ids_off, (unsigned long long)ids_size);
-		}
+		if (ids_size % 8 || (ids_size && pd_input_ensure(pd, ids_off, ids_size, &ids)))
+			return pd_fail_at(pd, at + pd->attr_size - 16, PERFRING_ETRUNC,
+					  "ids of attr %llu: section {%llu, %llu} is not in the file",
+					  (unsigned long long)i, (unsigned long long)ids_off, (unsigned long long)ids_size);
+		/* Each id is 8 bytes of the file: sections that overlap (all
+		 * pointing at the whole file, say) would make the id table grow
+		 * with the square of the file. perf never writes them. */
+		total_ids += ids_size / 8;
+		if (total_ids > pd->in.len / 8)
+			return pd_fail_at(pd, at + pd->attr_size - 16, PERFRING_EBADREC,
+					  "ids of attr %llu: the attrs' id sections claim %llu ids, more than the "
+					  "file's %zu bytes hold: the sections overlap",
+					  (unsigned long long)i, (unsigned long long)total_ids, pd->in.len);
 		err = pd_attr_add(pd, &attr, file_size, ids_size ? ids : NULL, ids_size / 8);
 		if (err < 0)
-			return err;
+			return pd_fail_at(pd, at, -err, "attr %llu: %s", (unsigned long long)i, "no memory for its ids");
 	}
 	return 0;
 }
@@ -130,14 +165,16 @@ static int read_header(struct perfring_perfdata *pd)
 	int i, err;
 
 	if (pd_input_ensure(pd, 0, PD_PIPE_HEADER_SIZE, &h))
-		return pr_fail(PERFRING_ETRUNC, "not a perf.data file: shorter than a header (%zu bytes)", pd->in.len);
+		return pd_fail_at(pd, 0, PERFRING_ETRUNC, "not a perf.data file: shorter than a header (%zu bytes)",
+				  pd->in.len);
 	memcpy(&magic, h, 8);
 	if (magic == PD_MAGIC)
 		pd->swapped = false;
 	else if (__builtin_bswap64(magic) == PD_MAGIC)
 		pd->swapped = true;
 	else
-		return pr_fail(PERFRING_EBADREC, "not a perf.data file: magic 0x%016llx", (unsigned long long)magic);
+		return pd_fail_at(pd, 0, PERFRING_EBADREC, "not a perf.data file: magic 0x%016llx",
+				  (unsigned long long)magic);
 	size = pd64(pd, h + 8);
 	if (size == PD_PIPE_HEADER_SIZE) {
 		pd->pipe = true;
@@ -146,12 +183,13 @@ static int read_header(struct perfring_perfdata *pd)
 		return 0;
 	}
 	if (size < PD_FILE_HEADER_SIZE)
-		return pr_fail(PERFRING_EBADREC, "perf.data: header size %llu (16 or 104 expected)",
-			       (unsigned long long)size);
+		return pd_fail_at(pd, 8, PERFRING_EBADREC, "header size %llu (16 or 104 expected)",
+				  (unsigned long long)size);
 	if (pd->in.stream && (err = slurp(pd)))
 		return err;
 	if (pd_input_ensure(pd, 0, PD_FILE_HEADER_SIZE, &h))
-		return pr_fail(PERFRING_ETRUNC, "perf.data: file is shorter than its 104-byte header");
+		return pd_fail_at(pd, 0, PERFRING_ETRUNC, "the file (%zu bytes) is shorter than its 104-byte header",
+				  pd->in.len);
 	pd->attr_size = pd64(pd, h + 16);
 	section(pd, h + 24, &attrs_off, &attrs_size);
 	section(pd, h + 40, &pd->data_off, &pd->data_size);
@@ -174,18 +212,15 @@ static int read_header(struct perfring_perfdata *pd)
 	}
 	pd->pos = pd->data_off;
 	if (__builtin_add_overflow(pd->data_off, pd->data_size, &pd->end))
-		return pr_fail(PERFRING_EBADREC, "perf.data: data section {%llu, %llu} overflows",
-			       (unsigned long long)pd->data_off, (unsigned long long)pd->data_size);
-	if (pd->data_off < PD_FILE_HEADER_SIZE && pd->data_size) {
-		pd->error_offset = 40;
-		return pr_fail(PERFRING_EBADREC, "perf.data: data section at offset %llu overlaps the header",
-			       (unsigned long long)pd->data_off);
-	}
-	if (pd->data_off > pd->in.len && pd->data_size) {
-		pd->error_offset = 40;
-		return pr_fail(PERFRING_ETRUNC, "perf.data: data section at offset %llu is past the end of the file (%zu bytes)",
-			       (unsigned long long)pd->data_off, pd->in.len);
-	}
+		return pd_fail_at(pd, PD_HDR_DATA, PERFRING_EBADREC, "data section {%llu, %llu} overflows",
+				  (unsigned long long)pd->data_off, (unsigned long long)pd->data_size);
+	if (pd->data_off < PD_FILE_HEADER_SIZE && pd->data_size)
+		return pd_fail_at(pd, PD_HDR_DATA, PERFRING_EBADREC, "data section at offset %llu overlaps the header",
+				  (unsigned long long)pd->data_off);
+	if (pd->data_off > pd->in.len && pd->data_size)
+		return pd_fail_at(pd, PD_HDR_DATA, PERFRING_ETRUNC,
+				  "data section at offset %llu is past the end of the file (%zu bytes)",
+				  (unsigned long long)pd->data_off, pd->in.len);
 	err = read_attrs(pd, attrs_off, attrs_size);
 	if (err)
 		return err;
@@ -282,6 +317,11 @@ void perfring_perfdata_free(struct perfring_perfdata *pd)
 uint64_t perfring_perfdata_error_offset(const struct perfring_perfdata *pd)
 {
 	return pd ? pd->error_offset : 0;
+}
+
+uint64_t perfring_perfdata_early_flushed(const struct perfring_perfdata *pd)
+{
+	return pd ? pd->early_flushed : 0;
 }
 
 bool perfring_perfdata_is_pipe(const struct perfring_perfdata *pd)

@@ -128,6 +128,11 @@ int cmd_script(int argc, char **argv)
 		if (!script_record(&e, &r))
 			bad++;
 	fflush(stdout);
+	if (perfring_perfdata_early_flushed(pd))
+		fprintf(stderr, "perfring %s: warning: %s: time ordering reached its memory bound (no FINISHED_ROUND "
+				"for too long): %llu record(s) were delivered before their round ended, so order "
+				"may be imperfect\n",
+			CMD, path, (unsigned long long)perfring_perfdata_early_flushed(pd));
 	if (ret < 0) {
 		ret = pd_read_error(CMD, path, pd, ret);
 	} else if (bad) {

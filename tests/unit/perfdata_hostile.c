@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The hostile perf.data files of tests/data/reliability/ (README.md there),
+ * each a regression test of a reported fault, read through the library:
+ *  - pipe input claiming a 4 GiB TRACING_DATA or 100 GiB AUXTRACE payload
+ *    that never arrives: a bounded, clear error at the record's offset, not
+ *    an allocation of what was claimed;
+ *  - attrs whose id sections all cover the whole file: refused at open
+ *    (memory grew with the square of the file), the offset in the message;
+ *  - a 5.8 KB zstd bomb expanding to 64 MiB with no FINISHED_ROUND: ordered
+ *    reading stays under its memory bound (flushing early, counted), and the
+ *    total decompression cap is the caller's to set;
+ *  - open-time errors name the offset in the message itself (the reader is
+ *    freed, so perfring_perfdata_error_offset() cannot be asked).
+ * Memory is checked with getrusage's peak RSS, each case in a child process
+ * so that one case's peak does not hide another's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <perfring/perfdata.h>
+
+#include "harness.h"
+
+static const char *data_path(const char *name, char *buf, size_t cap)
+{
+	const char *src = getenv("PERFRING_SRCDIR");
+
+	snprintf(buf, cap, "%s/tests/data/reliability/%s", src ? src : ".", name);
+	return buf;
+}
+
+/* A reader over a real pipe that a child fills with the file's bytes. */
+static struct perfring_perfdata *open_as_pipe(const char *name, pid_t *writer)
+{
+	char path[512];
+	int p[2], fd;
+
+	if (pipe(p))
+		return NULL;
+	*writer = fork();
+	if (*writer < 0)
+		return NULL;
+	if (*writer == 0) {
+		char buf[65536];
+		ssize_t n;
+
+		close(p[0]);
+		fd = open(data_path(name, path, sizeof(path)), O_RDONLY);
+		if (fd < 0)
+			_exit(2);
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			if (write(p[1], buf, (size_t)n) != n)
+				_exit(0); /* the reader stopped early */
+		_exit(0);
+	}
+	close(p[1]);
+	return perfring_perfdata_open_fd(p[0], NULL);
+}
+
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* Read a pipe file to its error: the error, its offset, and the memory used. */
+static void pipe_claim(const char *name, int want_err, const char *want_msg)
+{
+	struct perfring_perfdata_record r;
+	struct perfring_perfdata *pd;
+	long before = peak_rss_kb();
+	pid_t w;
+	int ret, n = 0;
+
+	pd = open_as_pipe(name, &w);
+	REQUIREF(pd, "%s: %s", name, perfring_errmsg());
+	while ((ret = perfring_perfdata_next(pd, &r)) > 0)
+		n++;
+	CHECKF(ret == want_err, "%s: %d (%s), want %d", name, ret, perfring_errmsg(), want_err);
+	CHECK_EQ_U64(perfring_perfdata_error_offset(pd), 16);
+	CHECKF(strstr(perfring_errmsg(), "at offset 16 (0x10)") && strstr(perfring_errmsg(), want_msg), "%s: %s",
+	       name, perfring_errmsg());
+	/* The claim is gigabytes; what the reader may hold is what arrived. */
+	CHECKF(peak_rss_kb() - before < 64 * 1024, "%s: peak RSS grew by %ld KB", name, peak_rss_kb() - before);
+	perfring_perfdata_free(pd);
+	waitpid(w, NULL, 0);
+}
+
+TEST(pipe_tracing_data_4g_claim)
+{
+	pipe_claim("pipe-tracing-data-4g-claim.pipe.data", -E2BIG, "larger than the");
+}
+
+TEST(pipe_auxtrace_100g_payload)
+{
+	pipe_claim("stdin-auxtrace-100g-payload.pipe.data", -E2BIG, "107374182448 bytes");
+}
+
+TEST(pipe_oom_fuzzer_found)
+{
+	pipe_claim("pipe-oom-fuzzer-found.pipe.data", -E2BIG, "larger than the");
+}
+
+/* A claim below the stream bound that the pipe does not deliver is a
+ * truncated record, read in chunks as the bytes come. */
+TEST(pipe_claim_below_bound_is_truncated)
+{
+	/* A pipe header, then a TRACING_DATA record (type 66, size 16) claiming
+	 * 1 GiB of payload, then 64 bytes and the end. */
+	static const unsigned char hdr[] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16, 0, 0, 0, 0, 0, 0, 0,
+					     66, 0, 0, 0, 0, 0, 16, 0, 0, 0, 0, 0x40, 0, 0, 0, 0 };
+	struct perfring_perfdata_record r;
+	struct perfring_perfdata *pd;
+	unsigned char zero[64] = { 0 };
+	long before = peak_rss_kb();
+	int p[2], ret;
+
+	REQUIRE(pipe(p) == 0);
+	REQUIRE(write(p[1], hdr, sizeof(hdr)) == (ssize_t)sizeof(hdr));
+	REQUIRE(write(p[1], zero, sizeof(zero)) == (ssize_t)sizeof(zero));
+	close(p[1]);
+	pd = perfring_perfdata_open_fd(p[0], NULL);
+	REQUIREF(pd, "%s", perfring_errmsg());
+	ret = perfring_perfdata_next(pd, &r);
+	CHECKF(ret == -PERFRING_ETRUNC, "%d: %s", ret, perfring_errmsg());
+	CHECKF(strstr(perfring_errmsg(), "at offset 16 (0x10)"), "%s", perfring_errmsg());
+	CHECKF(peak_rss_kb() - before < 16 * 1024, "peak RSS grew by %ld KB", peak_rss_kb() - before);
+	perfring_perfdata_free(pd);
+	close(p[0]);
+}
+
+static void ids_overlap(const char *name)
+{
+	char path[512];
+	long before = peak_rss_kb();
+	struct perfring_perfdata *pd = perfring_perfdata_open(data_path(name, path, sizeof(path)), NULL);
+
+	CHECKF(!pd && errno == PERFRING_EBADREC, "%s: %p errno %d", name, (void *)pd, errno);
+	CHECKF(strstr(perfring_errmsg(), "perf.data: at offset ") && strstr(perfring_errmsg(), "overlap"), "%s",
+	       perfring_errmsg());
+	CHECKF(peak_rss_kb() - before < 16 * 1024, "%s: peak RSS grew by %ld KB", name, peak_rss_kb() - before);
+	perfring_perfdata_free(pd);
+}
+
+TEST(ids_shared_section_64k)
+{
+	ids_overlap("ids-shared-section-64k.data");
+}
+
+TEST(ids_shared_section_256k)
+{
+	ids_overlap("ids-shared-section-256k.data");
+}
+
+/* Read the bomb in a child with the given options; the child reports the
+ * record count, the reader's status, the early-flushed count and its peak
+ * RSS growth over a pipe. */
+struct bomb_result {
+	long records, early, rss_kb;
+	int ret;
+	char msg[256];
+};
+
+static struct bomb_result read_bomb(bool ordered, uint64_t max_queue, uint64_t max_decompressed)
+{
+	struct bomb_result res = { 0 };
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p) || (pid = fork()) < 0)
+		abort();
+	if (pid == 0) {
+		struct perfring_perfdata_opts o = { .sz = sizeof(o), .ordered = ordered,
+						     .max_queue_bytes = max_queue,
+						     .max_decompressed = max_decompressed };
+		struct perfring_perfdata_record r;
+		struct perfring_perfdata *pd;
+		char path[512];
+		long before = peak_rss_kb();
+
+		close(p[0]);
+		pd = perfring_perfdata_open(data_path("zbomb-64MiB-in-5KB.data", path, sizeof(path)), &o);
+		if (pd) {
+			while ((res.ret = perfring_perfdata_next(pd, &r)) > 0)
+				res.records++;
+			res.early = (long)perfring_perfdata_early_flushed(pd);
+		} else {
+			res.ret = -errno;
+		}
+		snprintf(res.msg, sizeof(res.msg), "%s", perfring_errmsg());
+		res.rss_kb = peak_rss_kb() - before;
+		perfring_perfdata_free(pd);
+		if (write(p[1], &res, sizeof(res)) != (ssize_t)sizeof(res))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &res, sizeof(res)) != (ssize_t)sizeof(res))
+		res.ret = -EPIPE; /* the child died: the checks below say so */
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	return res;
+}
+
+/* File order: every record, memory bounded by one decompressed record run. */
+TEST(zbomb_file_order)
+{
+	struct bomb_result b = read_bomb(false, 0, 0);
+
+	CHECKF(b.ret == 0, "%d: %s", b.ret, b.msg);
+	CHECKF(b.records > 4000000, "%ld records", b.records);
+	CHECKF(b.rss_kb < 128 * 1024, "peak RSS grew by %ld KB", b.rss_kb);
+}
+
+/* Time order with no FINISHED_ROUND: bounded (was 697 MB), the same records,
+ * and the early deliveries counted. */
+TEST(zbomb_ordered_bounded)
+{
+	struct bomb_result all = read_bomb(false, 0, 0);
+	struct bomb_result b = read_bomb(true, 16 << 20, 0);
+
+	CHECKF(b.ret == 0, "%d: %s", b.ret, b.msg);
+	CHECK_EQ_U64((uint64_t)b.records, (uint64_t)all.records);
+	CHECKF(b.early > 0, "early-flushed %ld", b.early);
+	/* 16 MiB of queue, allocated by doubling (x2), plus the decompression
+	 * buffer and the file's mapping. */
+	CHECKF(b.rss_kb < 96 * 1024, "peak RSS grew by %ld KB", b.rss_kb);
+}
+
+/* The caller's total decompression cap: -E2BIG naming the cap and the offset. */
+TEST(zbomb_decompression_cap)
+{
+	struct bomb_result b = read_bomb(false, 0, 8 << 20);
+
+	CHECKF(b.ret == -E2BIG, "%d: %s", b.ret, b.msg);
+	CHECKF(strstr(b.msg, "8388608 bytes") && strstr(b.msg, "max_decompressed") && strstr(b.msg, "at offset "),
+	       "%s", b.msg);
+	CHECKF(b.records < 4000000, "%ld records before the cap", b.records);
+}
+
+/* Open-time errors carry the offset in the message. */
+TEST(open_errors_name_the_offset)
+{
+	static const struct {
+		size_t at;   /* byte to damage */
+		uint8_t val;
+		const char *want;
+	} cases[] = {
+		{ 0, 'X', "at offset 0 (0x0): not a perf.data file" },
+		{ 19, 0xff, "at offset 16 (0x10): header attr_size" }, /* attr_size becomes huge */
+		{ 47, 0x7f, "at offset 40 (0x28): data section" },     /* data offset far past the file */
+	};
+	char path[512];
+	FILE *f = fopen(data_path("zbomb-64MiB-in-5KB.data", path, sizeof(path)), "rb");
+	uint8_t buf[8192];
+	size_t len, i;
+
+	REQUIRE(f);
+	len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	REQUIRE(len > 104);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t copy[8192];
+		struct perfring_perfdata *pd;
+
+		memcpy(copy, buf, len);
+		copy[cases[i].at] = cases[i].val;
+		pd = perfring_perfdata_open_mem(copy, len, NULL);
+		CHECKF(!pd, "case %zu opened", i);
+		CHECKF(strstr(perfring_errmsg(), cases[i].want), "case %zu: want '%s' in: %s", i, cases[i].want,
+		       perfring_errmsg());
+		perfring_perfdata_free(pd);
+	}
+}
