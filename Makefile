@@ -97,10 +97,12 @@ $(STATIC): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $(LIB_OBJS)
 
-# BPF programs: compiled with clang -target bpf, embedded with a skeleton.
+# BPF programs: compiled with clang -target bpf, embedded with a skeleton. The kernel headers'
+# asm/ directory is Debian's multiarch one (gcc names it; clang -dumpmachine spells it otherwise).
+MULTIARCH ?= $(shell gcc -print-multiarch 2>/dev/null || $(CC) -dumpmachine)
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -dumpmachine) -Ibpf -c $< -o $@
+	$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH) -Ibpf -c $< -o $@
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
@@ -118,6 +120,9 @@ $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 
 # Unit tests of the tool's tracepoint decoder build with its sources.
 TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tools/trace/trace_emit.c tools/shared/pd_emit.c
+# The trace fuzz target (tests/fuzz/trace_fuzz.c) builds with the same sources and libraries.
+FUZZ_EXTRA_trace = $(TRACE_DECODER_SRCS) $(TRACE_CFLAGS)
+FUZZ_LIBS_trace = $(TRACE_LIBS)
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
