@@ -168,10 +168,12 @@ bench: all
 	@bash scripts/bench.sh $(O)
 
 # Regenerated on every install: it records PREFIX, which may differ each time.
+# A directory under PREFIX is written relative to it ($${prefix}/lib), so a moved install still works.
+under_prefix = $(if $(filter $(PREFIX)/%,$(1)),$(2)$(patsubst $(PREFIX)%,%,$(1)),$(1))
 .PHONY: $(O)/perfring.pc
 $(O)/perfring.pc: perfring.pc.in
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
-		-e 's|@VERSION@|$(VERSION)|g' $< > $@
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(call under_prefix,$(LIBDIR),$${exec_prefix})|g' \
+		-e 's|@INCLUDEDIR@|$(call under_prefix,$(INCLUDEDIR),$${prefix})|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 install: lib $(TOOL) $(O)/perfring.pc
 	install -d $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
@@ -190,6 +192,22 @@ uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR)/libperfring.* \
 		$(DESTDIR)$(PKGCONFIGDIR)/perfring.pc $(DESTDIR)$(PREFIX)/bin/perfring \
 		$(DESTDIR)$(MANDIR)/man1/perfring.1 $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
+
+# ---- ABI (abi/libperfring.abi, libabigail) ----
+# make abi-baseline   record the ABI of $(O)/libperfring.so (public headers only) as the baseline
+# make abi-check      compare $(O)/libperfring.so with it; fails on an incompatible change AND on
+#                     an added or removed symbol (an intended change regenerates the baseline in
+#                     the same commit). make check runs it (tests/cli/abi.sh).
+ABI_BASELINE := abi/libperfring.abi
+ABIDW_FLAGS := --headers-dir include/perfring --drop-undefined-syms --no-corpus-path
+.PHONY: abi-baseline abi-check
+abi-baseline: $(SHARED)
+	@mkdir -p abi
+	abidw $(ABIDW_FLAGS) --out-file $(ABI_BASELINE) $(SHARED)
+	@echo "wrote $(ABI_BASELINE): commit it with the API change"
+
+abi-check: $(SHARED)
+	@bash tests/cli/abi.sh --build $(O)
 
 clean:
 	rm -rf $(O)

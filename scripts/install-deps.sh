@@ -24,6 +24,10 @@ declare -A need=(
 	[python3]=/usr/bin/python3
 	[time]=/usr/bin/time
 	[util-linux]=/usr/bin/unshare
+	[abigail-tools]=/usr/bin/abidiff
+	[cmake]=/usr/bin/cmake
+	[groff]=/usr/bin/groff
+	[man-db]=/usr/bin/man
 )
 
 missing=()
