@@ -175,7 +175,24 @@ $(O)/perfring.pc: perfring.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(call under_prefix,$(LIBDIR),$${exec_prefix})|g' \
 		-e 's|@INCLUDEDIR@|$(call under_prefix,$(INCLUDEDIR),$${prefix})|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-install: lib $(TOOL) $(O)/perfring.pc
+# CMake package files (find_package(perfring)): paths relative to the file's own directory.
+CMAKEDIR ?= $(LIBDIR)/cmake/perfring
+.PHONY: $(O)/cmake/perfringConfig.cmake $(O)/cmake/perfringConfigVersion.cmake
+$(O)/cmake/perfringConfig.cmake: cmake/perfringConfig.cmake.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@CMAKE_TO_LIBDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(LIBDIR))|g' \
+		-e 's|@CMAKE_TO_INCLUDEDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g' \
+		-e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+		-e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g' $< > $@
+
+$(O)/cmake/perfringConfigVersion.cmake: cmake/perfringConfigVersion.cmake.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@CMAKE_TO_LIBDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(LIBDIR))|g' \
+		-e 's|@CMAKE_TO_INCLUDEDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g' \
+		-e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+		-e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g' $< > $@
+
+install: lib $(TOOL) $(O)/perfring.pc $(O)/cmake/perfringConfig.cmake $(O)/cmake/perfringConfigVersion.cmake
 	install -d $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
 	install -m 644 include/perfring/*.h $(DESTDIR)$(INCLUDEDIR)/perfring/
@@ -184,13 +201,15 @@ install: lib $(TOOL) $(O)/perfring.pc
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libperfring.so
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
 	install -m 644 $(O)/perfring.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -d $(DESTDIR)$(CMAKEDIR)
+	install -m 644 $(O)/cmake/perfringConfig.cmake $(O)/cmake/perfringConfigVersion.cmake $(DESTDIR)$(CMAKEDIR)/
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
 	for m in man/*.3; do [ -e "$$m" ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man3/; done; true
 	for m in man/*.1; do [ -e "$$m" ] && install -m 644 $$m $(DESTDIR)$(MANDIR)/man1/; done; true
 
 uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR)/libperfring.* \
-		$(DESTDIR)$(PKGCONFIGDIR)/perfring.pc $(DESTDIR)$(PREFIX)/bin/perfring \
+		$(DESTDIR)$(PKGCONFIGDIR)/perfring.pc $(DESTDIR)$(PREFIX)/bin/perfring $(DESTDIR)$(CMAKEDIR) \
 		$(DESTDIR)$(MANDIR)/man1/perfring.1 $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
 
 # ---- ABI (abi/libperfring.abi, libabigail) ----

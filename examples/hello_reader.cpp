@@ -58,7 +58,7 @@ int main()
 
 	// Nothing writes to the map, so a non-blocking poll delivers nothing.
 	int seen = 0;
-	int ret = perfring_reader_poll(rd, 0, [](const perfring_event *, void *ctx) -> int {
+	int ret = perfring_reader_poll(rd, 0, [](const perfring_msg *, void *ctx) -> int {
 		++*static_cast<int *>(ctx);
 		return PERFRING_CONTINUE;
 	}, &seen);

@@ -149,6 +149,34 @@ else
 	t_show "$T_TMP/install2.log"
 fi
 
+# --- a moved install: the .pc's paths follow ${prefix} ----------------------------------
+# The PREFIX=/opt/perfring tree is moved; pkg-config must then point into the new place,
+# with --define-prefix (prefix from the .pc's location) and with prefix overridden.
+if [ -d "$T_TMP/dest2/opt/perfring" ]; then
+	M="$T_TMP/moved"
+	mv "$T_TMP/dest2/opt/perfring" "$M"
+	t_check pc_relative_dirs "the .pc's libdir/includedir are not relative to \${prefix}: $(grep -E '^(libdir|includedir)=' "$M/lib/pkgconfig/perfring.pc" | tr '\n' ' ')" \
+		bash -c "grep -qx 'libdir=\${exec_prefix}/lib' '$M/lib/pkgconfig/perfring.pc' && grep -qx 'includedir=\${prefix}/include' '$M/lib/pkgconfig/perfring.pc'"
+	f1=$(PKG_CONFIG_PATH="$M/lib/pkgconfig" PKG_CONFIG_LIBDIR= pkg-config --define-prefix --cflags --libs perfring 2>&1)
+	f2=$(PKG_CONFIG_PATH="$M/lib/pkgconfig" PKG_CONFIG_LIBDIR= pkg-config --define-variable=prefix="$M" --cflags --libs perfring 2>&1)
+	for f in "$f1" "$f2"; do
+		[ "$(echo $f)" = "-I$M/include -L$M/lib -lperfring" ] || bad_pc="${bad_pc:-} '$f'"
+	done
+	t_check pc_relocated "pkg-config on the moved install gave:${bad_pc:-}, want -I$M/include -L$M/lib -lperfring" [ -z "${bad_pc:-}" ]
+	if gcc -std=gnu11 -o "$T_TMP/ver" -x c - $f1 >"$T_TMP/ver.log" 2>&1 <<'C'; then
+#include <perfring/common.h>
+#include <stdio.h>
+int main(void) { puts(perfring_version()); return 0; }
+C
+		t_run "$T_TMP/ver.out" "$T_TMP/ver.err" env LD_LIBRARY_PATH="$M/lib" "$T_TMP/ver"
+		t_check pc_relocated_builds "a program built with the moved .pc's flags: exit $T_RC, '$(cat "$T_TMP/ver.out")'" \
+			bash -c "[ $T_RC -eq 0 ] && [ \"\$(cat '$T_TMP/ver.out')\" = 0.1.0 ]"
+	else
+		fail pc_relocated_builds "gcc with the moved .pc's flags ($f1) failed"
+		t_show "$T_TMP/ver.log"
+	fi
+fi
+
 # --- uninstall removes what install put there ----------------------------------------------
 make -s O="$B" uninstall PREFIX=/usr DESTDIR="$D" >"$T_TMP/uninstall.log" 2>&1
 (cd "$D" && find . -type f -o -type l | sed 's|^\./||' | sort) >"$T_TMP/left"
