@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The man pages: they render without warnings, link pages point to a page,
-# every public function has a synopsis line, and perfring(1) documents every
-# option of the tool.
+# The man pages: they render without warnings (groff -wall), link pages point
+# to a page, every symbol libperfring.so exports and every public inline
+# function and function-like macro has `man 3 NAME` (a page, or a .so link to a
+# page whose NAME section names it), every SYNOPSIS prototype is the header's
+# declaration (whitespace aside; tests/cli/man_check.py), and perfring(1)
+# documents every option of the tool.
 . "$(dirname "$0")/lib.sh"
 cd "$T_ROOT" || exit 1
 
@@ -14,7 +17,7 @@ for m in man/*.[13]; do
 		continue
 	fi
 	pages=$((pages + 1))
-	warn=$(groff -man -Tutf8 -ww -z "$m" 2>&1)
+	warn=$(groff -man -Tutf8 -wall -z "$m" 2>&1)
 	if [ -n "$warn" ] || ! MANWIDTH=80 man -l "$m" 2>/dev/null | grep -c '^NAME' >/dev/null; then
 		bad="$bad $(basename "$m")"
 		echo "$warn" | head -n 5 | sed 's/^/     | /'
@@ -31,6 +34,23 @@ for f in $(grep -ohE 'PERFRING_API [^(]*\(' include/perfring/*.h | grep -oE 'per
 	grep -qE "^\.BI? .*[ *]$f\(" man/*.3 || undocumented="$undocumented $f"
 done
 t_check man_every_function "public functions without a synopsis line in man/*.3:$undocumented" [ -z "$undocumented" ]
+
+# Every exported symbol and public inline function/macro has `man 3 NAME`.
+so="$PERFRING_BUILD/libperfring.so"
+if [ -e "$so" ]; then
+	names=$( { nm -D --defined-only "$so" | awk '$2 != "A" {sub(/@.*/, "", $3); print $3}'
+		python3 tests/cli/man_check.py public; } | sort -u)
+	python3 tests/cli/man_check.py covered $names >"$T_TMP/covered" 2>&1
+	t_check man_every_symbol "$(wc -l <"$T_TMP/covered") of $(echo "$names" | wc -l) names lack a man page: $(cut -d: -f1 "$T_TMP/covered" | head -n 12 | tr '\n' ' ')" \
+		bash -c "[ -n '$names' ] && [ ! -s '$T_TMP/covered' ]"
+	[ -s "$T_TMP/covered" ] && t_show "$T_TMP/covered" 12
+else
+	fail man_every_symbol "$so is not built"
+fi
+python3 tests/cli/man_check.py synopsis >"$T_TMP/synopsis" 2>&1
+t_check man_synopsis_matches_headers "$(wc -l <"$T_TMP/synopsis") SYNOPSIS prototypes differ from include/perfring/*.h" \
+	[ ! -s "$T_TMP/synopsis" ]
+[ -s "$T_TMP/synopsis" ] && t_show "$T_TMP/synopsis" 12
 
 # Every PERFRING_E* error code is described in perfring(3).
 codes=$(grep -oE 'PERFRING_E[A-Z]+ =' include/perfring/common.h | grep -v ERR_ | tr -d ' =')
