@@ -178,19 +178,16 @@ $(O)/perfring.pc: perfring.pc.in
 # CMake package files (find_package(perfring)): paths relative to the file's own directory.
 CMAKEDIR ?= $(LIBDIR)/cmake/perfring
 .PHONY: $(O)/cmake/perfringConfig.cmake $(O)/cmake/perfringConfigVersion.cmake
+CMAKE_SUBST = -e 's|@CMAKE_TO_LIBDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(LIBDIR))|g' \
+	-e 's|@CMAKE_TO_INCLUDEDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g' \
+	-e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+	-e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g'
 $(O)/cmake/perfringConfig.cmake: cmake/perfringConfig.cmake.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@CMAKE_TO_LIBDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(LIBDIR))|g' \
-		-e 's|@CMAKE_TO_INCLUDEDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g' \
-		-e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
-		-e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g' $< > $@
-
+	sed $(CMAKE_SUBST) $< > $@
 $(O)/cmake/perfringConfigVersion.cmake: cmake/perfringConfigVersion.cmake.in
 	@mkdir -p $(dir $@)
-	sed -e 's|@CMAKE_TO_LIBDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(LIBDIR))|g' \
-		-e 's|@CMAKE_TO_INCLUDEDIR@|$(shell realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|g' \
-		-e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
-		-e 's|@VERSION_MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g' $< > $@
+	sed $(CMAKE_SUBST) $< > $@
 
 install: lib $(TOOL) $(O)/perfring.pc $(O)/cmake/perfringConfig.cmake $(O)/cmake/perfringConfigVersion.cmake
 	install -d $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
