@@ -52,6 +52,19 @@ t_check man_synopsis_matches_headers "$(wc -l <"$T_TMP/synopsis") SYNOPSIS proto
 	[ ! -s "$T_TMP/synopsis" ]
 [ -s "$T_TMP/synopsis" ] && t_show "$T_TMP/synopsis" 12
 
+# Every function page has the sections of a library man page (perfring(3), the overview,
+# keeps its return values and errors as subsections of DESCRIPTION).
+unstructured=""
+for m in man/*.3; do
+	head -n 1 "$m" | grep -q '^\.so ' && continue
+	want="NAME SYNOPSIS DESCRIPTION SEE_ALSO"
+	[ "$m" = man/perfring.3 ] || want="$want RETURN_VALUE ERRORS"
+	for sec in $want; do
+		grep -qx "\.SH ${sec//_/ }" "$m" || unstructured="$unstructured $(basename "$m"):${sec}"
+	done
+done
+t_check man_sections "pages lacking a section:$unstructured" [ -z "$unstructured" ]
+
 # Every PERFRING_E* error code is described in perfring(3).
 codes=$(grep -oE 'PERFRING_E[A-Z]+ =' include/perfring/common.h | grep -v ERR_ | tr -d ' =')
 missing=""
