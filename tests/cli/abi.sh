@@ -31,4 +31,13 @@ else
 		t_show "$T_TMP/abidiff.out" 40
 	fi
 fi
+
+# Every exported function carries a PERFRING_0.N version (src/libperfring.map), the newest
+# node through its pattern: nothing is unversioned or in an unknown node.
+if [ -e "$so" ]; then
+	nm -D --defined-only "$so" | awk '$2 != "A" {print $3}' >"$T_TMP/dyn"
+	stray=$(grep -vE '^perfring_[a-z0-9_]+@@PERFRING_0\.[0-9]+$' "$T_TMP/dyn" | head -n 5 | tr '\n' ' ')
+	t_check abi_symbols_versioned "exported symbols without a PERFRING_0.N version: $stray" \
+		bash -c "[ -s '$T_TMP/dyn' ] && [ -z '$stray' ]"
+fi
 t_finish
