@@ -541,7 +541,7 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 			start_flush(pd, UINT64_MAX, pd->nr_queue / 2 ? pd->nr_queue / 2 : 1);
 			if (!pd->early_flushed)
 				pr_log(PERFRING_LOG_WARN,
-				       "perf.data: at offset %llu: time ordering reached its %llu-byte bound "
+				       "perf.data: at offset 0x%llx: time ordering reached its %llu-byte bound "
 				       "without a FINISHED_ROUND; delivering the oldest records early",
 				       (unsigned long long)rec->offset, (unsigned long long)pd->max_queue_bytes);
 			pd->early_flushed += pd->flush_cnt;

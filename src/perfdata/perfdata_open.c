@@ -45,8 +45,7 @@ int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	pd->error_offset = off;
-	return pr_fail(err, "perf.data: at offset %llu (0x%llx): %s", (unsigned long long)off,
-		       (unsigned long long)off, msg);
+	return pr_fail(err, "perf.data: at offset 0x%llx: %s", (unsigned long long)off, msg);
 }
 
 /* Read a stream to its end: file mode needs random access. */

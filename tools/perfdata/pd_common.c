@@ -83,8 +83,7 @@ int pd_read_error(const char *cmd, const char *path, struct perfring_perfdata *p
 	/* The library's messages name the offset themselves; say it only for one that does not. */
 	if (msg && *msg && strstr(msg, "offset"))
 		return tool_error(cmd, "%s: %s", path, msg);
-	return tool_error(cmd, "%s: at offset %llu (0x%llx): %s", path,
-			  (unsigned long long)perfring_perfdata_error_offset(pd),
+	return tool_error(cmd, "%s: at offset 0x%llx: %s", path,
 			  (unsigned long long)perfring_perfdata_error_offset(pd),
 			  msg && *msg ? msg : perfring_strerror(err));
 }
