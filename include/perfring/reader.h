@@ -28,9 +28,16 @@
  *    uses the reader (it grows the ring array the accessors read);
  *  - _free(): only when no other thread uses the reader.
  *
- * _wakeup(), _flush() and _set_deadline() take no lock and only write an
- * eventfd: they may be called from a signal handler. A signal that
- * interrupts a blocked call makes it return -EINTR.
+ * _wakeup(), _flush() and _set_deadline() are async-signal-safe: they take
+ * no lock, allocate nothing, set no perfring_errmsg() and only do atomic
+ * stores and an eventfd write, so they may be called from a signal
+ * handler. A signal that interrupts a blocked call makes it return -EINTR.
+ *
+ * Errors: every call that fails returns a negative errno or -PERFRING_E*
+ * (NULL for the pointer-returning ones, with errno set) and sets
+ * perfring_errmsg(). A NULL reader, callback or output pointer, or a ring
+ * index outside 0..perfring_reader_ring_cnt()-1, is -EINVAL everywhere; a
+ * CPU no ring serves is -ENOENT; a closed reader is -PERFRING_ECLOSED.
  */
 #ifndef PERFRING_READER_H
 #define PERFRING_READER_H
@@ -99,7 +106,11 @@ struct perfring_msg {
 	const void *data2;
 	size_t size2;
 	uint64_t lost;       /* LOST: number of records lost */
-	uint64_t remaining;  /* bytes left in this ring's batch after this record */
+	/* Bytes of this ring's current batch after this record: a batch is
+	 * what the ring held when the reader read its head for this pass, so
+	 * 0 means the last record of the batch (records written since are
+	 * not counted). perfring_msg_buf.remaining means the same. */
+	uint64_t remaining;
 	const struct perfring_ring_record *rec; /* the raw record */
 };
 
@@ -207,7 +218,7 @@ struct perfring_msg_buf {
 	size_t size;         /* bytes valid at data */
 	size_t capacity;     /* bytes allocated at data */
 	uint64_t lost;       /* LOST: number of records lost */
-	uint64_t remaining;  /* bytes left unread in this record's ring */
+	uint64_t remaining;  /* bytes of the ring's batch after this record (see perfring_msg) */
 };
 
 PERFRING_API void perfring_msg_buf_release(struct perfring_msg_buf *rec);
@@ -226,15 +237,19 @@ PERFRING_API int perfring_reader_read(struct perfring_reader *rd, struct perfrin
 /*
  * An absolute deadline on CLOCK_MONOTONIC, in nanoseconds (0 clears it):
  * blocking calls return -ETIMEDOUT once it passes, after delivering what is
- * pending. Takes effect at once, also for a call already blocked.
+ * pending. Takes effect at once, also for a call already blocked. The
+ * deadline is sticky: once passed, every later blocking call returns
+ * -ETIMEDOUT (after delivering what is pending) until it is cleared with 0
+ * or moved. Async-signal-safe.
  */
 PERFRING_API void perfring_reader_set_deadline(struct perfring_reader *rd, uint64_t deadline_ns);
 
 /* Make a blocked, or the next, poll/read/wait drain everything and then
- * return -PERFRING_EFLUSHED. */
+ * return -PERFRING_EFLUSHED. Async-signal-safe. */
 PERFRING_API void perfring_reader_flush(struct perfring_reader *rd);
 
-/* Interrupt a blocked poll/read/wait: it returns -PERFRING_EWOKEN. */
+/* Interrupt a blocked poll/read/wait: it returns -PERFRING_EWOKEN.
+ * Async-signal-safe. */
 PERFRING_API void perfring_reader_wakeup(struct perfring_reader *rd);
 
 /*
@@ -248,15 +263,24 @@ PERFRING_API void perfring_reader_close(struct perfring_reader *rd);
  * Pause: BPF reader: delete the fds from the map by CPU id (the program's
  * bpf_perf_event_output() then returns -ENOENT, not counted as lost); other
  * readers: PERF_EVENT_IOC_PAUSE_OUTPUT. Resume restores them. Both are
- * idempotent. Records already in the rings remain readable.
+ * idempotent. Records already in the rings remain readable. After
+ * perfring_reader_close() both return -PERFRING_ECLOSED (output stays
+ * paused for good).
  */
 PERFRING_API int perfring_reader_pause(struct perfring_reader *rd);
 PERFRING_API int perfring_reader_resume(struct perfring_reader *rd);
 
-/* For the caller's own event loop: the epoll fd (readable when any ring,
- * flush, wakeup or close is pending; a pending flush or wakeup keeps it
- * readable until a poll/read/wait call reports it); the number of rings;
- * each ring's perf event fd, CPU id, and the ring itself. */
+/* For the caller's own event loop: the epoll fd; the number of rings;
+ * each ring's perf event fd, CPU id, and the ring itself (-EINVAL, or
+ * NULL with errno EINVAL, for a NULL reader or an index out of range).
+ * The epoll fd becomes readable once per kernel wakeup of a ring (at the
+ * wakeup threshold, not per record), and on flush, wakeup or close (a
+ * pending flush or wakeup keeps it readable until a poll/read/wait call
+ * reports it; once closed it stays readable). Records below the threshold,
+ * or left in a ring after a callback returned PERFRING_STOP, do not make it
+ * readable again: an external loop must wait on it with a timeout of at
+ * most max_delay and call perfring_reader_consume() after every wait,
+ * readable or not, until it returns 0. */
 PERFRING_API int perfring_reader_epoll_fd(const struct perfring_reader *rd);
 PERFRING_API int perfring_reader_ring_cnt(const struct perfring_reader *rd);
 PERFRING_API int perfring_reader_ring_fd(const struct perfring_reader *rd, int idx);
@@ -265,7 +289,8 @@ PERFRING_API struct perfring_ring *perfring_reader_ring(const struct perfring_re
 /* Ring index of a CPU id, or -ENOENT. */
 PERFRING_API int perfring_reader_cpu_ring(const struct perfring_reader *rd, int cpu);
 
-/* Per-ring counters (records, bytes, lost) of ring idx. 0 or -EINVAL. */
+/* Per-ring counters (records, bytes, lost) of ring idx. 0, or -EINVAL for
+ * a NULL reader or stats or an index out of range. */
 PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd, int idx, struct perfring_ring_stats *stats);
 
 /* The per-CPU data area size actually used, in bytes. */

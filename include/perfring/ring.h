@@ -125,14 +125,15 @@ PERFRING_API void perfring_ring_commit(struct perfring_ring *ring);
  * A contiguous view of rec: rec->data itself when the record does not
  * straddle, otherwise a copy in the ring's scratch buffer (allocated once,
  * 64 KiB, on first use), valid until the next call for this ring. Returns
- * NULL with errno ENOMEM if the scratch buffer cannot be allocated.
+ * NULL with errno ENOMEM if the scratch buffer cannot be allocated, EINVAL
+ * for a NULL ring or rec (perfring_errmsg() set).
  */
 PERFRING_API const void *perfring_ring_linear(struct perfring_ring *ring, const struct perfring_ring_record *rec);
 
 /*
  * Copy len bytes starting at byte off of rec (off counted from the start of
- * the header) into dst, across the wrap if needed. Returns 0, or -ERANGE if
- * off + len > rec->size.
+ * the header) into dst, across the wrap if needed. Returns 0, -ERANGE if
+ * off + len > rec->size, -EINVAL for a NULL rec or dst (perfring_errmsg() set).
  */
 PERFRING_API int perfring_ring_record_copy(const struct perfring_ring_record *rec, size_t off, void *dst, size_t len);
 

@@ -388,17 +388,20 @@ static int rings_set_output(struct perfring_reader *rd, bool on)
 
 int perfring_reader_pause(struct perfring_reader *rd)
 {
-	int ret = 0;
+	int ret;
 
 	if (!rd)
 		return pr_fail(EINVAL, "perfring_reader_pause: reader is NULL");
 	pthread_mutex_lock(&rd->lock);
-	/* After close the output is paused for good. */
-	if (!__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)) {
-		ret = rd->is_bpf ? pr_rd_bpf_set_output(rd, false, false) : rings_set_output(rd, false);
-		if (!ret)
-			rd->paused = true;
+	/* After close the output is paused for good; pause says so as resume
+	 * does, rather than claim a pause it did not make. */
+	if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_unlock(&rd->lock);
+		return pr_fail(PERFRING_ECLOSED, "perfring_reader_pause: the reader is closed");
 	}
+	ret = rd->is_bpf ? pr_rd_bpf_set_output(rd, false, false) : rings_set_output(rd, false);
+	if (!ret)
+		rd->paused = true;
 	pthread_mutex_unlock(&rd->lock);
 	return ret;
 }
@@ -469,62 +472,85 @@ uint64_t pr_rd_ow_head(const struct pr_rd_ring *r)
 	return pr_load_head(&meta->data_head);
 }
 
-static struct pr_rd_ring *ring_at(const struct perfring_reader *rd, int idx)
+/* The ring at idx, or NULL with perfring_errmsg() naming fn and what was
+ * wrong (the caller returns -EINVAL: same misuse, same error everywhere). */
+static struct pr_rd_ring *ring_at(const struct perfring_reader *rd, int idx, const char *fn)
 {
-	if (!rd || idx < 0 || idx >= __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE))
+	int cnt;
+
+	if (!rd) {
+		pr_fail(EINVAL, "%s: reader is NULL", fn);
 		return NULL;
+	}
+	cnt = __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE);
+	if (idx < 0 || idx >= cnt) {
+		pr_fail(EINVAL, "%s: ring index %d is out of range (the reader has %d rings)", fn, idx, cnt);
+		return NULL;
+	}
 	return rd->rings[idx];
 }
 
 int perfring_reader_epoll_fd(const struct perfring_reader *rd)
 {
-	return rd ? rd->epoll_fd : -EINVAL;
+	if (!rd)
+		return pr_fail(EINVAL, "perfring_reader_epoll_fd: reader is NULL");
+	return rd->epoll_fd;
 }
 
 int perfring_reader_ring_cnt(const struct perfring_reader *rd)
 {
-	return rd ? __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE) : 0;
+	if (!rd)
+		return pr_fail(EINVAL, "perfring_reader_ring_cnt: reader is NULL");
+	return __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE);
 }
 
 int perfring_reader_ring_fd(const struct perfring_reader *rd, int idx)
 {
-	struct pr_rd_ring *r = ring_at(rd, idx);
+	struct pr_rd_ring *r = ring_at(rd, idx, "perfring_reader_ring_fd");
 
 	return r ? r->fd : -EINVAL;
 }
 
 int perfring_reader_ring_cpu(const struct perfring_reader *rd, int idx)
 {
-	struct pr_rd_ring *r = ring_at(rd, idx);
+	struct pr_rd_ring *r = ring_at(rd, idx, "perfring_reader_ring_cpu");
 
 	return r ? r->cpu : -EINVAL;
 }
 
 struct perfring_ring *perfring_reader_ring(const struct perfring_reader *rd, int idx)
 {
-	struct pr_rd_ring *r = ring_at(rd, idx);
+	struct pr_rd_ring *r = ring_at(rd, idx, "perfring_reader_ring");
 
-	return r ? r->ring : NULL;
+	if (!r) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return r->ring;
 }
 
 int perfring_reader_cpu_ring(const struct perfring_reader *rd, int cpu)
 {
-	int i, cnt = perfring_reader_ring_cnt(rd);
+	int i, cnt;
 
+	if (!rd)
+		return pr_fail(EINVAL, "perfring_reader_cpu_ring: reader is NULL");
+	cnt = __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE);
 	for (i = 0; i < cnt; i++)
 		if (rd->rings[i]->cpu == cpu)
 			return i;
-	return -ENOENT;
+	return pr_fail(ENOENT, "perfring_reader_cpu_ring: no ring of the reader serves CPU %d", cpu);
 }
 
 int perfring_reader_stats(const struct perfring_reader *rd, int idx, struct perfring_ring_stats *stats)
 {
-	struct pr_rd_ring *r = ring_at(rd, idx);
+	struct pr_rd_ring *r = ring_at(rd, idx, "perfring_reader_stats");
 
-	if (!r || !stats)
+	if (!r)
 		return -EINVAL;
-	perfring_ring_stats(r->ring, stats);
-	return 0;
+	if (!stats)
+		return pr_fail(EINVAL, "perfring_reader_stats: stats is NULL");
+	return perfring_ring_stats(r->ring, stats);
 }
 
 size_t perfring_reader_data_size(const struct perfring_reader *rd)
@@ -537,7 +563,7 @@ int perfring_reader_skipped_cpus(const struct perfring_reader *rd, int *cpus, si
 	size_t i;
 
 	if (!rd)
-		return -EINVAL;
+		return pr_fail(EINVAL, "perfring_reader_skipped_cpus: reader is NULL");
 	for (i = 0; cpus && i < cnt && i < (size_t)rd->skipped_cnt; i++)
 		cpus[i] = rd->skipped[i];
 	return rd->skipped_cnt;

@@ -462,17 +462,27 @@ int pr_ring_consume_to(struct perfring_ring *r, uint64_t end, perfring_ring_reco
 
 const void *perfring_ring_linear(struct perfring_ring *r, const struct perfring_ring_record *rec)
 {
+	const void *lin;
+
+	if (!r || !rec)
+		return pr_fail_null(EINVAL, "perfring_ring_linear: %s is NULL", r ? "rec" : "ring");
 	if (!rec->len2)
 		return rec->data;
-	return ring_linearize(r, rec);
+	lin = ring_linearize(r, rec);
+	if (!lin)
+		return pr_fail_null(ENOMEM, "perfring_ring_linear: out of memory for the ring's 64 KiB scratch buffer");
+	return lin;
 }
 
 int perfring_ring_record_copy(const struct perfring_ring_record *rec, size_t off, void *dst, size_t len)
 {
 	uint8_t *out = dst;
 
+	if (!rec || (!dst && len))
+		return pr_fail(EINVAL, "perfring_ring_record_copy: %s is NULL", rec ? "dst" : "rec");
 	if (off > rec->size || len > (size_t)rec->size - off)
-		return -ERANGE;
+		return pr_fail(ERANGE, "perfring_ring_record_copy: %zu bytes at offset %zu are beyond the %u-byte record",
+			       len, off, (unsigned)rec->size);
 	if (off < rec->len) {
 		size_t n = rec->len - off < len ? rec->len - off : len;
 
