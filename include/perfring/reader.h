@@ -270,6 +270,17 @@ PERFRING_API void perfring_reader_close(struct perfring_reader *rd);
 PERFRING_API int perfring_reader_pause(struct perfring_reader *rd);
 PERFRING_API int perfring_reader_resume(struct perfring_reader *rd);
 
+/*
+ * Pause or resume ring idx only, as perfring_reader_pause() does for all:
+ * BPF reader: delete/store that CPU's map slot; other readers:
+ * PERF_EVENT_IOC_PAUSE_OUTPUT on its event. Idempotent. perfring_reader_resume()
+ * resumes every ring, these included; resume_ring also undoes
+ * perfring_reader_pause() for that ring. 0, -EINVAL for a NULL reader or an
+ * index out of range, -PERFRING_ECLOSED after close, or the map/ioctl error.
+ */
+PERFRING_API int perfring_reader_pause_ring(struct perfring_reader *rd, int idx);
+PERFRING_API int perfring_reader_resume_ring(struct perfring_reader *rd, int idx);
+
 /* For the caller's own event loop: the epoll fd; the number of rings;
  * each ring's perf event fd, CPU id, and the ring itself (-EINVAL, or
  * NULL with errno EINVAL, for a NULL reader or an index out of range).
@@ -279,8 +290,9 @@ PERFRING_API int perfring_reader_resume(struct perfring_reader *rd);
  * reports it; once closed it stays readable). Records below the threshold,
  * or left in a ring after a callback returned PERFRING_STOP, do not make it
  * readable again: an external loop must wait on it with a timeout of at
- * most max_delay and call perfring_reader_consume() after every wait,
- * readable or not, until it returns 0. */
+ * most max_delay and, after every wait, readable or not, call
+ * perfring_reader_consume() until perfring_reader_pending() is 0 (or it
+ * returns 0, or a budget is spent). */
 PERFRING_API int perfring_reader_epoll_fd(const struct perfring_reader *rd);
 PERFRING_API int perfring_reader_ring_cnt(const struct perfring_reader *rd);
 PERFRING_API int perfring_reader_ring_fd(const struct perfring_reader *rd, int idx);
@@ -288,6 +300,14 @@ PERFRING_API int perfring_reader_ring_cpu(const struct perfring_reader *rd, int 
 PERFRING_API struct perfring_ring *perfring_reader_ring(const struct perfring_reader *rd, int idx);
 /* Ring index of a CPU id, or -ENOENT. */
 PERFRING_API int perfring_reader_cpu_ring(const struct perfring_reader *rd, int cpu);
+
+/*
+ * The number of rings holding unread data (perfring_ring_bytes_available()
+ * of each is not 0), without any syscall: 0 means a consume now would
+ * deliver nothing. For an external event loop, after a wait: consume while
+ * this is not 0 (or up to a budget). -EINVAL for NULL.
+ */
+PERFRING_API int perfring_reader_pending(const struct perfring_reader *rd);
 
 /* Per-ring counters (records, bytes, lost) of ring idx. 0, or -EINVAL for
  * a NULL reader or stats or an index out of range. */

@@ -418,10 +418,67 @@ int perfring_reader_resume(struct perfring_reader *rd)
 		return pr_fail(PERFRING_ECLOSED, "perfring_reader_resume: the reader is closed");
 	}
 	ret = rd->is_bpf ? pr_rd_bpf_set_output(rd, true, false) : rings_set_output(rd, true);
-	if (!ret)
+	if (!ret) {
+		int i;
+
 		rd->paused = false;
+		for (i = 0; i < rd->ring_cnt; i++)
+			rd->rings[i]->paused = false;
+	}
 	pthread_mutex_unlock(&rd->lock);
 	return ret;
+}
+
+/* One ring: the BPF reader's map slot of its CPU, or the event's output. */
+static int ring_set_output(struct perfring_reader *rd, int idx, bool on, const char *fn)
+{
+	struct pr_rd_ring *r;
+	int ret = 0;
+
+	if (!rd)
+		return pr_fail(EINVAL, "%s: reader is NULL", fn);
+	pthread_mutex_lock(&rd->lock);
+	if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_unlock(&rd->lock);
+		return pr_fail(PERFRING_ECLOSED, "%s: the reader is closed", fn);
+	}
+	if (idx < 0 || idx >= rd->ring_cnt) {
+		pthread_mutex_unlock(&rd->lock);
+		return pr_fail(EINVAL, "%s: ring index %d is out of range (the reader has %d rings)", fn, idx,
+			       rd->ring_cnt);
+	}
+	r = rd->rings[idx];
+	if (rd->is_bpf)
+		ret = pr_rd_bpf_set_ring_output(rd, r, on, false);
+	else if (!r->draining) /* a drain holds it paused and resumes it after */
+		ret = on ? perfring_ring_resume(r->ring) : perfring_ring_pause(r->ring);
+	if (!ret)
+		r->paused = !on;
+	pthread_mutex_unlock(&rd->lock);
+	return ret;
+}
+
+int perfring_reader_pause_ring(struct perfring_reader *rd, int idx)
+{
+	return ring_set_output(rd, idx, false, "perfring_reader_pause_ring");
+}
+
+int perfring_reader_resume_ring(struct perfring_reader *rd, int idx)
+{
+	return ring_set_output(rd, idx, true, "perfring_reader_resume_ring");
+}
+
+int perfring_reader_pending(const struct perfring_reader *rd)
+{
+	int i, cnt, n = 0;
+
+	if (!rd)
+		return pr_fail(EINVAL, "perfring_reader_pending: reader is NULL");
+	cnt = __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE);
+	for (i = 0; i < cnt; i++)
+		if (perfring_ring_bytes_available(rd->rings[i]->ring))
+			n++;
+	return n;
 }
 
 void perfring_reader_close(struct perfring_reader *rd)
@@ -460,7 +517,7 @@ void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r)
 	r->draining = false;
 	/* A caller-fd reader paused or closed meanwhile keeps it paused (a BPF
 	 * reader pauses through the map, independently of the ring). */
-	if (rd->is_bpf || (!rd->paused && !__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
+	if (rd->is_bpf || (!rd->paused && !r->paused && !__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
 		perfring_ring_resume(r->ring);
 	pthread_mutex_unlock(&rd->lock);
 }

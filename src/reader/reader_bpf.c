@@ -110,27 +110,33 @@ static int open_output_event(const struct perfring_reader *rd, int cpu)
 	return open_error(errno, cpu);
 }
 
+int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, bool on, bool quiet)
+{
+	int ret;
+
+	/* Key = the CPU id. Deleting an empty slot is not an error: pause is
+	 * idempotent. */
+	if (on)
+		ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)r->fd);
+	else
+		ret = pr_bpf_map_delete_u32(rd->map_fd, (uint32_t)r->cpu);
+	if (ret == -ENOENT && !on)
+		ret = 0;
+	if (ret && !quiet)
+		pr_fail(-ret, "cannot %s the perf event fd of CPU %d %s the BPF map: %s", on ? "store" : "remove",
+			r->cpu, on ? "in" : "from", strerror(-ret));
+	return ret;
+}
+
 int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet)
 {
 	int i, ret, first = 0;
 
 	for (i = 0; i < rd->ring_cnt; i++) {
-		struct pr_rd_ring *r = rd->rings[i];
-
-		/* Key = the CPU id. Deleting an empty slot is not an error:
-		 * pause is idempotent. */
-		if (on)
-			ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)r->fd);
-		else
-			ret = pr_bpf_map_delete_u32(rd->map_fd, (uint32_t)r->cpu);
-		if (ret == -ENOENT && !on)
-			ret = 0;
-		if (ret && !first) {
+		/* Only the first failure's message is kept. */
+		ret = pr_rd_bpf_set_ring_output(rd, rd->rings[i], on, quiet || first);
+		if (ret && !first)
 			first = ret;
-			if (!quiet)
-				pr_fail(-ret, "cannot %s the perf event fd of CPU %d %s the BPF map: %s",
-					on ? "store" : "remove", r->cpu, on ? "in" : "from", strerror(-ret));
-		}
 	}
 	return first;
 }

@@ -47,6 +47,8 @@ struct pr_rd_ring {
 	/* epoll reported HUP/ERR (e.g. the task of a per-task event exited):
 	 * removed from epoll so that it cannot make every wait return at once. */
 	bool hup;
+	/* Under rd->lock: paused by perfring_reader_pause_ring(). */
+	bool paused;
 };
 
 /* The validated options. */
@@ -114,6 +116,8 @@ uint64_t pr_rd_ow_head(const struct pr_rd_ring *r);
 
 /* reader_bpf.c: store (on) or delete (off) every ring's fd in the map. */
 int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet);
+/* The same for one ring: store or delete its CPU's map slot. */
+int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, bool on, bool quiet);
 
 /* reader_wait.c */
 enum pr_gate_result {
