@@ -118,6 +118,14 @@ $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
 
+# Fault-injection tests route the library's allocations and syscalls through
+# tests/unit/fault.h (link-time --wrap: works with the static library, ASan
+# and valgrind).
+FAULT_WRAP := $(foreach f,malloc calloc realloc strdup mmap open read pread write pwrite fstat,-Wl,--wrap=$(f))
+$(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)
+
 # Unit tests of the tool's tracepoint decoder build with its sources.
 TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tools/trace/trace_emit.c tools/shared/pd_emit.c
 # The trace fuzz target (tests/fuzz/trace_fuzz.c) builds with the same sources and libraries.

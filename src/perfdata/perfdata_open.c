@@ -163,7 +163,10 @@ static int read_header(struct perfring_perfdata *pd)
 	uint64_t magic, size, attrs_off, attrs_size;
 	int i, err;
 
-	if (pd_input_ensure(pd, 0, PD_PIPE_HEADER_SIZE, &h))
+	err = pd_input_ensure(pd, 0, PD_PIPE_HEADER_SIZE, &h);
+	if (err < 0) /* no memory or a failed read: already reported */
+		return err;
+	if (err)
 		return pd_fail_at(pd, 0, PERFRING_ETRUNC, "not a perf.data file: shorter than a header (%zu bytes)",
 				  pd->in.len);
 	memcpy(&magic, h, 8);

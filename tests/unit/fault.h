@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * fault: fail the Nth call the library makes to malloc & co. and to the
+ * syscalls it uses, to test every failure path.
+ *
+ * How: tests/unit/fault_*.c link with -Wl,--wrap=NAME for each NAME below
+ * (Makefile, FAULT_WRAP), so every reference to NAME in the static library
+ * (and in the test) goes to __wrap_NAME here, which calls __real_NAME.
+ * This works under ASan (its interceptors stay behind __real_NAME) and
+ * valgrind, unlike LD_PRELOAD. Calls inside shared libraries (libzstd's
+ * own malloc, libc's internals) are not counted.
+ *
+ * Use: fault_start(0) counts the calls of a scenario (fault_stop() returns
+ * the count); fault_start(n) makes the nth call fail with a realistic
+ * errno (ENOMEM for allocations and mmap, EIO for read/write, EMFILE for
+ * open, EINTR for wait calls is left to the retry loops). Calls outside
+ * start/stop pass through uncounted.
+ */
+#ifndef PERFRING_TESTS_FAULT_H
+#define PERFRING_TESTS_FAULT_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool fault_on;
+static unsigned long fault_calls, fault_at;
+static const char *fault_what; /* the call that was failed, for messages */
+
+static void fault_start(unsigned long n)
+{
+	fault_calls = 0;
+	fault_at = n;
+	fault_what = NULL;
+	fault_on = true;
+}
+
+static unsigned long fault_stop(void)
+{
+	fault_on = false;
+	return fault_calls;
+}
+
+/* True if this call is the one to fail (errno set to err). */
+static bool fault_hit(const char *name, int err)
+{
+	if (!fault_on)
+		return false;
+	if (++fault_calls != fault_at)
+		return false;
+	fault_what = name;
+	errno = err;
+	return true;
+}
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+void *__real_mmap(void *a, size_t n, int prot, int flags, int fd, off_t off);
+int __real_open(const char *path, int flags, ...);
+ssize_t __real_read(int fd, void *buf, size_t n);
+ssize_t __real_pread(int fd, void *buf, size_t n, off_t off);
+ssize_t __real_write(int fd, const void *buf, size_t n);
+ssize_t __real_pwrite(int fd, const void *buf, size_t n, off_t off);
+int __real_fstat(int fd, struct stat *st);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t m);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+void *__wrap_mmap(void *a, size_t n, int prot, int flags, int fd, off_t off);
+int __wrap_open(const char *path, int flags, ...);
+ssize_t __wrap_read(int fd, void *buf, size_t n);
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off);
+ssize_t __wrap_write(int fd, const void *buf, size_t n);
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
+int __wrap_fstat(int fd, struct stat *st);
+
+void *__wrap_malloc(size_t n)
+{
+	return fault_hit("malloc", ENOMEM) ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t m)
+{
+	return fault_hit("calloc", ENOMEM) ? NULL : __real_calloc(n, m);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	return fault_hit("realloc", ENOMEM) ? NULL : __real_realloc(p, n);
+}
+
+char *__wrap_strdup(const char *s)
+{
+	return fault_hit("strdup", ENOMEM) ? NULL : __real_strdup(s);
+}
+
+void *__wrap_mmap(void *a, size_t n, int prot, int flags, int fd, off_t off)
+{
+	return fault_hit("mmap", ENOMEM) ? MAP_FAILED : __real_mmap(a, n, prot, flags, fd, off);
+}
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	va_start(ap, flags);
+	if (flags & (O_CREAT | O_TMPFILE))
+		mode = (mode_t)va_arg(ap, int);
+	va_end(ap);
+	return fault_hit("open", EMFILE) ? -1 : __real_open(path, flags, mode);
+}
+
+ssize_t __wrap_read(int fd, void *buf, size_t n)
+{
+	return fault_hit("read", EIO) ? -1 : __real_read(fd, buf, n);
+}
+
+ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off)
+{
+	return fault_hit("pread", EIO) ? -1 : __real_pread(fd, buf, n, off);
+}
+
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+	return fault_hit("write", EIO) ? -1 : __real_write(fd, buf, n);
+}
+
+ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	return fault_hit("pwrite", EIO) ? -1 : __real_pwrite(fd, buf, n, off);
+}
+
+int __wrap_fstat(int fd, struct stat *st)
+{
+	return fault_hit("fstat", EIO) ? -1 : __real_fstat(fd, st);
+}
+
+#endif /* PERFRING_TESTS_FAULT_H */
