@@ -130,6 +130,37 @@ typedef int (*perfring_msg_fn)(const struct perfring_msg *ev, void *ctx);
  */
 PERFRING_API struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfring_reader_opts *opts);
 
+/*
+ * The libbpf-shaped path: the same reader as perfring_reader_new_bpf(),
+ * built and driven as libbpf's perf_buffer__new()/perf_buffer__poll(), with
+ * callbacks of libbpf's exact types (a libbpf handler compiles unchanged).
+ * page_cnt: per-CPU data pages (a power of two; 0: opts or the default);
+ * opts may be NULL. sample_cb gets each SAMPLE's payload as one contiguous
+ * span (size includes the kernel's padding, see perfring_msg); lost_cb (may
+ * be NULL) each LOST count. Returns NULL with errno set, as new_bpf.
+ */
+/* libbpf's perf_buffer_sample_fn and perf_buffer_lost_fn: __u32 is unsigned
+ * int, __u64 unsigned long long (not uint64_t, which is unsigned long on
+ * LP64: a handler taking __u64 would not convert under -Werror). */
+typedef void (*perfring_pb_sample_fn)(void *ctx, int cpu, void *data, unsigned int size);
+typedef void (*perfring_pb_lost_fn)(void *ctx, int cpu, unsigned long long cnt);
+
+PERFRING_API struct perfring_reader *perfring_reader_new_perf_buffer(int map_fd, size_t page_cnt,
+								     perfring_pb_sample_fn sample_cb,
+								     perfring_pb_lost_fn lost_cb, void *ctx,
+								     const struct perfring_reader_opts *opts);
+
+/*
+ * For a reader from perfring_reader_new_perf_buffer(), with libbpf's
+ * perf_buffer__poll() semantics: wait up to timeout_ms milliseconds (< 0:
+ * no timeout; a deadline still applies), then deliver every record to the
+ * callbacks. Returns the number of records consumed, 0 on timeout (or a
+ * passed deadline), or a negative error (-PERFRING_EWOKEN, -PERFRING_ECLOSED,
+ * -EINTR, -EINVAL for another kind of reader, ...). Callbacks return void:
+ * every record delivered is consumed.
+ */
+PERFRING_API int perfring_reader_poll_ms(struct perfring_reader *rd, int timeout_ms);
+
 /* An empty reader for caller-opened events; add rings with perfring_reader_add(). */
 PERFRING_API struct perfring_reader *perfring_reader_new(const struct perfring_reader_opts *opts);
 

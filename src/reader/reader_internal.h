@@ -69,6 +69,11 @@ struct perfring_reader {
 	 * perfring_reader_add(), which is not concurrent with reads). */
 	struct pr_rd_config cfg;
 	bool is_bpf;
+	/* perfring_reader_new_perf_buffer(): libbpf's callbacks, for poll_ms. */
+	perfring_pb_sample_fn pb_sample;
+	perfring_pb_lost_fn pb_lost;
+	void *pb_ctx;
+	bool is_pb;
 	int map_fd; /* our dup of the BPF map fd, or -1 */
 	uint32_t map_max_entries;
 	int epoll_fd;
