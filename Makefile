@@ -121,7 +121,7 @@ $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 # Fault-injection tests route the library's allocations and syscalls through
 # tests/unit/fault.h (link-time --wrap: works with the static library, ASan
 # and valgrind).
-FAULT_WRAP := $(foreach f,malloc calloc realloc strdup mmap open read pread write pwrite fstat,-Wl,--wrap=$(f))
+FAULT_WRAP := $(foreach f,malloc calloc realloc strdup mmap open read pread write pwrite fstat ioctl,-Wl,--wrap=$(f))
 $(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)
@@ -138,6 +138,10 @@ $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_
 $(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
+
+$(O)/tests/kernel/fault_%: tests/kernel/fault_%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)
 
 $(O)/tests/helpers/%: tests/helpers/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)

@@ -81,6 +81,8 @@ ssize_t __wrap_pread(int fd, void *buf, size_t n, off_t off);
 ssize_t __wrap_write(int fd, const void *buf, size_t n);
 ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off);
 int __wrap_fstat(int fd, struct stat *st);
+int __real_ioctl(int fd, unsigned long req, ...);
+int __wrap_ioctl(int fd, unsigned long req, ...);
 
 void *__wrap_malloc(size_t n)
 {
@@ -142,6 +144,17 @@ ssize_t __wrap_pwrite(int fd, const void *buf, size_t n, off_t off)
 int __wrap_fstat(int fd, struct stat *st)
 {
 	return fault_hit("fstat", EIO) ? -1 : __real_fstat(fd, st);
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	void *arg;
+	va_list ap;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fault_hit("ioctl", EIO) ? -1 : __real_ioctl(fd, req, arg);
 }
 
 #endif /* PERFRING_TESTS_FAULT_H */
