@@ -39,6 +39,10 @@ TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null
 TRACE_LIBS := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || echo -ltracefs -ltraceevent)
 # What the library itself links against (libzstd expands compressed perf.data records).
 LIB_LIBS := $(THREAD_LIBS) -lzstd
+# The symbol layer (src/symbol/) reads ELF and DWARF with elfutils' libelf/libdw, as perf does,
+# and inflates .gnu_debugdata with liblzma.
+SYM_LIBS := $(shell pkg-config --libs libdw libelf liblzma 2>/dev/null || echo -ldw -lelf -llzma)
+LIB_LIBS += $(SYM_LIBS)
 
 LIB_SRCS := $(wildcard src/*/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(O)/obj/lib/%.o,$(LIB_SRCS))
@@ -146,6 +150,12 @@ $(O)/tests/kernel/fault_%: tests/kernel/fault_%.c $(TEST_SUPPORT) $(STATIC) $(BP
 $(O)/tests/helpers/%: tests/helpers/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
+
+# The symbolizer tests' target program: -g, and -rdynamic so that a stripped copy keeps its global
+# functions in .dynsym (tests/helpers/sym_target.c).
+$(O)/tests/helpers/sym_target: tests/helpers/sym_target.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -g -rdynamic -o $@ $< $(LDFLAGS_SAN)
 
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)

@@ -14,6 +14,7 @@ declare -A need=(
 	[libbpf-dev]=/usr/include/bpf/libbpf.h
 	[bpftool]=/usr/sbin/bpftool
 	[libelf-dev]=/usr/include/libelf.h
+	[libdw-dev]=/usr/include/elfutils/libdw.h
 	[zlib1g-dev]=/usr/include/zlib.h
 	[pkg-config]=/usr/bin/pkg-config
 	[linux-libc-dev]=/usr/include/linux/perf_event.h

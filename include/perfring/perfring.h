@@ -10,5 +10,6 @@
 #include <perfring/perfdata.h>
 #include <perfring/perfdata_write.h>
 #include <perfring/event.h>
+#include <perfring/symbol.h>
 
 #endif /* PERFRING_PERFRING_H */

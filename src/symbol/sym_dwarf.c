@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Source lines and inlined frames from DWARF, through elfutils' libdw (the
+ * library perf uses): the compile unit holding the address, its line table
+ * row, and the chain of DW_TAG_inlined_subroutine scopes up to the real
+ * function. The DWARF comes from the binary itself or from its debug file
+ * (found by build id), opened on the first address that asks for lines.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbol/symbol_internal.h"
+
+/* The inline chains of real programs are short; a hostile file's are not. */
+#define MAX_FRAMES 64
+
+static bool has_debug_info(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+static Elf *open_elf(const char *path)
+{
+	Elf *elf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && (elf_kind(elf) != ELF_K_ELF || elf_cntl(elf, ELF_C_FDREAD))) {
+		elf_end(elf);
+		elf = NULL;
+	}
+	close(fd);
+	return elf;
+}
+
+/* The binary's own DWARF, else its debug file's (already found for symbols,
+ * or looked up now by build id). */
+static void open_dwarf(struct pr_binary *b, const struct pr_bin_ctx *ctx)
+{
+	const char *cands[2] = { b->opened, b->debug_path };
+	char hex[2 * PERFRING_BUILD_ID_MAX + 1], path[4096];
+	size_t i, d, k;
+
+	b->dw_tried = true;
+	for (i = 0; i < 2; i++) {
+		Elf *elf;
+
+		if (!cands[i] || !(elf = open_elf(cands[i])))
+			continue;
+		if (has_debug_info(elf) && (b->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
+			b->dw_elf = elf;
+			return;
+		}
+		elf_end(elf);
+	}
+	if (b->debug_path || b->bid_size < 2 || !ctx->debug_dirs)
+		return;
+	pr_build_id_hex(b->bid, b->bid_size, hex);
+	for (d = 0; ctx->debug_dirs[d]; d++) {
+		for (k = 0; k < 2; k++) {
+			uint8_t got[PERFRING_BUILD_ID_MAX];
+			Elf *elf;
+
+			snprintf(path, sizeof(path), k ? "%s/.build-id/%.2s/%s/debug" : "%s/.build-id/%.2s/%s.debug",
+				 ctx->debug_dirs[d], hex, hex + 2);
+			if (perfring_elf_build_id(path, got) != b->bid_size || memcmp(got, b->bid, b->bid_size))
+				continue;
+			elf = open_elf(path);
+			if (elf && has_debug_info(elf) && (b->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {
+				b->dw_elf = elf;
+				b->debug_path = pr_intern_str(ctx->strs, path);
+				return;
+			}
+			if (elf)
+				elf_end(elf);
+		}
+	}
+}
+
+void pr_binary_dwarf_close(struct pr_binary *b)
+{
+	if (b->dw)
+		dwarf_end(b->dw);
+	if (b->dw_elf)
+		elf_end(b->dw_elf);
+	b->dw = NULL;
+	b->dw_elf = NULL;
+}
+
+/* The compile unit holding vaddr: .debug_aranges, else every unit's ranges. */
+static bool find_cu(Dwarf *dw, uint64_t vaddr, Dwarf_Die *cu)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (dwarf_addrdie(dw, vaddr, cu))
+		return true;
+	while (dwarf_next_unit(dw, off, &next, &hsize, NULL, NULL, NULL, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, cu) && dwarf_haspc(cu, vaddr) > 0)
+			return true;
+		if (next <= off)
+			break;
+		off = next;
+	}
+	return false;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+
+	if (dwarf_attr_integrate(die, DW_AT_name, &a))
+		return dwarf_formstring(&a);
+	return NULL;
+}
+
+static const char *intern_or_null(struct pr_strtab *strs, const char *s)
+{
+	return s ? pr_intern_str(strs, s) : NULL;
+}
+
+/* The call site of an inlined scope: DW_AT_call_file/line/column. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *die, struct pr_strtab *strs, struct perfring_sym_frame *loc)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	loc->file = NULL;
+	loc->line = loc->column = 0;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &v) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
+		loc->file = intern_or_null(strs, dwarf_filesrc(files, v, NULL, NULL));
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &v) == 0)
+		loc->line = (uint32_t)v;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &a), &v) == 0)
+		loc->column = (uint32_t)v;
+}
+
+int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inlines, uint64_t vaddr,
+		     struct perfring_sym_frame **out)
+{
+	struct perfring_sym_frame loc = { 0 }, *frames;
+	Dwarf_Die cu, cur, *scopes = NULL;
+	Dwarf_Line *line;
+	int n = 0, nscopes, i;
+	bool found = false;
+
+	*out = NULL;
+	if (!b->dw_tried)
+		open_dwarf(b, ctx);
+	if (!b->dw || !find_cu(b->dw, vaddr, &cu))
+		return 0;
+	line = dwarf_getsrc_die(&cu, vaddr);
+	if (line) {
+		int ln = 0, col = 0;
+
+		loc.file = intern_or_null(ctx->strs, dwarf_linesrc(line, NULL, NULL));
+		if (dwarf_lineno(line, &ln) == 0 && ln > 0)
+			loc.line = (uint32_t)ln;
+		if (dwarf_linecol(line, &col) == 0 && col > 0)
+			loc.column = (uint32_t)col;
+	}
+	frames = calloc(MAX_FRAMES, sizeof(*frames));
+	if (!frames)
+		return -ENOMEM;
+	/* The innermost function-like scope holding the address. Past an
+	 * inlined instance dwarf_getscopes() goes on into the inlined
+	 * function's abstract definition, so each next caller is found from
+	 * the instance's own DIE (dwarf_getscopes_die: the concrete tree). */
+	nscopes = dwarf_getscopes(&cu, vaddr, &scopes);
+	for (i = 0; i < nscopes && !found; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+			cur = scopes[i];
+			found = true;
+		}
+	}
+	free(scopes);
+	while (found && n < MAX_FRAMES) {
+		int tag = dwarf_tag(&cur);
+
+		frames[n] = loc;
+		frames[n].function = intern_or_null(ctx->strs, die_name(&cur));
+		n++;
+		if (tag != DW_TAG_inlined_subroutine || !inlines)
+			break;
+		call_site(&cu, &cur, ctx->strs, &loc);
+		scopes = NULL;
+		nscopes = dwarf_getscopes_die(&cur, &scopes);
+		found = false;
+		for (i = 1; i < nscopes && !found; i++) {
+			tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+				cur = scopes[i];
+				found = true;
+			}
+		}
+		free(scopes);
+	}
+	if (n == 0) {
+		/* Lines without a function scope (assembly): the location alone. */
+		if (!loc.file && !loc.line) {
+			free(frames);
+			return 0;
+		}
+		frames[n++] = loc;
+	}
+	*out = frames;
+	return n;
+}

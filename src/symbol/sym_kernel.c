@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Address tables read from text files: the kernel's /proc/kallsyms (core
+ * and module symbols) and JIT maps (/tmp/perf-PID.map). Each is a sorted
+ * array searched by binary search; kallsyms gives no sizes, so a symbol ends
+ * where the next one starts, and the last one of a module (or of the core
+ * kernel, at _etext) ends there rather than at the next module.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbol/symbol_internal.h"
+
+/* A symbol without a known end (the last of its group) gets at most this. */
+#define KSYM_LAST_MAX 4096
+
+static int add(struct pr_table *t, size_t *cap, const struct pr_tent *e)
+{
+	if (t->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 4096;
+		struct pr_tent *v = realloc(t->v, ncap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		*cap = ncap;
+	}
+	t->v[t->n++] = *e;
+	return 0;
+}
+
+static int cmp_tent(const void *a, const void *b)
+{
+	const struct pr_tent *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Same address: by name, so that results do not depend on qsort's order. */
+	return strcmp(x->name, y->name);
+}
+
+static int fail_table(struct pr_table *t, struct pr_strtab *strs, int err, const char *fmt, const char *arg)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), fmt, arg);
+	t->err = -err;
+	t->reason = pr_intern_str(strs, buf);
+	if (!t->reason)
+		t->reason = "out of memory";
+	return -err;
+}
+
+int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *path)
+{
+	const char *core = pr_intern_str(strs, "[kernel.kallsyms]");
+	uint64_t etext = 0;
+	size_t cap = 0, nonzero = 0, i;
+	char *line = NULL;
+	size_t lcap = 0;
+	FILE *f;
+	int r = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (!core)
+		return fail_table(t, strs, ENOMEM, "%s: out of memory", path);
+	f = fopen(path, "re");
+	if (!f)
+		return fail_table(t, strs, errno == EACCES ? EACCES : ENOENT, "kernel symbols: cannot read %s", path);
+	while (getline(&line, &lcap, f) > 0) {
+		unsigned long long addr;
+		char type, name[256], mod[128];
+		struct pr_tent e;
+		int n;
+
+		mod[0] = '\0';
+		n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
+		if (n < 3)
+			continue;
+		if (!strcmp(name, "_etext"))
+			etext = addr;
+		/* Text symbols only: t/T, and weak w/W ones. */
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (addr)
+			nonzero++;
+		e.addr = addr;
+		e.end = 0;
+		e.name = pr_intern_str(strs, name);
+		if (n == 4) {
+			char buf[160];
+
+			snprintf(buf, sizeof(buf), "[%s]", mod);
+			e.mod = pr_intern_str(strs, buf);
+		} else {
+			e.mod = core;
+		}
+		if (!e.name || !e.mod || add(t, &cap, &e)) {
+			r = -ENOMEM;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (r)
+		return fail_table(t, strs, ENOMEM, "%s: out of memory", path);
+	if (t->n && !nonzero)
+		return fail_table(t, strs, EACCES,
+				  "kernel addresses are hidden in %s (kernel.kptr_restrict: run as root, "
+				  "or sysctl kernel.kptr_restrict=0)", path);
+	if (!t->n)
+		return fail_table(t, strs, ENOENT, "no text symbols in %s", path);
+	qsort(t->v, t->n, sizeof(*t->v), cmp_tent);
+	for (i = 0; i < t->n; i++) {
+		struct pr_tent *e = &t->v[i];
+		uint64_t limit = e->addr + KSYM_LAST_MAX;
+
+		if (e->mod == core && etext > e->addr)
+			limit = etext;
+		if (i + 1 < t->n && t->v[i + 1].addr < limit)
+			limit = t->v[i + 1].addr;
+		e->end = limit;
+	}
+	/* Aliases (same address) share the end of the last of them. */
+	for (i = t->n; i-- > 1;)
+		if (t->v[i - 1].addr == t->v[i].addr)
+			t->v[i - 1].end = t->v[i].end;
+	return 0;
+}
+
+int pr_jitmap_load(struct pr_table *t, struct pr_strtab *strs, const char *path)
+{
+	const char *mod;
+	char *line = NULL;
+	size_t lcap = 0, cap = 0, i, j;
+	FILE *f;
+	int r = 0;
+
+	memset(t, 0, sizeof(*t));
+	f = fopen(path, "re");
+	if (!f)
+		return fail_table(t, strs, ENOENT, "no JIT map %s", path);
+	mod = pr_intern_str(strs, path);
+	while (mod && getline(&line, &lcap, f) > 0) {
+		char *p = line, *end;
+		unsigned long long start, size;
+		struct pr_tent e;
+
+		start = strtoull(p, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		p = end;
+		size = strtoull(p, &end, 16);
+		if (end == p || *end != ' ' || size == 0 || size > UINT64_MAX - start)
+			continue;
+		p = end + 1;
+		p[strcspn(p, "\n")] = '\0';
+		e.addr = start;
+		e.end = start + size;
+		e.mod = mod;
+		e.name = pr_intern_str(strs, p);
+		if (!e.name || add(t, &cap, &e)) {
+			r = -ENOMEM;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!mod || r)
+		return fail_table(t, strs, ENOMEM, "%s: out of memory", path);
+	qsort(t->v, t->n, sizeof(*t->v), cmp_tent);
+	/* A later entry at the same address replaces an earlier one (code
+	 * regenerated in place); keep the last by address order. */
+	for (i = j = 0; i < t->n; i++) {
+		if (j && t->v[j - 1].addr == t->v[i].addr)
+			j--;
+		t->v[j++] = t->v[i];
+	}
+	t->n = j;
+	return 0;
+}
+
+const struct pr_tent *pr_table_find(const struct pr_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* t->v[lo - 1] is the last entry starting at or below addr. Code maps
+	 * may nest (a stub inside a bigger blob): look a few back. */
+	for (hi = lo; hi > 0 && lo - hi < 4; hi--)
+		if (addr < t->v[hi - 1].end)
+			return &t->v[hi - 1];
+	return NULL;
+}
+
+void pr_table_free(struct pr_table *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+size_t pr_notes_build_id(const void *notes, size_t len, bool swapped, uint8_t id[PERFRING_BUILD_ID_MAX])
+{
+	const uint8_t *p = notes;
+	size_t off = 0;
+
+	while (len - off >= 12) {
+		uint32_t namesz, descsz, type;
+		size_t name_al, desc_al;
+
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		if (swapped) {
+			namesz = __builtin_bswap32(namesz);
+			descsz = __builtin_bswap32(descsz);
+			type = __builtin_bswap32(type);
+		}
+		off += 12;
+		name_al = ((size_t)namesz + 3) & ~(size_t)3;
+		desc_al = ((size_t)descsz + 3) & ~(size_t)3;
+		if (name_al > len - off || desc_al > len - off - name_al)
+			return 0;
+		if (type == 3 /* NT_GNU_BUILD_ID */ && namesz == 4 && !memcmp(p + off, "GNU", 4) && descsz > 0) {
+			size_t n = descsz > PERFRING_BUILD_ID_MAX ? PERFRING_BUILD_ID_MAX : descsz;
+
+			memcpy(id, p + off + name_al, n);
+			return n;
+		}
+		off += name_al + desc_al;
+	}
+	return 0;
+}
+
+size_t pr_running_kernel_build_id(uint8_t id[PERFRING_BUILD_ID_MAX])
+{
+	uint8_t buf[4096];
+	ssize_t n;
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 ? pr_notes_build_id(buf, (size_t)n, false, id) : 0;
+}

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The symbolizer on ELF files, against outside oracles: the build's
+ * tests/helpers/sym_target (-g, known noinline functions) whose names,
+ * addresses and sizes come from `nm`, file offsets from the test's own
+ * program-header reader, lines and inlined frames from `llvm-symbolizer`,
+ * build ids from `readelf -n`. Copies made with objcopy: stripped (names
+ * from .dynsym, or unknown: never a wrong one), a debug file found by build
+ * id, MiniDebugInfo (.gnu_debugdata); a missing file and a replaced one
+ * (build id mismatch) give unknown with the reason.
+ */
+#include "harness.h"
+#include "unit/symtest.h"
+
+#define MAXSYM 32
+
+static char target[PATH_MAX];
+static struct st_sym syms[MAXSYM];
+static int nsyms;
+
+static bool setup(void)
+{
+	if (nsyms > 0)
+		return true;
+	if (st_helper("sym_target", target, sizeof(target)))
+		return false;
+	nsyms = st_nm(target, "symt_", syms, MAXSYM);
+	return nsyms >= 5;
+}
+
+static const struct st_sym *find_sym(const char *name)
+{
+	int i;
+
+	for (i = 0; i < nsyms; i++)
+		if (!strcmp(syms[i].name, name))
+			return &syms[i];
+	return NULL;
+}
+
+static struct perfring_symbolizer *new_sym(bool lines, const char *debug_dir)
+{
+	const char *dirs[2] = { debug_dir, NULL };
+	struct perfring_symbolizer_opts o = PERFRING_OPTS_INIT(perfring_symbolizer_opts, .lines = lines,
+							       .inlines = lines, .debug_dirs = dirs, .kallsyms = "",
+							       .jit_dir = "");
+
+	return perfring_symbolizer_new(&o);
+}
+
+/* Symbolize ELF address vaddr of file (through its file offset). */
+static int sym_vaddr(struct perfring_symbolizer *s, const char *file, const uint8_t *bid, size_t nbid,
+		     uint64_t vaddr, struct perfring_sym_result *r)
+{
+	uint64_t off;
+
+	if (st_vaddr_to_off(file, vaddr, &off))
+		return -9999;
+	return perfring_symbolize_file(s, file, bid, nbid, off, r);
+}
+
+TEST(symbol_names_match_nm)
+{
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	int i, rc;
+
+	if (!setup())
+		SKIP("tests/helpers/sym_target not built or nm missing");
+	s = new_sym(false, NULL);
+	REQUIRE(s);
+	for (i = 0; i < nsyms; i++) {
+		rc = sym_vaddr(s, target, NULL, 0, syms[i].addr, &r);
+		CHECKF(rc == 0 && r.name && !strcmp(r.name, syms[i].name) && r.offset == 0,
+		       "%s at %#llx: rc %d name %s+%#llx (%s)", syms[i].name, (unsigned long long)syms[i].addr, rc,
+		       r.name ? r.name : "NULL", (unsigned long long)r.offset, r.reason ? r.reason : "");
+		CHECK_EQ_U64(r.sym_addr, syms[i].addr);
+		CHECK_EQ_U64(r.sym_size, syms[i].size);
+		CHECK_EQ_U64(r.elf_addr, syms[i].addr);
+		CHECK_EQ_INT(r.source, PERFRING_SYM_SYMTAB);
+		CHECK(r.binary && !strcmp(r.binary, target));
+		if (syms[i].size > 5) {
+			rc = sym_vaddr(s, target, NULL, 0, syms[i].addr + 5, &r);
+			CHECKF(rc == 0 && r.name && !strcmp(r.name, syms[i].name) && r.offset == 5,
+			       "%s+5: rc %d name %s+%#llx", syms[i].name, rc, r.name ? r.name : "NULL",
+			       (unsigned long long)r.offset);
+		}
+		/* The last byte is still the function. */
+		rc = sym_vaddr(s, target, NULL, 0, syms[i].addr + syms[i].size - 1, &r);
+		CHECKF(rc == 0 && r.name && !strcmp(r.name, syms[i].name), "%s's last byte: %s", syms[i].name,
+		       r.name ? r.name : r.reason);
+	}
+	perfring_symbolizer_free(s);
+}
+
+TEST(symbol_cache_resolves_once)
+{
+	struct perfring_symbolizer *s;
+	struct perfring_symbolizer_stats st;
+	struct perfring_sym_result r;
+	const struct st_sym *a;
+	int i;
+
+	if (!setup() || !(a = find_sym("symt_beta")))
+		SKIP("tests/helpers/sym_target not built");
+	s = new_sym(true, NULL);
+	REQUIRE(s);
+	for (i = 0; i < 1000; i++)
+		REQUIRE(sym_vaddr(s, target, NULL, 0, a->addr + 3, &r) == 0);
+	REQUIRE(perfring_symbolizer_stats(s, &st) == 0);
+	CHECK_EQ_U64(st.lookups, 1000);
+	CHECK_EQ_U64(st.cache_hits, 999);
+	CHECK_EQ_U64(st.binaries, 1);
+	CHECK_EQ_U64(st.resolved, 1000);
+	CHECK(st.symbols >= (uint64_t)nsyms);
+	perfring_symbolizer_free(s);
+}
+
+TEST(symbol_build_id_matches_readelf)
+{
+	uint8_t id[PERFRING_BUILD_ID_MAX];
+	char hex[64], oracle[64];
+	int n;
+
+	if (!setup())
+		SKIP("tests/helpers/sym_target not built");
+	if (st_readelf_build_id(target, oracle, sizeof(oracle)))
+		SKIP("readelf -n shows no build id for %s", target);
+	n = perfring_elf_build_id(target, id);
+	REQUIREF(n > 0, "perfring_elf_build_id: %d %s", n, perfring_errmsg());
+	st_hex(id, (size_t)n, hex);
+	CHECKF(!strcmp(hex, oracle), "build id %s, readelf says %s", hex, oracle);
+	CHECK_EQ_INT(perfring_elf_build_id("/nonexistent/file", id), -ENOENT);
+	CHECK_EQ_INT(perfring_elf_build_id("/proc/self/status", id), -ENOEXEC);
+}
+
+TEST(symbol_build_id_mismatch_is_unknown)
+{
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	uint8_t id[PERFRING_BUILD_ID_MAX], other[PERFRING_BUILD_ID_MAX];
+	const struct st_sym *a;
+	char dir[64], copy[PATH_MAX];
+	uint64_t off;
+	int n, rc;
+
+	if (!setup() || !(a = find_sym("symt_alpha")))
+		SKIP("tests/helpers/sym_target not built");
+	n = perfring_elf_build_id(target, id);
+	REQUIRE(n > 0);
+	REQUIRE(st_vaddr_to_off(target, a->addr, &off) == 0);
+	s = new_sym(false, NULL);
+	REQUIRE(s);
+	/* The right build id: named. */
+	rc = perfring_symbolize_file(s, target, id, (size_t)n, off, &r);
+	CHECKF(rc == 0 && r.name && !strcmp(r.name, "symt_alpha"), "rc %d %s", rc, r.reason ? r.reason : "");
+	/* Another one: unknown, with the reason. */
+	memcpy(other, id, (size_t)n);
+	other[0] ^= 0xff;
+	rc = perfring_symbolize_file(s, target, other, (size_t)n, off, &r);
+	CHECK_EQ_INT(rc, -ESTALE);
+	CHECK(r.name == NULL);
+	CHECKF(r.reason && strstr(r.reason, "build id mismatch"), "reason: %s", r.reason ? r.reason : "NULL");
+	CHECKF(strstr(perfring_errmsg(), "build id mismatch"), "errmsg: %s", perfring_errmsg());
+
+	/* The file replaced after recording (same name, other contents). */
+	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
+	snprintf(copy, sizeof(copy), "%s/prog", dir);
+	REQUIRE(st_run(NULL, 0, "cp '%s' '%s'", target, copy) == 0);
+	rc = perfring_symbolize_file(s, copy, id, (size_t)n, off, &r);
+	CHECKF(rc == 0 && r.name && !strcmp(r.name, "symt_alpha"), "copy: rc %d %s", rc, r.reason ? r.reason : "");
+	perfring_symbolizer_free(s);
+	REQUIRE(st_run(NULL, 0, "cp /bin/true '%s'", copy) == 0);
+	s = new_sym(false, NULL);
+	REQUIRE(s);
+	rc = perfring_symbolize_file(s, copy, id, (size_t)n, off, &r);
+	CHECK_EQ_INT(rc, -ESTALE);
+	CHECK(r.name == NULL);
+	CHECKF(r.reason && strstr(r.reason, "build id mismatch") && strstr(r.reason, copy), "reason: %s",
+	       r.reason ? r.reason : "NULL");
+	/* ... unless a build-id directory keeps the recorded binary (perf's cache layout). */
+	{
+		char hex[64], cache[2 * PATH_MAX], dirs_root[PATH_MAX];
+
+		st_hex(id, (size_t)n, hex);
+		snprintf(dirs_root, sizeof(dirs_root), "%s/cache", dir);
+		snprintf(cache, sizeof(cache), "%s/.build-id/%.2s/%s", dirs_root, hex, hex + 2);
+		REQUIRE(st_run(NULL, 0, "mkdir -p '%s' && cp '%s' '%s/elf'", cache, target, cache) == 0);
+		perfring_symbolizer_free(s);
+		s = new_sym(false, dirs_root);
+		REQUIRE(s);
+		rc = perfring_symbolize_file(s, copy, id, (size_t)n, off, &r);
+		CHECKF(rc == 0 && r.name && !strcmp(r.name, "symt_alpha"), "from the cache: rc %d %s", rc,
+		       r.reason ? r.reason : "");
+		CHECK(r.debug_file && strstr(r.debug_file, "/.build-id/"));
+	}
+	perfring_symbolizer_free(s);
+	st_rmdir(dir);
+}
+
+TEST(symbol_missing_file_is_unknown)
+{
+	struct perfring_symbolizer *s = new_sym(false, NULL);
+	struct perfring_sym_result r;
+	int rc;
+
+	REQUIRE(s);
+	rc = perfring_symbolize_file(s, "/nonexistent/perfring/libgone.so", NULL, 0, 0x1234, &r);
+	CHECK_EQ_INT(rc, -ENOENT);
+	CHECK(r.name == NULL);
+	CHECKF(r.reason && strstr(r.reason, "missing"), "reason: %s", r.reason ? r.reason : "NULL");
+	/* Not an ELF file. */
+	rc = perfring_symbolize_file(s, "/proc/self/status", NULL, 0, 0, &r);
+	CHECK_EQ_INT(rc, -ENOEXEC);
+	CHECK(r.name == NULL && r.reason);
+	perfring_symbolizer_free(s);
+}
+
+TEST(symbol_stripped_uses_dynsym_or_says_unknown)
+{
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	char dir[64], stripped[PATH_MAX];
+	int i, rc, named = 0;
+
+	if (!setup())
+		SKIP("tests/helpers/sym_target not built");
+	if (!st_have("objcopy"))
+		SKIP("objcopy missing");
+	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
+	snprintf(stripped, sizeof(stripped), "%s/stripped", dir);
+	REQUIRE(st_run(NULL, 0, "objcopy --strip-all '%s' '%s'", target, stripped) == 0);
+	s = new_sym(true, NULL);
+	REQUIRE(s);
+	for (i = 0; i < nsyms; i++) {
+		rc = sym_vaddr(s, stripped, NULL, 0, syms[i].addr + 1, &r);
+		if (syms[i].type == 'T') {
+			/* Exported (-rdynamic): .dynsym still names it. */
+			CHECKF(rc == 0 && r.name && !strcmp(r.name, syms[i].name) && r.offset == 1 &&
+			       r.source == PERFRING_SYM_DYNSYM, "%s: rc %d %s (%s)", syms[i].name, rc,
+			       r.name ? r.name : "NULL", r.reason ? r.reason : "");
+			CHECK(r.nr_frames == 0); /* no DWARF left */
+			named++;
+		} else {
+			/* Only .symtab had it: unknown, never a neighbour's name. */
+			CHECKF(rc < 0 && r.name == NULL && r.reason, "%s: rc %d name %s", syms[i].name, rc,
+			       r.name ? r.name : "NULL");
+		}
+	}
+	CHECK(named >= 4);
+	perfring_symbolizer_free(s);
+	st_rmdir(dir);
+}
+
+/* Frames of llvm-symbolizer --inlining for each address: "function\nfile:line:col\n" blocks. */
+struct oracle_frame {
+	char fn[64], file[256];
+	unsigned line;
+};
+
+static int llvm_frames(const char *file, uint64_t vaddr, struct oracle_frame *out, int max)
+{
+	static char buf[65536];
+	char *line, *save = NULL;
+	int n = 0;
+
+	if (st_run(buf, sizeof(buf), "llvm-symbolizer --inlining --obj='%s' %#llx", file,
+		   (unsigned long long)vaddr) != 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
+		char *loc = strtok_r(NULL, "\n", &save), *colon;
+
+		if (!loc)
+			break;
+		snprintf(out[n].fn, sizeof(out[n].fn), "%s", line);
+		/* file:line:col (col may be absent) */
+		colon = strrchr(loc, ':');
+		if (colon && strchr(loc, ':') != colon) {
+			*colon = '\0';
+			colon = strrchr(loc, ':');
+		}
+		out[n].line = colon ? (unsigned)atoi(colon + 1) : 0;
+		if (colon)
+			*colon = '\0';
+		snprintf(out[n].file, sizeof(out[n].file), "%s", loc);
+		n++;
+	}
+	return n;
+}
+
+static const char *base(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+
+	return s ? s + 1 : (p ? p : "");
+}
+
+/* Every byte of every function: the innermost file:line, and the inline chain, as llvm-symbolizer says. */
+static void check_lines(const char *file, const char *debug_dir, int *compared)
+{
+	struct perfring_symbolizer *s = new_sym(true, debug_dir);
+	struct perfring_sym_result r;
+	struct oracle_frame of[8];
+	int i, k, rc, n, inlined_seen = 0;
+	uint64_t a;
+
+	if (!s) {
+		th_fail(__FILE__, __LINE__, "symbolizer_new: %s", perfring_errmsg());
+		return;
+	}
+	for (i = 0; i < nsyms; i++) {
+		for (a = syms[i].addr; a < syms[i].addr + syms[i].size; a += 3) {
+			n = llvm_frames(target, a, of, 8);
+			if (n <= 0)
+				continue;
+			rc = sym_vaddr(s, file, NULL, 0, a, &r);
+			if (rc) {
+				th_fail(__FILE__, __LINE__, "%#llx: rc %d %s", (unsigned long long)a, rc, r.reason);
+				continue;
+			}
+			(*compared)++;
+			CHECKF(r.file && !strcmp(base(r.file), base(of[0].file)) && r.line == of[0].line,
+			       "%#llx: %s:%u, llvm-symbolizer %s:%u", (unsigned long long)a, r.file ? r.file : "NULL",
+			       r.line, of[0].file, of[0].line);
+			CHECKF((int)r.nr_frames == n, "%#llx: %u frames, llvm-symbolizer %d", (unsigned long long)a,
+			       r.nr_frames, n);
+			for (k = 0; k < n && k < (int)r.nr_frames; k++) {
+				CHECKF(r.frames[k].function && !strcmp(r.frames[k].function, of[k].fn) &&
+				       r.frames[k].line == of[k].line,
+				       "%#llx frame %d: %s line %u, llvm-symbolizer %s line %u", (unsigned long long)a,
+				       k, r.frames[k].function ? r.frames[k].function : "NULL", r.frames[k].line,
+				       of[k].fn, of[k].line);
+			}
+			if (n > 1)
+				inlined_seen++;
+		}
+	}
+	CHECKF(inlined_seen > 0, "no address inside symt_inlined() (inlined into symt_outer) was compared");
+	perfring_symbolizer_free(s);
+}
+
+TEST(symbol_lines_match_llvm_symbolizer)
+{
+	int compared = 0;
+
+	if (!setup())
+		SKIP("tests/helpers/sym_target not built");
+	if (!st_have("llvm-symbolizer"))
+		SKIP("llvm-symbolizer missing (the oracle)");
+	check_lines(target, NULL, &compared);
+	printf("  %d addresses compared\n", compared);
+	CHECK(compared > 50);
+}
+
+TEST(symbol_debug_file_by_build_id)
+{
+	uint8_t id[PERFRING_BUILD_ID_MAX];
+	char dir[64], stripped[PATH_MAX], dbgdir[PATH_MAX], hex[64];
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	const struct st_sym *loc;
+	int n, rc, compared = 0;
+
+	if (!setup() || !(loc = find_sym("symt_local")))
+		SKIP("tests/helpers/sym_target not built");
+	if (!st_have("objcopy") || !st_have("llvm-symbolizer"))
+		SKIP("objcopy or llvm-symbolizer missing");
+	n = perfring_elf_build_id(target, id);
+	REQUIRE(n > 0);
+	st_hex(id, (size_t)n, hex);
+	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
+	snprintf(stripped, sizeof(stripped), "%s/stripped", dir);
+	snprintf(dbgdir, sizeof(dbgdir), "%s/debug", dir);
+	REQUIRE(st_run(NULL, 0, "objcopy --strip-all '%s' '%s' && mkdir -p '%s/.build-id/%.2s' && "
+		       "objcopy --only-keep-debug '%s' '%s/.build-id/%.2s/%s.debug'", target, stripped, dbgdir, hex,
+		       target, dbgdir, hex, hex + 2) == 0);
+	/* Without the debug directory the static function is unknown ... */
+	s = new_sym(false, NULL);
+	REQUIRE(s);
+	rc = sym_vaddr(s, stripped, NULL, 0, loc->addr, &r);
+	CHECK(rc < 0 && r.name == NULL);
+	perfring_symbolizer_free(s);
+	/* ... with it, named from the debug file's .symtab. */
+	s = new_sym(false, dbgdir);
+	REQUIRE(s);
+	rc = sym_vaddr(s, stripped, NULL, 0, loc->addr + 2, &r);
+	CHECKF(rc == 0 && r.name && !strcmp(r.name, "symt_local") && r.offset == 2 &&
+	       r.source == PERFRING_SYM_SYMTAB, "rc %d %s (%s)", rc, r.name ? r.name : "NULL",
+	       r.reason ? r.reason : "");
+	CHECKF(r.debug_file && strstr(r.debug_file, hex + 2), "debug_file %s", r.debug_file ? r.debug_file : "NULL");
+	perfring_symbolizer_free(s);
+	/* Lines and inlines come from the debug file too. */
+	check_lines(stripped, dbgdir, &compared);
+	CHECK(compared > 50);
+	st_rmdir(dir);
+}
+
+TEST(symbol_minidebuginfo)
+{
+	char dir[64], mini[PATH_MAX];
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	int i, rc;
+
+	if (!setup())
+		SKIP("tests/helpers/sym_target not built");
+	if (!st_have("objcopy") || !st_have("xz"))
+		SKIP("objcopy or xz missing");
+	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
+	snprintf(mini, sizeof(mini), "%s/mini", dir);
+	/* As Fedora's MiniDebugInfo: a .symtab-only ELF, xz'd into .gnu_debugdata of a stripped copy. */
+	REQUIRE(st_run(NULL, 0, "cd '%s' && objcopy --only-keep-debug '%s' full.debug && "
+		       "objcopy --strip-debug --remove-section .comment full.debug symtab.elf && "
+		       "xz -f symtab.elf && objcopy --strip-all --remove-section .dynsym --remove-section .dynstr "
+		       "'%s' mini 2>/dev/null || objcopy --strip-all '%s' mini; "
+		       "objcopy --add-section .gnu_debugdata=symtab.elf.xz mini", dir, target, target, target) == 0);
+	s = new_sym(false, NULL);
+	REQUIRE(s);
+	for (i = 0; i < nsyms; i++) {
+		rc = sym_vaddr(s, mini, NULL, 0, syms[i].addr + 1, &r);
+		CHECKF(rc == 0 && r.name && !strcmp(r.name, syms[i].name) && r.offset == 1 &&
+		       r.source == PERFRING_SYM_DEBUGDATA, "%s: rc %d %s source %d (%s)", syms[i].name, rc,
+		       r.name ? r.name : "NULL", r.source, r.reason ? r.reason : "");
+	}
+	perfring_symbolizer_free(s);
+	st_rmdir(dir);
+}
+
+TEST(symbol_offset_outside_segments)
+{
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	int rc;
+
+	if (!setup())
+		SKIP("tests/helpers/sym_target not built");
+	s = new_sym(false, NULL);
+	REQUIRE(s);
+	rc = perfring_symbolize_file(s, target, NULL, 0, 1ull << 40, &r);
+	CHECK_EQ_INT(rc, -ENOENT);
+	CHECK(r.name == NULL && r.reason && strstr(r.reason, "PT_LOAD"));
+	perfring_symbolizer_free(s);
+}
+
+TEST(symbolizer_opts_checked)
+{
+	struct {
+		struct perfring_symbolizer_opts o;
+		uint64_t extra;
+	} big;
+
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.extra = 1;
+	errno = 0;
+	CHECK(perfring_symbolizer_new(&big.o) == NULL && errno == EINVAL);
+	CHECK(perfring_symbolize_file(NULL, "x", NULL, 0, 0, NULL) == -EINVAL);
+	perfring_symbolizer_free(NULL);
+}
