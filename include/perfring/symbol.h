@@ -22,8 +22,9 @@
  * no program is run (no addr2line).
  *
  * Strings in results (names, paths, reasons) belong to the object that gave
- * them and stay valid until it is freed. Neither object is thread-safe: use
- * one per thread, or lock around them.
+ * them and stay valid until it is freed. A process model may be looked up by
+ * several threads at once but fed under the caller's lock; a symbolizer is
+ * not thread-safe (one per thread, or a lock).
  */
 #ifndef PERFRING_SYMBOL_H
 #define PERFRING_SYMBOL_H
