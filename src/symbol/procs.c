@@ -501,9 +501,7 @@ size_t pr_procs_kernel_build_id(const struct perfring_procs *p, uint8_t id[PERFR
 	const struct pr_proc *k = pr_procs_find(p, PERFRING_PID_KERNEL);
 	size_t i;
 
-	if (!k)
-		return 0;
-	for (i = 0; i < k->n; i++) {
+	for (i = 0; k && i < k->n; i++) {
 		const struct pr_map *m = &k->maps[i];
 		const struct pr_istr *e = pr_istr_of(m->path);
 
