@@ -230,7 +230,8 @@ static struct bin_slot *get_binary(struct perfring_symbolizer *s, const char *pa
 		return NULL;
 	for (j = slot_hash(ipath, bid, bid_size, ino) & (s->bins_cap - 1); (b = s->bins[j]);
 	     j = (j + 1) & (s->bins_cap - 1))
-		if (b->path == ipath && b->ino == ino && b->rbid_size == bid_size && !memcmp(b->rbid, bid, bid_size))
+		if (b->path == ipath && b->ino == ino && b->rbid_size == bid_size &&
+		    (!bid_size || !memcmp(b->rbid, bid, bid_size)))
 			return b;
 	b = calloc(1, sizeof(*b));
 	if (!b)
