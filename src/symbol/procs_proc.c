@@ -50,9 +50,9 @@ static void read_build_id(struct perfring_procs *p, const char *dir, struct pr_m
 	if (!e->bid_tried && m->path[0] == '/') {
 		e->bid_tried = 1;
 		snprintf(path, sizeof(path), "%s/root%s", dir, m->path);
-		r = perfring_elf_build_id(path, e->bid);
+		r = pr_elf_file_build_id(path, e->bid);
 		if (r == -ENOENT || r == -EACCES)
-			r = perfring_elf_build_id(m->path, e->bid);
+			r = pr_elf_file_build_id(m->path, e->bid);
 		e->bid_size = r > 0 ? (uint8_t)r : 0;
 	}
 	m->bid_size = e->bid_size;

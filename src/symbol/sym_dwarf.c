@@ -8,13 +8,11 @@
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "symbol/symbol_internal.h"
 
@@ -23,19 +21,14 @@
 
 static bool has_debug_info(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	const char *names[] = { ".debug_info", ".zdebug_info" };
+	size_t i;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
+	for (i = 0; i < 2; i++) {
+		Elf_Scn *scn = pr_elf_section(elf, names[i]);
 		GElf_Shdr sh;
-		const char *name;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+		if (scn && gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS)
 			return true;
 	}
 	return false;
@@ -43,19 +36,9 @@ static bool has_debug_info(Elf *elf)
 
 static Elf *open_elf(const char *path)
 {
-	Elf *elf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
 
-	if (fd < 0)
-		return NULL;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && (elf_kind(elf) != ELF_K_ELF || elf_cntl(elf, ELF_C_FDREAD))) {
-		elf_end(elf);
-		elf = NULL;
-	}
-	close(fd);
-	return elf;
+	return pr_elf_open(path, &elf) ? NULL : elf;
 }
 
 /* The binary's own DWARF, else its debug file's (already found for symbols,
@@ -88,7 +71,7 @@ static void open_dwarf(struct pr_binary *b, const struct pr_bin_ctx *ctx)
 
 			snprintf(path, sizeof(path), k ? "%s/.build-id/%.2s/%s/debug" : "%s/.build-id/%.2s/%s.debug",
 				 ctx->debug_dirs[d], hex, hex + 2);
-			if (perfring_elf_build_id(path, got) != b->bid_size || memcmp(got, b->bid, b->bid_size))
+			if (pr_elf_file_build_id(path, got) != b->bid_size || memcmp(got, b->bid, b->bid_size))
 				continue;
 			elf = open_elf(path);
 			if (elf && has_debug_info(elf) && (b->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL))) {

@@ -26,7 +26,7 @@
 #define DEBUGDATA_MAX (64u << 20)
 
 /* Open path as ELF (mapped; the descriptor is closed at once). */
-static int elf_open(const char *path, Elf **out)
+int pr_elf_open(const char *path, Elf **out)
 {
 	Elf *elf;
 	int fd, err;
@@ -107,23 +107,32 @@ static size_t elf_build_id(Elf *elf, uint8_t id[PERFRING_BUILD_ID_MAX])
 	return 0;
 }
 
-int perfring_elf_build_id(const char *path, uint8_t id[PERFRING_BUILD_ID_MAX])
+int pr_elf_file_build_id(const char *path, uint8_t id[PERFRING_BUILD_ID_MAX])
 {
 	Elf *elf;
 	size_t n;
+	int r = pr_elf_open(path, &elf);
+
+	if (r)
+		return r;
+	n = elf_build_id(elf, id);
+	elf_end(elf);
+	return n ? (int)n : -ENODATA;
+}
+
+int perfring_elf_build_id(const char *path, uint8_t id[PERFRING_BUILD_ID_MAX])
+{
 	int r;
 
 	if (!path || !id)
 		return pr_fail(EINVAL, "perfring_elf_build_id: NULL argument");
-	r = elf_open(path, &elf);
-	if (r)
+	r = pr_elf_file_build_id(path, id);
+	if (r == -ENODATA)
+		return pr_fail(ENODATA, "perfring_elf_build_id: %s has no GNU build id note", path);
+	if (r < 0)
 		return pr_fail(-r, "perfring_elf_build_id: %s: %s", path,
 			       r == -ENOEXEC ? "not an ELF file" : strerror(-r));
-	n = elf_build_id(elf, id);
-	elf_end(elf);
-	if (!n)
-		return pr_fail(ENODATA, "perfring_elf_build_id: %s has no GNU build id note", path);
-	return (int)n;
+	return r;
 }
 
 static void set_err(struct pr_binary *b, const struct pr_bin_ctx *ctx, int err, const char *fmt, ...)
@@ -167,7 +176,7 @@ static Elf *find_by_build_id(const struct pr_bin_ctx *ctx, const uint8_t *bid, s
 			Elf *elf;
 
 			snprintf(found, found_sz, fmts[k], ctx->debug_dirs[d], hex, hex + 2);
-			if (stat(found, &st) || !S_ISREG(st.st_mode) || elf_open(found, &elf))
+			if (stat(found, &st) || !S_ISREG(st.st_mode) || pr_elf_open(found, &elf))
 				continue;
 			if (elf_build_id(elf, got) == size && !memcmp(got, bid, size))
 				return elf;
@@ -372,7 +381,7 @@ fail:
 	return NULL;
 }
 
-static Elf_Scn *find_section(Elf *elf, const char *want)
+Elf_Scn *pr_elf_section(Elf *elf, const char *want)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -394,7 +403,7 @@ static Elf_Scn *find_section(Elf *elf, const char *want)
 
 static int collect_debugdata(const struct pr_bin_ctx *ctx, Elf *elf, struct symvec *sv, bool *found)
 {
-	Elf_Scn *scn = find_section(elf, ".gnu_debugdata");
+	Elf_Scn *scn = pr_elf_section(elf, ".gnu_debugdata");
 	Elf_Data *d;
 	void *img;
 	size_t len;
@@ -435,7 +444,7 @@ void pr_binary_load(struct pr_binary *b, const struct pr_bin_ctx *ctx, const cha
 	int r;
 
 	snprintf(full, sizeof(full), "%s%s", ctx->root ? ctx->root : "", path);
-	r = elf_open(full, &elf);
+	r = pr_elf_open(full, &elf);
 	if (r == -ENOEXEC) {
 		set_err(b, ctx, ENOEXEC, "%s is not an ELF file", full);
 		return;

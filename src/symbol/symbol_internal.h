@@ -129,6 +129,7 @@ struct pr_load {
 };
 
 struct Elf;
+struct Elf_Scn;
 struct Dwarf;
 
 struct pr_binary {
@@ -162,6 +163,12 @@ struct pr_bin_ctx {
 void pr_binary_load(struct pr_binary *b, const struct pr_bin_ctx *ctx, const char *path, const uint8_t *bid,
 		    size_t bid_size, const struct pr_map *rec);
 void pr_binary_free(struct pr_binary *b);
+/* Open path with libelf (mapped; the fd is closed at once): 0, -errno, -ENOEXEC. */
+int pr_elf_open(const char *path, struct Elf **out);
+/* The section named want, or NULL. */
+struct Elf_Scn *pr_elf_section(struct Elf *elf, const char *want);
+/* perfring_elf_build_id() without a message: size, -ENODATA, or -errno/-ENOEXEC. */
+int pr_elf_file_build_id(const char *path, uint8_t id[PERFRING_BUILD_ID_MAX]);
 void pr_binary_dwarf_close(struct pr_binary *b);
 /* The ELF address of a file offset, via PT_LOAD. 0 or -ENOENT. */
 int pr_binary_vaddr(const struct pr_binary *b, uint64_t off, uint64_t *vaddr);
