@@ -252,40 +252,64 @@ TEST(symbol_stripped_uses_dynsym_or_says_unknown)
 	st_rmdir(dir);
 }
 
-/* Frames of llvm-symbolizer --inlining for each address: "function\nfile:line:col\n" blocks. */
+/* Frames of llvm-symbolizer --inlining for each address: per address, "function\nfile:line:col\n"
+ * pairs, then a blank line. One run for all the addresses of a function. */
 struct oracle_frame {
 	char fn[64], file[256];
 	unsigned line;
 };
 
-static int llvm_frames(const char *file, uint64_t vaddr, struct oracle_frame *out, int max)
+#define MAXADDR 64
+#define MAXFR 8
+
+static int llvm_frames(const char *file, const uint64_t *addrs, int naddr, struct oracle_frame (*out)[MAXFR],
+		       int *nframes)
 {
-	static char buf[65536];
-	char *line, *save = NULL;
-	int n = 0;
+	static char buf[1 << 18];
+	char cmd[4096], *p, *end;
+	size_t len;
+	int a = 0, k;
 
-	if (st_run(buf, sizeof(buf), "llvm-symbolizer --inlining --obj='%s' %#llx", file,
-		   (unsigned long long)vaddr) != 0)
+	len = (size_t)snprintf(cmd, sizeof(cmd), "llvm-symbolizer --inlining --obj='%s'", file);
+	for (k = 0; k < naddr && len < sizeof(cmd) - 24; k++)
+		len += (size_t)snprintf(cmd + len, sizeof(cmd) - len, " %#llx", (unsigned long long)addrs[k]);
+	if (st_run(buf, sizeof(buf), "%s", cmd) != 0)
 		return -1;
-	for (line = strtok_r(buf, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save)) {
-		char *loc = strtok_r(NULL, "\n", &save), *colon;
+	memset(nframes, 0, sizeof(*nframes) * (size_t)naddr);
+	for (p = buf; *p && a < naddr; p = end) {
+		char *nl = strchr(p, '\n'), *loc, *colon;
 
-		if (!loc)
+		if (!nl)
 			break;
-		snprintf(out[n].fn, sizeof(out[n].fn), "%s", line);
+		if (nl == p) { /* blank line: next address */
+			a++;
+			end = nl + 1;
+			continue;
+		}
+		*nl = '\0';
+		loc = nl + 1;
+		nl = strchr(loc, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		end = nl + 1;
+		k = nframes[a];
+		if (k >= MAXFR)
+			continue;
+		snprintf(out[a][k].fn, sizeof(out[a][k].fn), "%.63s", p);
 		/* file:line:col (col may be absent) */
 		colon = strrchr(loc, ':');
 		if (colon && strchr(loc, ':') != colon) {
 			*colon = '\0';
 			colon = strrchr(loc, ':');
 		}
-		out[n].line = colon ? (unsigned)atoi(colon + 1) : 0;
+		out[a][k].line = colon ? (unsigned)atoi(colon + 1) : 0;
 		if (colon)
 			*colon = '\0';
-		snprintf(out[n].file, sizeof(out[n].file), "%s", loc);
-		n++;
+		snprintf(out[a][k].file, sizeof(out[a][k].file), "%.255s", loc);
+		nframes[a]++;
 	}
-	return n;
+	return 0;
 }
 
 static const char *base(const char *p)
@@ -295,22 +319,32 @@ static const char *base(const char *p)
 	return s ? s + 1 : (p ? p : "");
 }
 
-/* Every byte of every function: the innermost file:line, and the inline chain, as llvm-symbolizer says. */
+/* Every third byte of every function: the innermost file:line, and the inline chain, as
+ * llvm-symbolizer says. */
 static void check_lines(const char *file, const char *debug_dir, int *compared)
 {
+	static struct oracle_frame of[MAXADDR][MAXFR];
 	struct perfring_symbolizer *s = new_sym(true, debug_dir);
 	struct perfring_sym_result r;
-	struct oracle_frame of[8];
-	int i, k, rc, n, inlined_seen = 0;
-	uint64_t a;
+	uint64_t addrs[MAXADDR];
+	int nfr[MAXADDR];
+	int i, j, k, rc, n, na, inlined_seen = 0;
 
 	if (!s) {
 		th_fail(__FILE__, __LINE__, "symbolizer_new: %s", perfring_errmsg());
 		return;
 	}
 	for (i = 0; i < nsyms; i++) {
-		for (a = syms[i].addr; a < syms[i].addr + syms[i].size; a += 3) {
-			n = llvm_frames(target, a, of, 8);
+		for (na = 0; na < MAXADDR && (uint64_t)na * 3 < syms[i].size; na++)
+			addrs[na] = syms[i].addr + (uint64_t)na * 3;
+		if (llvm_frames(target, addrs, na, of, nfr)) {
+			th_fail(__FILE__, __LINE__, "llvm-symbolizer failed");
+			break;
+		}
+		for (j = 0; j < na; j++) {
+			uint64_t a = addrs[j];
+
+			n = nfr[j];
 			if (n <= 0)
 				continue;
 			rc = sym_vaddr(s, file, NULL, 0, a, &r);
@@ -319,17 +353,17 @@ static void check_lines(const char *file, const char *debug_dir, int *compared)
 				continue;
 			}
 			(*compared)++;
-			CHECKF(r.file && !strcmp(base(r.file), base(of[0].file)) && r.line == of[0].line,
+			CHECKF(r.file && !strcmp(base(r.file), base(of[j][0].file)) && r.line == of[j][0].line,
 			       "%#llx: %s:%u, llvm-symbolizer %s:%u", (unsigned long long)a, r.file ? r.file : "NULL",
-			       r.line, of[0].file, of[0].line);
+			       r.line, of[j][0].file, of[j][0].line);
 			CHECKF((int)r.nr_frames == n, "%#llx: %u frames, llvm-symbolizer %d", (unsigned long long)a,
 			       r.nr_frames, n);
 			for (k = 0; k < n && k < (int)r.nr_frames; k++) {
-				CHECKF(r.frames[k].function && !strcmp(r.frames[k].function, of[k].fn) &&
-				       r.frames[k].line == of[k].line,
+				CHECKF(r.frames[k].function && !strcmp(r.frames[k].function, of[j][k].fn) &&
+				       r.frames[k].line == of[j][k].line,
 				       "%#llx frame %d: %s line %u, llvm-symbolizer %s line %u", (unsigned long long)a,
 				       k, r.frames[k].function ? r.frames[k].function : "NULL", r.frames[k].line,
-				       of[k].fn, of[k].line);
+				       of[j][k].fn, of[j][k].line);
 			}
 			if (n > 1)
 				inlined_seen++;
