@@ -505,7 +505,7 @@ static int jit_symbol(struct perfring_symbolizer *s, uint32_t pid, uint64_t addr
 
 static bool is_kernel_mode(unsigned cpumode, uint64_t addr)
 {
-	if (cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL)
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
 		return true;
 	return cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && addr >= KERNEL_START;
 }
@@ -553,6 +553,10 @@ int perfring_symbolize(struct perfring_symbolizer *s, const struct perfring_proc
 	s->stats.lookups++;
 	if (cpumode == PERF_RECORD_MISC_HYPERVISOR) {
 		out->reason = "hypervisor address";
+		r = -ENOENT;
+	} else if (cpumode == PERF_RECORD_MISC_GUEST_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_USER) {
+		/* The host's kallsyms and processes say nothing of a guest's. */
+		out->reason = "guest address (no model of the guest's kernel or processes)";
 		r = -ENOENT;
 	} else if (is_kernel_mode(cpumode, addr)) {
 		r = kernel_symbol(s, procs, addr, out);

@@ -353,6 +353,9 @@ TEST(procs_jit_map)
 	mmap2(4243, 0x7f1000000000, 0x10000, 0, "//anon", NULL, 0);
 	CHECK_EQ_INT(perfring_symbolize(s, procs, 4243, 0x7f1000002010, PERF_RECORD_MISC_USER, &r), -ENODATA);
 	CHECK_EQ_INT(perfring_symbolize(s, procs, 4244, 0x7f1000002010, PERF_RECORD_MISC_USER, &r), -ESRCH);
+	/* A guest's addresses are not the host process's. */
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 4242, 0x7f1000002010, PERF_RECORD_MISC_GUEST_USER, &r), -ENOENT);
+	CHECK(!r.name && r.reason && strstr(r.reason, "guest"));
 	perfring_symbolizer_free(s);
 	st_rmdir(dir);
 }
