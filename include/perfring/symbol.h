@@ -15,7 +15,7 @@
  *    and line and inlined frames from DWARF (libdw); kernel addresses from
  *    /proc/kallsyms (modules included) and KSYMBOL records (BPF programs);
  *    JIT code from /tmp/perf-PID.map. Results are cached by (binary, file
- *    offset), the binary being known by its build id when there is one.
+ *    offset), the binary being known by its recorded name and build id.
  *
  * A binary that is missing, or whose build id differs from the recorded one,
  * gives "unknown" with the reason, never a wrong name. Nothing is printed and
