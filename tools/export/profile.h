@@ -1,0 +1,71 @@
+/* A profile: symbolized samples aggregated by stack, and its exports.
+ *
+ * The answers commands (perfring report, perfring script) resolve each sample
+ * of a perf.data file into a prof_sample (frames named by the symbol layer)
+ * and add it to a profile; the profile writes itself as folded stacks
+ * (FlameGraph's stackcollapse format), as pprof (gzip'd profile.proto) or as
+ * speedscope JSON. The encoders see only this interface, so a profile can be
+ * built by hand in a test.
+ *
+ * Ownership: prof_add() copies every string and frame it is given; nothing
+ * the caller passes needs to outlive the call.
+ */
+#ifndef PERFRING_TOOLS_PROFILE_H
+#define PERFRING_TOOLS_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One frame of a call chain. */
+struct prof_frame {
+	uint64_t addr;         /* the address sampled or returned to */
+	const char *name;      /* function name; NULL when unknown */
+	uint64_t sym_off;      /* addr - the function's start (when name != NULL) */
+	const char *binary;    /* file, "[kernel.kallsyms]", "[unknown]", ... ; NULL when unknown */
+	const uint8_t *build_id; /* the binary's build id, NULL when unknown */
+	size_t build_id_size;
+	uint64_t map_start;    /* the mapping holding addr: [map_start, map_limit), */
+	uint64_t map_limit;    /* file offset map_pgoff at map_start; all 0 when unknown */
+	uint64_t map_pgoff;
+	const char *file;      /* source file and line, NULL/0 when unknown */
+	uint32_t line;
+	bool kernel;           /* a kernel address */
+	bool inlined;          /* an inlined frame (the next frame is the function it is in) */
+};
+
+/* One sample: frames[0] is the leaf (the sampled ip), frames[nframes-1] the root. */
+struct prof_sample {
+	uint32_t pid, tid;
+	const char *comm;      /* "" when unknown */
+	uint64_t time;         /* ns, 0 when the file has none */
+	int event;             /* index into the profile's events */
+	uint64_t period;       /* the sample's weight (its period; 1 when the file has none) */
+	const struct prof_frame *frames;
+	size_t nframes;
+};
+
+struct profile;
+
+/* A profile of nevents events, named (e.g. "cpu-clock"); names are copied. */
+struct profile *prof_new(const char *const *event_names, int nevents);
+void prof_free(struct profile *p);
+
+/* Adds one sample. 0, or -ENOMEM / -EINVAL. */
+int prof_add(struct profile *p, const struct prof_sample *s);
+
+/* Exports. Each returns 0 or a negative errno; a write error on out is -EIO.
+ * event < 0: every event (folded: the sum of their counts per stack is not
+ * meaningful, so folded takes one event: -1 means event 0). */
+/* "comm;root;...;leaf count" per distinct stack, count = samples (or periods with by_period). */
+int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *out);
+/* gzip'd perftools.profiles.Profile: sample types "samples/count" and "<event>/nanoseconds"
+ * (or "<event>/events" when the event is not a clock) per event, locations with mappings and
+ * build ids, functions, labels pid, tid, comm; time_nanos/duration_nanos from the samples. */
+int prof_write_pprof(const struct profile *p, FILE *out);
+/* speedscope's file format (https://www.speedscope.app/file-format-schema.json):
+ * one "sampled" profile per event and process. */
+int prof_write_speedscope(const struct profile *p, const char *name, FILE *out);
+
+#endif
