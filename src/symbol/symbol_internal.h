@@ -121,7 +121,7 @@ struct pr_sym {
 	uint64_t addr, size;
 	const char *name; /* interned */
 	uint8_t source;   /* enum perfring_sym_source */
-	uint8_t bind;     /* preference rank: 0 global, 1 weak, 2 local */
+	uint8_t bind;     /* preference rank: 0 global, 1 local, 2 weak */
 };
 
 struct pr_load {
