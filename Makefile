@@ -115,8 +115,10 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
+# The answers commands (script, report) demangle C++ names with the C++ runtime's demangler, as perf.
+ANSWERS_LIBS := -lstdc++
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(ANSWERS_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -152,10 +154,10 @@ $(O)/tests/helpers/%: tests/helpers/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
 
 # The symbolizer tests' target program: -g, and -rdynamic so that a stripped copy keeps its global
-# functions in .dynsym (tests/helpers/sym_target.c).
+# functions in .dynsym (tests/helpers/sym_target.c); frame pointers, for the call chains of tests/cli/script_oracle.sh.
 $(O)/tests/helpers/sym_target: tests/helpers/sym_target.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -g -rdynamic -o $@ $< $(LDFLAGS_SAN)
+	$(CC) $(CFLAGS_ALL) -g -rdynamic -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
 
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)

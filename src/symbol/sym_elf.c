@@ -295,7 +295,7 @@ static int collect(const struct pr_bin_ctx *ctx, Elf *elf, Elf64_Word type, uint
 			if (!name)
 				return -ENOMEM;
 			sv->v[sv->n++] = (struct pr_sym){ s.st_value, s.st_size, name, source,
-							  (uint8_t)bind_rank(GELF_ST_BIND(s.st_info)) };
+							  (uint8_t)bind_rank(GELF_ST_BIND(s.st_info)), (uint32_t)i };
 		}
 	}
 	return 0;
@@ -313,7 +313,8 @@ static size_t leading_underscores(const char *s)
 /* By address; at one address the best name first, as perf's
  * choose_best_symbol() picks it: one with a size, non-weak over weak,
  * global over local, fewer leading underscores, the longest name; then
- * .symtab over .dynsym and by name so the choice is stable. */
+ * .symtab over .dynsym, and the first in its table (perf keeps the first
+ * of two equals). */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct pr_sym *x = a, *y = b;
@@ -336,6 +337,8 @@ static int cmp_sym(const void *a, const void *b)
 		return ux > uy ? -1 : 1;
 	if (x->source != y->source)
 		return x->source - y->source;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
 	c = strcmp(x->name, y->name);
 	if (c)
 		return c;

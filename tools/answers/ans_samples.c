@@ -6,6 +6,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "answers/ans_demangle.h"
 #include "answers/ans_samples.h"
 #include "answers/ans_threads.h"
 #include "perfdata/pd_common.h"
@@ -20,6 +21,7 @@ struct ans_reader {
 	struct perfring_procs *procs;
 	struct perfring_symbolizer *sym;
 	struct ans_threads *threads;
+	struct ans_demangler *demangler;
 	/* The events: attr pointers of the file and their names. */
 	const struct perfring_perfdata_attr **attrs;
 	char **names;
@@ -133,7 +135,8 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	r->procs = perfring_procs_new(&popts);
 	r->sym = perfring_symbolizer_new(&sopts);
 	r->threads = ans_threads_new();
-	if (!r->procs || !r->sym || !r->threads || sync_attrs(r)) {
+	r->demangler = ans_demangler_new();
+	if (!r->procs || !r->sym || !r->threads || !r->demangler || sync_attrs(r)) {
 		tool_error(cmd, "out of memory");
 		ans_close(r);
 		return NULL;
@@ -152,6 +155,7 @@ void ans_close(struct ans_reader *r)
 	perfring_procs_free(r->procs);
 	perfring_symbolizer_free(r->sym);
 	ans_threads_free(r->threads);
+	ans_demangler_free(r->demangler);
 	for (i = 0; i < r->nattrs; i++)
 		free(r->names[i]);
 	free(r->names);
@@ -163,10 +167,15 @@ void ans_close(struct ans_reader *r)
 
 /* perf maps these with the identity (map_ip): anonymous memory has no file
  * to be an offset in (util/map.c: is_anon_memory, is_no_dso_memory). */
+static bool is_anon_memory(const char *path)
+{
+	return !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
+}
+
 static bool identity_mapped(const char *path)
 {
-	return !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14) ||
-	       !strncmp(path, "[stack", 6) || !strncmp(path, "/SYSV", 5) || !strcmp(path, "[heap]");
+	return is_anon_memory(path) || !strncmp(path, "[stack", 6) || !strncmp(path, "/SYSV", 5) ||
+	       !strcmp(path, "[heap]");
 }
 
 static bool kernel_mode(unsigned cpumode)
@@ -197,6 +206,12 @@ static void name_frame(struct ans_reader *r, uint32_t pid, uint64_t addr, unsign
 			f->dso = hit.path;
 			if (!identity_mapped(hit.path))
 				f->shown_addr = hit.file_offset;
+			/* perf names anonymous code after the JIT map that may describe it
+			 * (util/map.c: map__new() renames "//anon" to /tmp/perf-PID.map). */
+			if (is_anon_memory(hit.path)) {
+				snprintf(f->dso_buf, sizeof(f->dso_buf), "/tmp/perf-%u.map", pid);
+				f->dso = f->dso_buf;
+			}
 		}
 	}
 	if (kernel)
@@ -204,12 +219,15 @@ static void name_frame(struct ans_reader *r, uint32_t pid, uint64_t addr, unsign
 	if (r->opts.no_symbols)
 		return;
 	if (perfring_symbolize(r->sym, r->procs, pid, addr, cpumode, &res) == 0) {
-		f->name = res.name;
+		f->name = ans_demangle(r->demangler, res.name);
 		f->offset = res.offset;
 		f->file = res.file;
 		f->line = res.line;
 		if (kernel && res.binary)
 			f->dso = res.binary;
+		/* perf names a BPF program's dso after the program (bpf_prog_TAG_NAME). */
+		if (res.source == PERFRING_SYM_KSYMBOL && res.binary && !strcmp(res.binary, "[bpf]"))
+			f->dso = res.name;
 	} else {
 		f->reason = res.reason;
 		if (kernel && res.binary)

@@ -40,6 +40,7 @@ struct ans_frame {
 	const char *file;     /* source file and line when asked for and known */
 	uint32_t line;
 	const char *reason;   /* when name is NULL: why */
+	char dso_buf[32];     /* dso's storage when it is "/tmp/perf-PID.map" */
 };
 
 struct ans_sample {
