@@ -27,7 +27,7 @@ struct ans_reader {
 	char **names;
 	int nattrs;
 	int max_stack;
-	uint64_t bad_samples;
+	uint64_t bad_samples, lost_samples;
 	struct perfring_perfdata_record rec;
 	struct perfring_decoded d;
 	struct ans_frame *frames;
@@ -331,6 +331,8 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 			continue;
 		}
 		if (r->rec.type != PERF_RECORD_SAMPLE) {
+			if (r->rec.type == PERF_RECORD_LOST_SAMPLES)
+				r->lost_samples += r->d.u.lost_samples.lost;
 			feed(r);
 			continue;
 		}
@@ -362,6 +364,11 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 		return ret;
 	}
 	return 0;
+}
+
+uint64_t ans_lost_samples(const struct ans_reader *r)
+{
+	return r->lost_samples;
 }
 
 struct perfring_perfdata *ans_perfdata(const struct ans_reader *r)

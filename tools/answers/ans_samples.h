@@ -77,6 +77,8 @@ struct perfring_perfdata *ans_perfdata(const struct ans_reader *r);
 int ans_nevents(const struct ans_reader *r);
 const char *ans_event_name(const struct ans_reader *r, int event);
 uint64_t ans_bad_samples(const struct ans_reader *r);
+/* The sum of the LOST_SAMPLES records' counts read so far (perf report's "Total Lost Samples"). */
+uint64_t ans_lost_samples(const struct ans_reader *r);
 const struct perfring_symbolizer *ans_symbolizer(const struct ans_reader *r);
 
 /* The file's tracing data (the HEADER_TRACING_DATA feature, or in pipe mode
