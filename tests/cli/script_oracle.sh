@@ -23,6 +23,12 @@ for need in "$PERFRING" "$TARGET"; do
 		exit 1
 	fi
 done
+# perf record, once more if it fails: perf itself can fail when several of them update the
+# build-id cache (~/.debug) at once ("assertion failed at util/build-id.c").
+perf_record() {
+	perf record "$@" || { sleep 1; perf record "$@"; }
+}
+
 if ! command -v perf >/dev/null || ! command -v python3 >/dev/null; then
 	skip oracle "perf or python3 is not installed (perf records the files and is the reference)"
 	t_finish
@@ -51,7 +57,7 @@ frames() {
 
 # --- a program with known functions -------------------------------------------
 A="$T_TMP/prog.data"
-if ! perf record -q -e cpu-clock -F 4000 -g -o "$A" -- "$TARGET" spin 1 >/dev/null 2>"$T_TMP/rec.err"; then
+if ! perf_record -q -e cpu-clock -F 4000 -g -o "$A" -- "$TARGET" spin 1 >/dev/null 2>"$T_TMP/rec.err"; then
 	fail prog_record "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
 else
 	frames prog_frames "$A"
@@ -91,7 +97,7 @@ if t_need_root; then
 	spin=$!
 	sleep 0.5
 	B="$T_TMP/all.data"
-	if ! perf record -q -a -g -e cpu-clock -o "$B" -- sleep 1 >/dev/null 2>"$T_TMP/rec.err"; then
+	if ! perf_record -q -a -g -e cpu-clock -o "$B" -- sleep 1 >/dev/null 2>"$T_TMP/rec.err"; then
 		fail all_record "perf record -a failed: $(head -c 300 "$T_TMP/rec.err")"
 	else
 		frames all_frames "$B"
@@ -109,7 +115,7 @@ for g in "" "-g"; do
 	name=tracepoints${g:+_callchain}
 	C="$T_TMP/$name.data"
 	# shellcheck disable=SC2086
-	if ! perf record -q $g -e sched:sched_process_exec -e sched:sched_process_fork -o "$C" \
+	if ! perf_record -q $g -e sched:sched_process_exec -e sched:sched_process_fork -o "$C" \
 		-- sh -c 'ls / >/dev/null; true' >/dev/null 2>"$T_TMP/rec.err"; then
 		skip "$name" "perf record of tracepoints failed: $(head -c 200 "$T_TMP/rec.err")"
 		continue

@@ -9,7 +9,9 @@
  * call chains): the periods of the samples with the entry anywhere in their
  * frames, once per sample however often it recurs. Percentages are of the
  * event's total period, as perf's. An unknown symbol is its own entry per
- * address (perf: "[.] 0x0000000000001234").
+ * address (perf: "[.] 0x0000000000001234"). Like perf (sort__dso_cmp()
+ * without -v), binaries are told apart by their short name: two copies of
+ * a program at different paths are one entry.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -194,9 +196,19 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	return e;
 }
 
+static const char *short_dso(const char *dso)
+{
+	const char *s = strrchr(dso, '/');
+
+	return dso[0] == '/' && s ? s + 1 : dso;
+}
+
+/* The id of the frame's binary by its short name (the path's last part). */
 static int32_t dso_id(struct report *r, const struct ans_frame *f)
 {
-	return f->dso == f->dso_buf ? ans_intern_str(r->strs, f->dso) : ans_intern_ptr(r->strs, f->dso);
+	if (f->dso == f->dso_buf)
+		return ans_intern_str(r->strs, short_dso(f->dso));
+	return ans_intern_ptr(r->strs, short_dso(f->dso));
 }
 
 /* The key of frame f (NULL: a sample without frames) in sample a. */
@@ -362,13 +374,6 @@ static int cmp_entry(const void *a, const void *b)
 	return memcmp(x->key, y->key, sizeof(x->key));
 }
 
-static const char *short_dso(const char *dso)
-{
-	const char *s = strrchr(dso, '/');
-
-	return dso[0] == '/' && s ? s + 1 : dso;
-}
-
 /* The text of key k of entry e, into buf. */
 static const char *key_text(const struct report *r, enum rkey k, const struct entry *e, char *buf, size_t len)
 {
@@ -377,10 +382,10 @@ static const char *key_text(const struct report *r, enum rkey k, const struct en
 		if (e->sym)
 			snprintf(buf, len, "[%c] %s", e->kernel ? 'k' : '.', e->sym);
 		else
-			snprintf(buf, len, "[%c] %#018" PRIx64, e->kernel ? 'k' : '.', e->addr);
+			snprintf(buf, len, "[%c] %#.16" PRIx64, e->kernel ? 'k' : '.', e->addr);
 		return buf;
 	case RK_DSO:
-		return short_dso(ans_intern_get(r->strs, e->dso));
+		return ans_intern_get(r->strs, e->dso);
 	case RK_COMM:
 		return ans_intern_get(r->strs, e->comm);
 	case RK_PID:
@@ -433,7 +438,7 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 {
 	const struct event_tot *t = &r->tot[ev];
 	int width[RK_MAX], i;
-	char buf[512], unit = 0;
+	char buf[512], unit = ' ';
 	uint64_t ns = t->samples;
 	size_t j;
 
@@ -446,10 +451,7 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 		}
 	}
 	printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
-	if (unit)
-		printf("# Samples: %" PRIu64 "%c of event '%s'\n", ns, unit, name);
-	else
-		printf("# Samples: %" PRIu64 " of event '%s'\n", ns, name);
+	printf("# Samples: %" PRIu64 "%c of event '%s'\n", ns, unit, name);
 	printf("# Event count (approx.): %" PRIu64 "\n#\n", t->period);
 	for (i = 0; i < r->nkeys; i++) {
 		width[i] = (int)strlen(rk_names[r->keys[i]].header);

@@ -183,6 +183,22 @@ static bool kernel_mode(unsigned cpumode)
 	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
+/* The vDSO has no file: perf record keeps a copy in its build-id cache,
+ * ~/.debug/[vdso]/BUILD_ID/vdso, which perf report names it from. */
+static int vdso_symbolize(struct ans_reader *r, const struct perfring_map_hit *hit, struct perfring_sym_result *res)
+{
+	char path[4096], hex[2 * PERFRING_BUILD_ID_MAX + 1];
+	const char *home = getenv("HOME");
+	size_t i;
+
+	if (strcmp(hit->path, "[vdso]") || !hit->build_id_size || !home)
+		return -ENOENT;
+	for (i = 0; i < hit->build_id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", hit->build_id[i]);
+	snprintf(path, sizeof(path), "%s/.debug/[vdso]/%s/vdso", home, hex);
+	return perfring_symbolize_file(r->sym, path, hit->build_id, hit->build_id_size, hit->file_offset, res);
+}
+
 static void name_frame(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct ans_frame *f)
 {
 	struct perfring_sym_result res;
@@ -218,7 +234,10 @@ static void name_frame(struct ans_reader *r, uint32_t pid, uint64_t addr, unsign
 		f->dso = "[kernel.kallsyms]";
 	if (r->opts.no_symbols)
 		return;
-	if (perfring_symbolize(r->sym, r->procs, pid, addr, cpumode, &res) == 0) {
+	if (f->mapped && !kernel && vdso_symbolize(r, &hit, &res) == 0) {
+		f->name = res.name;
+		f->offset = res.offset;
+	} else if (perfring_symbolize(r->sym, r->procs, pid, addr, cpumode, &res) == 0) {
 		f->name = ans_demangle(r->demangler, res.name);
 		f->offset = res.offset;
 		f->file = res.file;
@@ -349,6 +368,8 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 		out->event_name = r->names[ev];
 		out->has_callchain = (r->rec.attr->cfg.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 		out->comm = ans_threads_comm(r->threads, out->s->tid);
+		if (!out->comm && out->s->tid == 0)
+			out->comm = "swapper"; /* the idle task: perf names it so (its idle thread) */
 		if (!out->comm) {
 			snprintf(r->comm_buf, sizeof(r->comm_buf), ":%d", (int)out->s->tid);
 			out->comm = r->comm_buf;

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# `perfring report` against `perf report --stdio` on files perf records here
+# (tests/helpers/sym_target spin with call chains; the whole machine with -a
+# -g; two events at once): perf's top entries have the same self and children
+# percentages in perfring's output (tests/helpers/perf_report_cmp.py), with
+# --sort sym and with combinations; --json agrees with the text; the
+# percent limit, the exports (when the encoders are built in) and bad files.
+. "$(dirname "$0")/lib.sh"
+
+TARGET="$PERFRING_BUILD/tests/helpers/sym_target"
+COMPARE="$T_ROOT/tests/helpers/perf_report_cmp.py"
+for need in "$PERFRING" "$TARGET"; do
+	if [ ! -x "$need" ]; then
+		fail built "$need does not exist (make O=... build/perfring build/tests/helpers/sym_target)"
+		t_finish
+		exit 1
+	fi
+done
+# perf record, once more if it fails: perf itself can fail when several of them update the
+# build-id cache (~/.debug) at once ("assertion failed at util/build-id.c").
+perf_record() {
+	perf record "$@" || { sleep 1; perf record "$@"; }
+}
+
+if ! command -v perf >/dev/null || ! command -v python3 >/dev/null; then
+	skip oracle "perf or python3 is not installed (perf records the files and is the reference)"
+	t_finish
+	exit $?
+fi
+
+# agree NAME FILE TOP ARGS...: perf report --stdio ARGS vs perfring report ARGS, TOP entries.
+agree() {
+	local name=$1 f=$2 top=$3 line
+	shift 3
+	perf report --stdio -i "$f" "$@" >"$T_TMP/perf.rep" 2>/dev/null
+	"$PERFRING" report -i "$f" "$@" >"$T_TMP/pr.rep" 2>"$T_TMP/pr.err"
+	T_RC=$?
+	python3 "$COMPARE" "$T_TMP/perf.rep" "$T_TMP/pr.rep" "$top" >"$T_TMP/cmp"
+	line=$(tail -n 1 "$T_TMP/cmp")
+	if [ "$T_RC" -ne 0 ] || ! echo "$line" | grep -qE '^entries=[1-9][0-9]* bad=0$'; then
+		fail "$name" "perfring report $* (exit $T_RC): $line"
+		t_show "$T_TMP/cmp"
+		t_show "$T_TMP/pr.err" 3
+	else
+		ok "$name"
+	fi
+}
+
+A="$T_TMP/prog.data"
+if ! perf_record -q -e cpu-clock -F 4000 -g -o "$A" -- "$TARGET" spin 1 >/dev/null 2>"$T_TMP/rec.err"; then
+	fail prog_record "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
+else
+	agree prog_sym_self "$A" 15 --sort sym --no-children
+	agree prog_sym_children "$A" 20 --sort sym --children
+	agree prog_default_sort "$A" 15 --no-children
+	agree prog_dso_sym "$A" 15 --sort dso,sym --no-children
+	agree prog_comm "$A" 5 --sort comm --no-children
+	agree prog_dso "$A" 10 --sort dso --no-children
+	n=$(grep -cE '^ +[0-9.]+% +[0-9.]+% +\[\.\] symt_alpha$' "$T_TMP/pr.rep" 2>/dev/null)
+	"$PERFRING" report -i "$A" --sort sym >"$T_TMP/a.rep"
+	t_check prog_names_known_function "symt_alpha not among report's entries" \
+		bash -c "grep -qE '^ +[0-9.]+% +[0-9.]+%  \[\.\] symt_alpha$' '$T_TMP/a.rep'"
+	# --json: the same entries and percentages as the text.
+	"$PERFRING" report -i "$A" --sort dso,sym --json >"$T_TMP/a.json" 2>/dev/null
+	"$PERFRING" report -i "$A" --sort dso,sym >"$T_TMP/a.txt" 2>/dev/null
+	t_check prog_json "report --json differs from the text, or its self percentages do not add up to 100" \
+		python3 -c '
+import json, re, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert len(ev) == 1 and ev[0]["event"] == "cpu-clock" and ev[0]["samples"] > 100
+ents = ev[0]["entries"]
+assert abs(sum(e["self"] for e in ents) - 100) < 0.01, sum(e["self"] for e in ents)
+rows = [l.split() for l in open(sys.argv[2]) if re.match(r"^ +[0-9.]+%", l)]
+assert len(rows) == len(ents), (len(rows), len(ents))
+for r, e in zip(rows, ents):
+    assert abs(float(r[0][:-1]) - e["children"]) <= 0.0051 and abs(float(r[1][:-1]) - e["self"]) <= 0.0051, (r, e)
+    assert r[2] == e["dso"].split("/")[-1] or r[2] == e["dso"], (r, e)
+' "$T_TMP/a.json" "$T_TMP/a.txt"
+	"$PERFRING" report -i "$A" --sort sym --no-children --percent-limit 5 >"$T_TMP/lim.rep"
+	t_check prog_percent_limit "--percent-limit 5 shows an entry below 5% or none" \
+		bash -c "awk '/^ +[0-9.]+%/ { n++; if (\$1 + 0 < 5) bad = 1 } END { exit !(n > 0 && !bad) }' '$T_TMP/lim.rep'"
+	# Exports: when this perfring has the encoders (tools/export/), the folded counts add up to the samples.
+	"$PERFRING" report -i "$A" --folded "$T_TMP/a.folded" >/dev/null 2>"$T_TMP/x.err"
+	if grep -q "built without the profile exports" "$T_TMP/x.err"; then
+		skip prog_folded "this perfring has no exports: $(head -c 200 "$T_TMP/x.err")"
+	else
+		samples=$(perf report --stdio -i "$A" --stats 2>/dev/null | awk '$1 == "SAMPLE" { print $3; exit }')
+		sum=$(awk '{ s += $NF } END { print s + 0 }' "$T_TMP/a.folded")
+		t_check prog_folded "folded counts add up to $sum, perf counts $samples samples" [ "$sum" = "$samples" ]
+	fi
+fi
+
+if t_need_root; then
+	"$TARGET" spin 4 &
+	spin=$!
+	sleep 0.5
+	B="$T_TMP/all.data"
+	if ! perf_record -q -a -g -e cpu-clock -o "$B" -- sleep 1 >/dev/null 2>"$T_TMP/rec.err"; then
+		fail all_record "perf record -a failed: $(head -c 300 "$T_TMP/rec.err")"
+	else
+		agree all_sym_self "$B" 20 --sort sym --no-children
+		agree all_sym_children "$B" 20 --sort sym --children
+		agree all_comm "$B" 5 --sort comm --no-children
+	fi
+	kill "$spin" 2>/dev/null
+	wait "$spin" 2>/dev/null
+else
+	skip all_sym_self "perf record -a needs root"
+fi
+
+# Two events: a section per event, each with perf's sample count.
+C="$T_TMP/two.data"
+if perf_record -q -e cpu-clock -e task-clock -g -o "$C" -- "$TARGET" spin 0.5 >/dev/null 2>"$T_TMP/rec.err"; then
+	perf report --stdio -i "$C" --sort sym 2>/dev/null | grep -E "^# (Samples|Event count)" >"$T_TMP/perf.heads"
+	"$PERFRING" report -i "$C" --sort sym | grep -E "^# (Samples|Event count)" >"$T_TMP/pr.heads"
+	t_check two_events "per-event headers differ: $(diff "$T_TMP/pr.heads" "$T_TMP/perf.heads" | tr '\n' ' ')" \
+		bash -c "cmp -s '$T_TMP/pr.heads' '$T_TMP/perf.heads' && [ \$(wc -l <'$T_TMP/pr.heads') -eq 4 ]"
+else
+	skip two_events "perf record of two events failed: $(head -c 200 "$T_TMP/rec.err")"
+fi
+
+# Bad input.
+: >"$T_TMP/empty.data"
+t_one_line_error report_empty_file "empty.data" "$PERFRING" report -i "$T_TMP/empty.data"
+t_one_line_error report_missing_file "nothere.data" "$PERFRING" report -i "$T_TMP/nothere.data"
+if perf_record -q -e dummy -o "$T_TMP/nosamples.data" -- true >/dev/null 2>&1; then
+	t_one_line_error report_no_samples "no samples" "$PERFRING" report -i "$T_TMP/nosamples.data"
+fi
+t_usage_error report_bad_sort "unknown key 'symbol'" report --sort symbol
+t_usage_error report_bad_limit "--percent-limit" report --percent-limit lots
+t_usage_error report_stats_alone "--stats takes no other option" report --stats --sort sym
+
+t_finish
