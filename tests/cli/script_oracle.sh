@@ -52,7 +52,7 @@ frames() {
 	agree=$(echo "$line" | sed -n 's/.*agree=\([0-9]*\).*/\1/p')
 	unexplained=$(echo "$line" | sed -n 's/.*unexplained=\([0-9]*\).*/\1/p')
 	t_check "$name" "$line (want >= 99% agree, 0 unexplained)" \
-		[ -n "$frames" ] && [ "$frames" -gt 100 ] && [ $((agree * 100)) -ge $((frames * 99)) ] && [ "$unexplained" -eq 0 ]
+		bash -c "[ -n '$frames' ] && [ '$frames' -gt 100 ] && [ $((agree * 100)) -ge $((frames * 99)) ] && [ '$unexplained' -eq 0 ]"
 }
 
 # --- a program with known functions -------------------------------------------

@@ -76,13 +76,17 @@ static void strip(char *s)
 			break;
 		}
 	}
+	/* Spaces after "operator" belong to the name ("operator new[]",
+	 * "operator unsigned long"): only those before it may end a return type. */
 	depth = 0;
 	for (i = 0; s[i]; i++) {
 		if (s[i] == '<' || s[i] == '(' || s[i] == '[')
 			depth++;
 		else if ((s[i] == '>' || s[i] == ')' || s[i] == ']') && depth > 0)
 			depth--;
-		else if (s[i] == ' ' && depth == 0 && !(i >= 8 && !strncmp(s + i - 8, "operator", 8)))
+		else if (depth == 0 && !strncmp(s + i, "operator", 8) && (i == 0 || s[i - 1] == ':' || s[i - 1] == ' '))
+			break;
+		else if (s[i] == ' ' && depth == 0)
 			sp = s + i;
 	}
 	if (sp && sp[1])
