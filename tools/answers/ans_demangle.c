@@ -118,7 +118,12 @@ char *ans_demangle_str(const char *name)
 		free(out);
 		return NULL;
 	}
-	strip(out);
+	/* Thunks, vtables, typeinfo and guard variables keep their whole
+	 * text, as perf (libiberty) prints them. */
+	if (!strchr(out, ' ') || !(strstr(out, " thunk to ") || !strncmp(out, "vtable for ", 11) ||
+				   !strncmp(out, "typeinfo", 8) || !strncmp(out, "construction vtable", 19) ||
+				   !strncmp(out, "guard variable for ", 19) || !strncmp(out, "VTT for ", 8)))
+		strip(out);
 	strip_rust_hash(out);
 	return out;
 }
