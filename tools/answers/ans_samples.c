@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 
 #include "answers/ans_demangle.h"
+#include "answers/ans_fcache.h"
 #include "answers/ans_samples.h"
 #include "answers/ans_threads.h"
 #include "perfdata/pd_common.h"
@@ -22,6 +23,7 @@ struct ans_reader {
 	struct perfring_symbolizer *sym;
 	struct ans_threads *threads;
 	struct ans_demangler *demangler;
+	struct ans_fcache *fcache;
 	/* The events: attr pointers of the file and their names. */
 	const struct perfring_perfdata_attr **attrs;
 	char **names;
@@ -136,7 +138,8 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	r->sym = perfring_symbolizer_new(&sopts);
 	r->threads = ans_threads_new();
 	r->demangler = ans_demangler_new();
-	if (!r->procs || !r->sym || !r->threads || !r->demangler || sync_attrs(r)) {
+	r->fcache = ans_fcache_new();
+	if (!r->procs || !r->sym || !r->threads || !r->demangler || !r->fcache || sync_attrs(r)) {
 		tool_error(cmd, "out of memory");
 		ans_close(r);
 		return NULL;
@@ -156,6 +159,7 @@ void ans_close(struct ans_reader *r)
 	perfring_symbolizer_free(r->sym);
 	ans_threads_free(r->threads);
 	ans_demangler_free(r->demangler);
+	ans_fcache_free(r->fcache);
 	for (i = 0; i < r->nattrs; i++)
 		free(r->names[i]);
 	free(r->names);
@@ -199,7 +203,23 @@ static int vdso_symbolize(struct ans_reader *r, const struct perfring_map_hit *h
 	return perfring_symbolize_file(r->sym, path, hit->build_id, hit->build_id_size, hit->file_offset, res);
 }
 
+static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode,
+				struct ans_frame *f);
+
 static void name_frame(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct ans_frame *f)
+{
+	/* Kernel addresses mean the same in every process. */
+	uint32_t key = (kernel_mode(cpumode) || (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN &&
+						 addr >= 0xffff800000000000ull)) ? PERFRING_PID_KERNEL : pid;
+
+	if (ans_fcache_get(r->fcache, key, cpumode, addr, f))
+		return;
+	name_frame_uncached(r, pid, addr, cpumode, f);
+	ans_fcache_put(r->fcache, key, cpumode, addr, f);
+}
+
+static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode,
+				struct ans_frame *f)
 {
 	struct perfring_sym_result res;
 	struct perfring_map_hit hit;
@@ -324,10 +344,30 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 
 static void feed(struct ans_reader *r)
 {
+	const struct perfring_decoded *d = &r->d;
+
 	/* The model and the names may refuse a record (out of memory, a bad
 	 * field): the samples that follow are then named "[unknown]", as perf does. */
-	perfring_procs_feed(r->procs, &r->d);
-	ans_threads_feed(r->threads, &r->d);
+	if (perfring_procs_feed(r->procs, d) <= 0 && d->type != PERF_RECORD_FORK)
+		goto names;
+	switch (d->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		ans_fcache_changed(r->fcache, d->u.mmap.pid);
+		break;
+	case PERF_RECORD_COMM:
+		ans_fcache_changed(r->fcache, d->u.comm.pid);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		ans_fcache_changed(r->fcache, d->u.fork_exit.pid);
+		break;
+	default: /* KSYMBOL, BPF_EVENT */
+		ans_fcache_changed(r->fcache, PERFRING_PID_KERNEL);
+		break;
+	}
+names:
+	ans_threads_feed(r->threads, d);
 }
 
 int ans_next(struct ans_reader *r, struct ans_sample *out)

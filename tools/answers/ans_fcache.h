@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Named frames cached by (pid, cpumode, address), for the sample walker
+ * (ans_samples.c): a profile repeats the same addresses in the same
+ * processes, and naming one takes a mapping lookup, a symbol search and,
+ * for anonymous memory, a JIT map lookup. An entry holds while its
+ * process's mappings have not changed: each process (and the kernel, pid
+ * PERFRING_PID_KERNEL) has a generation, bumped by the records that change
+ * what an address means (MMAP, MMAP2, an exec COMM, a FORK of that pid,
+ * KSYMBOL for the kernel).
+ */
+#ifndef PERFRING_TOOL_ANS_FCACHE_H
+#define PERFRING_TOOL_ANS_FCACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "answers/ans_samples.h"
+
+struct ans_fcache;
+
+struct ans_fcache *ans_fcache_new(void);
+void ans_fcache_free(struct ans_fcache *c);
+
+/* The mappings of pid changed: its cached frames are stale. */
+void ans_fcache_changed(struct ans_fcache *c, uint32_t pid);
+
+/* The frame of (pid, cpumode, addr) named in pid's current generation: true and *f set. */
+bool ans_fcache_get(struct ans_fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr, struct ans_frame *f);
+void ans_fcache_put(struct ans_fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr, const struct ans_frame *f);
+
+#endif
