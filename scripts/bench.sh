@@ -139,6 +139,7 @@ run() {
 	"$bin/stream" "${args[@]}" || status=1
 	decode_bench || status=1
 	scripts/bench_perfdata.sh "$O" || status=1
+	scripts/bench_answers.sh "$O" || status=1
 	scripts/bench_trace.sh "$O" || status=1
 	return $status
 }

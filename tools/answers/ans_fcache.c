@@ -111,8 +111,6 @@ bool ans_fcache_get(struct ans_fcache *c, uint32_t pid, unsigned cpumode, uint64
 	if (!e->used || e->addr != addr || e->pid != pid || e->cpumode != cpumode || e->gen != gen_of(c, pid))
 		return false;
 	*f = e->f;
-	if (e->f.dso == e->f.dso_buf)
-		f->dso = f->dso_buf;
 	return true;
 }
 
@@ -126,6 +124,4 @@ void ans_fcache_put(struct ans_fcache *c, uint32_t pid, unsigned cpumode, uint64
 	e->cpumode = (uint8_t)cpumode;
 	e->gen = gen_of(c, pid);
 	e->f = *f;
-	if (f->dso == f->dso_buf)
-		e->f.dso = e->f.dso_buf;
 }

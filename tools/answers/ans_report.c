@@ -206,8 +206,6 @@ static const char *short_dso(const char *dso)
 /* The id of the frame's binary by its short name (the path's last part). */
 static int32_t dso_id(struct report *r, const struct ans_frame *f)
 {
-	if (f->dso == f->dso_buf)
-		return ans_intern_str(r->strs, short_dso(f->dso));
 	return ans_intern_ptr(r->strs, short_dso(f->dso));
 }
 

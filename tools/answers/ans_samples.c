@@ -8,6 +8,7 @@
 
 #include "answers/ans_demangle.h"
 #include "answers/ans_fcache.h"
+#include "answers/ans_intern.h"
 #include "answers/ans_samples.h"
 #include "answers/ans_threads.h"
 #include "perfdata/pd_common.h"
@@ -24,6 +25,7 @@ struct ans_reader {
 	struct ans_threads *threads;
 	struct ans_demangler *demangler;
 	struct ans_fcache *fcache;
+	struct ans_intern *names_strs; /* strings frames point to that no other object keeps */
 	/* The events: attr pointers of the file and their names. */
 	const struct perfring_perfdata_attr **attrs;
 	char **names;
@@ -139,7 +141,8 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	r->threads = ans_threads_new();
 	r->demangler = ans_demangler_new();
 	r->fcache = ans_fcache_new();
-	if (!r->procs || !r->sym || !r->threads || !r->demangler || !r->fcache || sync_attrs(r)) {
+	r->names_strs = ans_intern_new();
+	if (!r->procs || !r->sym || !r->threads || !r->demangler || !r->fcache || !r->names_strs || sync_attrs(r)) {
 		tool_error(cmd, "out of memory");
 		ans_close(r);
 		return NULL;
@@ -160,6 +163,7 @@ void ans_close(struct ans_reader *r)
 	ans_threads_free(r->threads);
 	ans_demangler_free(r->demangler);
 	ans_fcache_free(r->fcache);
+	ans_intern_free(r->names_strs);
 	for (i = 0; i < r->nattrs; i++)
 		free(r->names[i]);
 	free(r->names);
@@ -215,6 +219,8 @@ static void name_frame(struct ans_reader *r, uint32_t pid, uint64_t addr, unsign
 	if (ans_fcache_get(r->fcache, key, cpumode, addr, f))
 		return;
 	name_frame_uncached(r, pid, addr, cpumode, f);
+	f->name_len = f->name ? (uint32_t)strlen(f->name) : 0;
+	f->dso_len = (uint32_t)strlen(f->dso);
 	ans_fcache_put(r->fcache, key, cpumode, addr, f);
 }
 
@@ -245,8 +251,13 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 			/* perf names anonymous code after the JIT map that may describe it
 			 * (util/map.c: map__new() renames "//anon" to /tmp/perf-PID.map). */
 			if (is_anon_memory(hit.path)) {
-				snprintf(f->dso_buf, sizeof(f->dso_buf), "/tmp/perf-%u.map", pid);
-				f->dso = f->dso_buf;
+				char jit[40];
+				int32_t id;
+
+				snprintf(jit, sizeof(jit), "/tmp/perf-%u.map", pid);
+				id = ans_intern_str(r->names_strs, jit);
+				if (id >= 0)
+					f->dso = ans_intern_get(r->names_strs, id);
 			}
 		}
 	}

@@ -40,7 +40,7 @@ struct ans_frame {
 	const char *file;     /* source file and line when asked for and known */
 	uint32_t line;
 	const char *reason;   /* when name is NULL: why */
-	char dso_buf[32];     /* dso's storage when it is "/tmp/perf-PID.map" */
+	uint32_t name_len, dso_len; /* strlen() of name (0 when NULL) and dso */
 };
 
 struct ans_sample {

@@ -136,14 +136,14 @@ static void print_frame_text(struct obuf *o, const struct ans_frame *fr, uint64_
 	ob_num(o, addr, 16, 16);
 	ob_ch(o, ' ');
 	if (fr->name) {
-		ob_str(o, fr->name);
+		ob_put(o, fr->name, fr->name_len);
 		ob_put(o, "+0x", 3);
 		ob_num(o, fr->offset, 16, 0);
 	} else {
 		ob_put(o, "[unknown]", 9);
 	}
 	ob_put(o, " (", 2);
-	ob_str(o, fr->dso);
+	ob_put(o, fr->dso, fr->dso_len);
 	ob_ch(o, ')');
 	if (lines && fr->file) {
 		ob_put(o, "\n  ", 3);
@@ -170,23 +170,37 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sa
 		ob_ch(o, ' ');
 	}
 	if (s->present & PERF_SAMPLE_TID) {
-		char t[16];
-
-		snprintf(t, sizeof(t), "%d", (int)s->tid);
-		ob_rstr(o, t, 5);
+		if ((int32_t)s->tid < 0) {
+			ob_put(o, "   -1", 5); /* perf's "%5d" of the only negative tid the kernel writes */
+		} else {
+			ob_num(o, s->tid, 10, 5);
+		}
 		ob_ch(o, ' ');
 	}
 	if (s->present & PERF_SAMPLE_CPU) {
-		char t[16];
-
-		snprintf(t, sizeof(t), "[%03u] ", s->cpu);
-		ob_str(o, t);
+		/* "[%03u] " */
+		ob_ch(o, '[');
+		if (s->cpu < 100)
+			ob_put(o, s->cpu < 10 ? "00" : "0", s->cpu < 10 ? 2 : 1);
+		ob_num(o, s->cpu, 10, 0);
+		ob_put(o, "] ", 2);
 	}
 	if (s->present & PERF_SAMPLE_TIME) {
+		/* "%12s: " of "SECS.USECS" (six digits) */
+		uint64_t sec = s->time / 1000000000, us = s->time % 1000000000 / 1000;
 		char t[32];
+		int p = sizeof(t), k;
 
-		snprintf(t, sizeof(t), "%" PRIu64 ".%06" PRIu64, s->time / 1000000000, s->time % 1000000000 / 1000);
-		ob_rstr(o, t, 12);
+		for (k = 0; k < 6; k++, us /= 10)
+			t[--p] = (char)('0' + us % 10);
+		t[--p] = '.';
+		do {
+			t[--p] = (char)('0' + sec % 10);
+			sec /= 10;
+		} while (sec);
+		while ((int)sizeof(t) - p < 12)
+			t[--p] = ' ';
+		ob_put(o, t + p, sizeof(t) - p);
 		ob_put(o, ": ", 2);
 	}
 	if (!tracepoint && (s->present & PERF_SAMPLE_PERIOD)) {
