@@ -16,10 +16,10 @@ for need in "$PERFRING" "$TARGET"; do
 		exit 1
 	fi
 done
-# perf record, once more if it fails: perf itself can fail when several of them update the
-# build-id cache (~/.debug) at once ("assertion failed at util/build-id.c").
+# perf record without updating the build-id cache (-N): perf fails when several of them update
+# ~/.debug at once ("assertion failed at util/build-id.c"); once more if it fails all the same.
 perf_record() {
-	perf record "$@" || { sleep 1; perf record "$@"; }
+	perf record -N "$@" || { sleep 1; perf record -N "$@"; }
 }
 
 if ! command -v perf >/dev/null || ! command -v python3 >/dev/null; then
