@@ -17,6 +17,9 @@
 #define PERF_EVENT_IOC_PAUSE_OUTPUT _IOW('$', 9, __u32)
 #endif
 
+/* The kernel's name of a map type, for messages (reader_bpf.c). */
+const char *pr_bpf_map_type_name(__u32 type);
+
 static inline int pr_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
 				     unsigned long flags)
 {
