@@ -156,7 +156,7 @@ PERFRING_API int perfring_ringbuf_stats(const struct perfring_ringbuf *rb, struc
  * size2 = 0, rec = NULL) and cpu = opts.cpu for a per_cpu ring, else -1;
  * losses counted by perfring_ringbuf.bpf.h come as PERFRING_MSG_LOST
  * (checked after a drain that found records, at most once a millisecond,
- * and on every flush). A ring buffer cannot be paused from user space:
+ * and on every flush; those counted after the ring was added). A ring buffer cannot be paused from user space:
  * perfring_reader_pause() leaves it writing, pause_ring() on it is
  * -EOPNOTSUPP. Not concurrent with reads (set-up only, as
  * perfring_reader_add()).

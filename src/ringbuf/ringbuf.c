@@ -203,6 +203,14 @@ struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const struct perfring_
 			free(rb);
 			return pr_fail_null(ret, "cannot dup lost_map_fd %d: %s", lost_fd, strerror(ret));
 		}
+		/* Losses before this ring existed are not its own (a perf ring
+		 * starts empty too): a reader reports those counted after now. */
+		ret = pr_rb_read_lost(rb, &rb->lost_seen);
+		if (ret) {
+			close(rb->lost_fd);
+			free(rb);
+			return pr_fail_null(-ret, "cannot read lost_map_fd %d: %s", lost_fd, strerror(-ret));
+		}
 	}
 	rb->fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 3);
 	if (rb->fd < 0) {
