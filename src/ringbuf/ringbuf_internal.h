@@ -46,6 +46,12 @@ struct perfring_ringbuf {
 	uint64_t discarded;  /* DISCARD records skipped */
 };
 
+/* The length word at p, for messages. */
+static inline uint32_t len_word_at(const uint8_t *p)
+{
+	return pr_rb_load_len((const volatile uint32_t *)p);
+}
+
 /* Report a corrupt length word at pos; counts it. */
 int pr_rb_corrupt(struct perfring_ringbuf *rb, uint64_t pos, const char *why);
 
@@ -72,53 +78,64 @@ typedef int (*pr_rb_deliver_fn)(void *arg, const void *data, uint32_t len, uint6
 static inline __attribute__((always_inline)) int pr_rb_walk(struct perfring_ringbuf *rb, size_t budget,
 							     pr_rb_deliver_fn deliver, void *arg, bool *stopped)
 {
-	const uint8_t *data = rb->data;
-	const uint64_t mask = rb->mask;
 	const uint64_t start = rb->cons;
 	const uint64_t prod = pr_rb_load_producer(rb->producer_pos);
-	uint64_t pos = start;
-	int n = 0, ret = 0;
+	const size_t quota0 = budget ? budget : SIZE_MAX;
+	uint64_t left = prod - start; /* bytes of the batch not yet walked */
+	size_t quota = quota0;
+	const uint8_t *p;
+	int ret = 0;
 
-	if (PR_UNLIKELY(prod - pos > rb->data_size))
-		return pr_rb_corrupt(rb, pos, "producer_pos is more than the ring size ahead of consumer_pos");
-	if (PR_UNLIKELY(pos & 7))
-		return pr_rb_corrupt(rb, pos, "consumer_pos is not 8-byte aligned");
-	while (pos != prod) {
-		const uint8_t *hdr = data + (pos & mask);
-		uint32_t len = pr_rb_load_len((const volatile uint32_t *)hdr);
+	if (PR_UNLIKELY(left > rb->data_size))
+		return pr_rb_corrupt(rb, start, "producer_pos is more than the ring size ahead of consumer_pos");
+	if (PR_UNLIKELY(start & 7))
+		return pr_rb_corrupt(rb, start, "consumer_pos is not 8-byte aligned");
+	/* The data area is mapped twice in a row: from an offset inside the
+	 * first copy, the at most data_size bytes of a batch stay inside the
+	 * two, so the walk never wraps and a record is never split. */
+	p = rb->data + (start & rb->mask);
+	while (left) {
+		uint32_t len = pr_rb_load_len((const volatile uint32_t *)p);
 		uint64_t total;
 
-		if (len & PR_RB_BUSY)
-			break; /* reserved, not yet submitted: the rest waits */
-		total = ((uint64_t)(len & ~PR_RB_DISCARD) + PR_RB_HDR + 7) & ~(uint64_t)7;
-		if (PR_UNLIKELY(total > prod - pos)) {
-			pr_rb_commit(rb, start, pos, n);
-			return pr_rb_corrupt(rb, pos, total > rb->data_size ?
-							      "a record longer than the ring" :
-							      "a record reaching beyond producer_pos");
-		}
-		if (PR_UNLIKELY(len & PR_RB_DISCARD)) {
-			pos += total;
+		if (PR_UNLIKELY(len & (PR_RB_BUSY | PR_RB_DISCARD))) {
+			if (len & PR_RB_BUSY)
+				break; /* reserved, not yet submitted: the rest waits */
+			total = ((uint64_t)(len & ~PR_RB_DISCARD) + PR_RB_HDR + 7) & ~(uint64_t)7;
+			if (PR_UNLIKELY(total > left))
+				goto corrupt;
+			p += total;
+			left -= total;
 			rb->discarded++;
 			continue;
 		}
-		if (budget && (size_t)n == budget)
-			break;
-		ret = deliver(arg, hdr + PR_RB_HDR, len, prod - pos - total);
+		total = ((uint64_t)len + PR_RB_HDR + 7) & ~(uint64_t)7;
+		if (PR_UNLIKELY(total > left))
+			goto corrupt;
+		ret = deliver(arg, p + PR_RB_HDR, len, left - total);
 		if (PR_UNLIKELY(ret)) {
 			if (ret < 0)
 				break; /* not consumed: delivered again next time */
-			pos += total;
-			n++;
+			p += total;
+			left -= total;
+			quota--;
 			*stopped = true;
 			ret = 0;
 			break;
 		}
-		pos += total;
-		n++;
+		p += total;
+		left -= total;
+		if (PR_UNLIKELY(--quota == 0))
+			break;
 	}
-	pr_rb_commit(rb, start, pos, n);
-	return ret < 0 ? ret : n;
+	pr_rb_commit(rb, start, prod - left, (int)(quota0 - quota));
+	return ret < 0 ? ret : (int)(quota0 - quota);
+corrupt:
+	pr_rb_commit(rb, start, prod - left, (int)(quota0 - quota));
+	return pr_rb_corrupt(rb, prod - left,
+			     (uint64_t)((len_word_at(p) & ~PR_RB_DISCARD) + PR_RB_HDR) > rb->data_size ?
+				     "a record longer than the ring" :
+				     "a record reaching beyond producer_pos");
 }
 
 /* Unread bytes, no syscall. */
