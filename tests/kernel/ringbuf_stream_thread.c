@@ -152,9 +152,10 @@ TEST(rb_control_thread_flush_wakeup_deadline_close)
 	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 3) == 3);
 	REQUIREF(wait_done(&b), "a blocked poll did not see ring buffer records");
 	CHECKF(b.ret >= 1 && b.c.rb_samples >= 1, "poll: %d, %llu samples", b.ret, (unsigned long long)b.c.rb_samples);
-	rb_collect_free(&b.c);
 	while (perfring_reader_consume(rd, rb_collect_fn, &b.c) > 0)
 		;
+	RB_CHECK_COLLECT(&b.c);
+	rb_collect_free(&b.c);
 
 	start_blocked(&b, rd);
 	perfring_reader_flush(rd);
