@@ -331,6 +331,9 @@ int pr_rb_read_lost(struct perfring_ringbuf *rb, uint64_t *lost)
 		if (!vals)
 			return -ENOMEM;
 	}
+	/* Zeroed although the kernel fills it: valgrind does not know that
+	 * BPF_MAP_LOOKUP_ELEM writes the value. */
+	memset(vals, 0, (size_t)n * sizeof(*vals));
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = (uint32_t)rb->lost_fd;
 	attr.key = (uint64_t)(unsigned long)&key;
