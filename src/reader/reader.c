@@ -221,7 +221,6 @@ static int ring_map_error(int err, int fd, int cpu, size_t data_bytes, const cha
 	int64_t len = perfring_ring_mmap_len(data_bytes);
 	size_t page = perfring_page_size();
 	char who[64], mlock_kb[32], memlock[48];
-	struct rlimit rl;
 
 	if (cpu >= 0)
 		snprintf(who, sizeof(who), "CPU %d", cpu);
@@ -231,10 +230,7 @@ static int ring_map_error(int err, int fd, int cpu, size_t data_bytes, const cha
 	case EPERM:
 	case ENOMEM:
 		read_proc_value("/proc/sys/kernel/perf_event_mlock_kb", mlock_kb, sizeof(mlock_kb));
-		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-			snprintf(memlock, sizeof(memlock), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
-		else
-			snprintf(memlock, sizeof(memlock), "unlimited");
+		pr_memlock_limit(memlock, sizeof(memlock));
 		return pr_fail(err,
 			       "cannot map the perf ring of %s (%lld bytes: 1 + %zu pages): %s. Perf ring memory "
 			       "is limited per user by /proc/sys/kernel/perf_event_mlock_kb (now %s KiB, times the "

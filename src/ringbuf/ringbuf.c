@@ -91,13 +91,9 @@ struct perfring_ringbuf *perfring_ringbuf_new_mem(void *base, size_t len, size_t
 
 static int map_error(int err, int fd, size_t len)
 {
-	struct rlimit rl;
 	char memlock[48];
 
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		snprintf(memlock, sizeof(memlock), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
-	else
-		snprintf(memlock, sizeof(memlock), "unlimited");
+	pr_memlock_limit(memlock, sizeof(memlock));
 	return pr_fail(err,
 		       "cannot map the BPF ring buffer (map fd %d, %zu bytes): %s. Mapping needs the map's "
 		       "memory to be charged (RLIMIT_MEMLOCK now %s on kernels before 5.11, memory cgroup after) "

@@ -25,9 +25,7 @@ struct rbtest {
 /* rb_size: the shared ring's size in bytes (0: the object's 256 KiB). */
 static inline int rbtest_setup_rc(struct rbtest *rt, uint32_t rb_size)
 {
-	static unsigned char pattern[65536];
-	int err, possible, i;
-	uint32_t key;
+	int err;
 
 	memset(rt, 0, sizeof(*rt));
 	libbpf_set_print(ktest_libbpf_print);
@@ -57,16 +55,7 @@ static inline int rbtest_setup_rc(struct rbtest *rt, uint32_t rb_size)
 	rt->rb_fd = bpf_map__fd(rt->skel->maps.rb);
 	rt->lost_fd = bpf_map__fd(rt->skel->maps.perfring_rb_lost);
 	rt->outer_fd = bpf_map__fd(rt->skel->maps.rb_percpu);
-	for (i = 0; i < (int)sizeof(pattern); i++)
-		pattern[i] = producer_pattern((unsigned int)i);
-	possible = libbpf_num_possible_cpus();
-	for (key = 0; (int)key < possible; key++) {
-		if (bpf_map_update_elem(bpf_map__fd(rt->skel->maps.scratch), &key, pattern, BPF_ANY)) {
-			snprintf(rt->why, sizeof(rt->why), "filling scratch[%u]: %s", key, strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
+	return ktest_fill_scratch(bpf_map__fd(rt->skel->maps.scratch), rt->why, sizeof(rt->why));
 }
 
 static inline void rbtest_teardown(struct rbtest *rt)
