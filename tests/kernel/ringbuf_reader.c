@@ -390,3 +390,92 @@ TEST(rb_overwrite_ring)
 	close(fd);
 	rbtest_teardown(&rt);
 }
+
+static int pb_count, pb_rb_count;
+
+/* libbpf's perf_buffer sample callback type. */
+static void pb_sample(void *ctx, int cpu, void *data, unsigned int size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	pb_count++;
+	pb_rb_count += cpu == -1;
+}
+
+struct samples_seen {
+	struct rb_collect c;
+	uint64_t lost, lost_calls;
+	int bad_cpu;
+};
+
+static int on_rb_sample(void *ctx, int cpu, const void *data, size_t size)
+{
+	struct samples_seen *s = ctx;
+
+	if (cpu != -1)
+		s->bad_cpu++;
+	rb_collect_sample(&s->c, data, size, false, 0);
+	return PERFRING_CONTINUE;
+}
+
+static void on_rb_lost(void *ctx, int cpu, uint64_t lost)
+{
+	struct samples_seen *s = ctx;
+
+	if (cpu != -1)
+		s->bad_cpu++;
+	s->lost += lost;
+	s->lost_calls++;
+}
+
+/* consume_samples and the libbpf-shaped poll_ms path serve ring buffers too. */
+TEST(rb_reader_consume_samples_and_poll_ms)
+{
+	struct perfring_ringbuf_opts o = PERFRING_OPTS_INIT(perfring_ringbuf_opts);
+	struct perfring_reader *rd;
+	struct samples_seen s;
+	struct rbtest rt;
+	struct ktest kt;
+	int ret, total = 0, i;
+
+	RBTEST_SETUP(&rt, 16384);
+	o.lost_map_fd = rt.lost_fd;
+	rd = perfring_reader_new(NULL);
+	REQUIRE(rd);
+	REQUIRE(perfring_reader_add_ringbuf(rd, rt.rb_fd, &o) == 0);
+	rt.skel->data->payload_len = 500;
+	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 100) == 100);
+	memset(&s, 0, sizeof(s));
+	rb_collect_init(&s.c, 100, 500);
+	perfring_reader_flush(rd); /* a flush reads the lost map at once */
+	for (i = 0; i < 5 && (ret = perfring_reader_consume_samples(rd, on_rb_sample, on_rb_lost, &s)) > 0; i++)
+		total += ret;
+	CHECK_EQ_U64(s.c.samples, rt.skel->bss->out_ok);
+	CHECK_EQ_U64(s.lost, rt.skel->bss->out_fail);
+	CHECK_EQ_U64(s.lost_calls, 1);
+	CHECK_EQ_U64(s.c.samples + s.lost, 100);
+	CHECK_EQ_INT(total, (int)(s.c.samples + 1));
+	CHECK_EQ_INT(s.bad_cpu, 0);
+	RB_CHECK_COLLECT(&s.c);
+	rb_collect_free(&s.c);
+	perfring_reader_free(rd);
+	rbtest_teardown(&rt);
+
+	/* perfring_reader_new_perf_buffer() + a ring buffer, through poll_ms. */
+	RBTEST_SETUP(&rt, 0);
+	KTEST_SETUP(&kt, 0);
+	pb_count = 0;
+	rd = perfring_reader_new_perf_buffer(kt.map_fd, 8, pb_sample, NULL, NULL, NULL);
+	REQUIREF(rd, "%s", perfring_errmsg());
+	REQUIRE(perfring_reader_add_ringbuf(rd, rt.rb_fd, NULL) == kt.ncpus);
+	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 7) == 7);
+	REQUIRE(ktest_produce(&kt, 0, 5) == 5);
+	for (i = 0; i < 10 && pb_count < 12; i++)
+		CHECK(perfring_reader_poll_ms(rd, 1000) >= 0);
+	CHECK_EQ_INT(pb_count, 12);
+	CHECK_EQ_INT(pb_rb_count, 7);
+	perfring_reader_free(rd);
+	ktest_teardown(&kt);
+	rbtest_teardown(&rt);
+}
