@@ -178,9 +178,19 @@ int perfring_reader_ring_info(const struct perfring_reader *rd, int idx, struct 
 	return 0;
 }
 
+/*
+ * Something to consume: a record at our position that is not BUSY. A BUSY
+ * one (reserved, not yet submitted; a sleepable program may hold it long)
+ * is not data: waiting on it, the reader sleeps until the kernel commits
+ * it, which wakes the ring buffer's waiters because it is at consumer_pos.
+ */
 bool pr_rd_rb_has_data(const struct pr_rd_ring *r)
 {
-	return pr_rb_avail(r->rb) != 0;
+	const struct perfring_ringbuf *rb = r->rb;
+
+	if (!pr_rb_avail(rb))
+		return false;
+	return !(pr_rb_load_len((const volatile uint32_t *)(rb->data + (rb->cons & rb->mask))) & PR_RB_BUSY);
 }
 
 /* Whether the lost map is due a read: after records, at most once per
