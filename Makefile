@@ -125,7 +125,8 @@ $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 # Fault-injection tests route the library's allocations and syscalls through
 # tests/unit/fault.h (link-time --wrap: works with the static library, ASan
 # and valgrind).
-FAULT_WRAP := $(foreach f,malloc calloc realloc strdup mmap open read pread write pwrite fstat ioctl,-Wl,--wrap=$(f))
+FAULT_WRAP := $(foreach f,malloc calloc realloc strdup mmap open read pread write pwrite fstat ioctl \
+	syscall epoll_create1 epoll_ctl epoll_wait eventfd fcntl,-Wl,--wrap=$(f))
 $(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)

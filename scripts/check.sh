@@ -5,7 +5,8 @@
 #     and the same with clang (build/asan-clang/): its UBSan sees what gcc's does not (e.g.
 #     arithmetic on a NULL pointer, "applying zero offset to null pointer");
 #  3. TSan build (build/tsan/): the threaded tests (names containing "thread");
-# and, after the plain suite, the unit tests and two kernel tests under valgrind;
+# and, after the plain suite, the unit tests, two kernel tests and the kernel fault-injection tests
+# (tests/kernel/fault_*) under valgrind;
 # then every fuzz target for FUZZ_SECONDS each (libFuzzer, clang; scripts/fuzz.sh).
 # Ends with the line "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
@@ -24,10 +25,10 @@ else
 	cat build/make-plain.log; echo "0 1 0" >>build/.totals; status=1
 fi
 
-step "valgrind (plain build): unit tests and two kernel tests"
+step "valgrind (plain build): unit tests, two kernel tests and the kernel fault-injection tests"
 if [ -x build/tests/unit/ring_basic ] && command -v valgrind >/dev/null; then
 	vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=scripts/valgrind.supp"
-	for f in 'unit/*' 'kernel/reader_basic' 'kernel/reader_lost'; do
+	for f in 'unit/*' 'kernel/reader_basic' 'kernel/reader_lost' 'kernel/fault_*'; do
 		HARNESS_TIMEOUT=600 bash scripts/run-tests.sh --build build --suite valgrind --no-cli --filter "$f" \
 			--wrap "$vg" || status=1
 	done

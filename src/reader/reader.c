@@ -226,6 +226,10 @@ static int ring_map_error(int err, int fd, int cpu, size_t data_bytes, const cha
 		snprintf(who, sizeof(who), "CPU %d", cpu);
 	else
 		snprintf(who, sizeof(who), "perf event fd %d", fd);
+	/* The ring layer failed before its mmap (e.g. allocating the ring): its
+	 * message says what, the mlock advice below would mislead. */
+	if (strncmp(ring_msg, "mmap", 4) != 0)
+		return pr_fail(err, "cannot set up the perf ring of %s: %s", who, ring_msg);
 	switch (err) {
 	case EPERM:
 	case ENOMEM:
