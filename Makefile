@@ -162,9 +162,10 @@ $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $< $(PROG_LIBS)
 
-$(O)/examples/%: examples/%.c $(STATIC) $(BPF_SKELS)
+# Examples include their BPF side's shared header from bpf/ as libbpf-tools do ("opensnoop.h").
+$(O)/examples/%: examples/%.c $(STATIC) $(BPF_SKELS) $(wildcard bpf/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LIBS)
+	$(CC) $(PROG_CFLAGS) -Ibpf -o $@ $< $(PROG_LIBS)
 
 # Every public header must compile on its own, as C and as C++.
 headers-cxx: $(O)/.headers-ok
