@@ -22,7 +22,6 @@
  *               consume, consume_samples, pause/resume (PAUSE_OUTPUT), free;
  *  perf_buffer  perfring_reader_new_perf_buffer() + perfring_reader_poll_ms().
  */
-#include <dirent.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 
@@ -30,22 +29,6 @@
 #include "ktest.h"
 
 static struct ktest kt;
-
-/* Open file descriptors of this process (outside the fault window). */
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1; /* the directory's own */
-}
 
 /* What a scenario run ended with. */
 struct outcome {
@@ -263,7 +246,7 @@ static void run_scenario(const char *name, void (*sc)(struct outcome *))
 	unsigned long total, n, failed = 0;
 	int fds0, fds;
 
-	fds0 = count_fds();
+	fds0 = th_open_fds();
 	memset(&o, 0, sizeof(o));
 	produced = received = 0;
 	fault_start(0);
@@ -272,7 +255,7 @@ static void run_scenario(const char *name, void (*sc)(struct outcome *))
 	REQUIREF(o.ret == 0, "%s: clean run: %s%s%s %d %s", name, o.wrong, o.step ? o.step : "", o.step ? ":" : "",
 		 o.ret, o.msg);
 	REQUIRE(total > 0);
-	CHECK_EQ_INT(count_fds(), fds0);
+	CHECK_EQ_INT(th_open_fds(), fds0);
 	hit_names[0] = '\0';
 	for (n = 1; n <= total; n++) {
 		errmsg_mark();
@@ -281,7 +264,7 @@ static void run_scenario(const char *name, void (*sc)(struct outcome *))
 		fault_start(n);
 		sc(&o);
 		fault_stop();
-		fds = count_fds();
+		fds = th_open_fds();
 		CHECKF(fds == fds0, "%s: call %lu (%s) failed: %d fds open after the run, %d before", name, n,
 		       fault_what ? fault_what : "?", fds, fds0);
 		fds0 = fds; /* each leak reported once */
