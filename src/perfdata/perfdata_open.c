@@ -25,6 +25,7 @@ static struct perfring_perfdata *pd_alloc(const struct perfring_perfdata_opts *o
 	if (!pd)
 		return pr_fail_null(ENOMEM, "perf.data: no memory for the reader");
 	pd->in.fd = -1;
+	pd->in.populated = SIZE_MAX; /* only a mapped file is populated ahead */
 	pd->ordered = PR_OPT(opts, ordered, false);
 	pd->max_queue_bytes = PR_OPT(opts, max_queue_bytes, 0);
 	if (!pd->max_queue_bytes)
@@ -260,6 +261,7 @@ static struct perfring_perfdata *open_fd(int fd, bool close_fd, const struct per
 		if (m != MAP_FAILED) {
 			pd->in.map = m;
 			pd->in.map_len = (size_t)st.st_size;
+			pd->in.populated = 0;
 			pd->in.buf = m;
 			pd->in.len = (size_t)st.st_size;
 			return pd_start(pd);
