@@ -64,6 +64,8 @@ static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
 #endif
 /* How far ahead of the reader a mapped file is populated. */
 #define PD_POPULATE_WINDOW (4u << 20)
+/* How far behind the reader a mapped file's pages are released. */
+#define PD_RELEASE_LAG (8u << 20)
 
 /*
  * A mapped file is read front to back once: populate its page tables ahead
@@ -88,6 +90,17 @@ void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto)
 	if (madvise((uint8_t *)in->map + start, end - start, MADV_POPULATE_READ))
 		end = SIZE_MAX; /* not supported (or the file shrank): stop asking */
 	in->populated = end;
+	/* What the reader left well behind leaves its page tables too, so
+	 * that reading a file takes the memory of a window, not of the file
+	 * (the pages stay in the page cache). Always safe: a private read-only
+	 * mapping of a file reads the file again where it is touched after
+	 * this (a record ordering kept longer than the lag, a feature section). */
+	if (start > in->released + 2 * PD_RELEASE_LAG) {
+		size_t to = (start - PD_RELEASE_LAG) & ~(size_t)4095;
+
+		madvise((uint8_t *)in->map + in->released, to - in->released, MADV_DONTNEED);
+		in->released = to;
+	}
 }
 
 /*

@@ -70,6 +70,7 @@ struct pd_input {
 	void *map;
 	size_t map_len;
 	size_t populated;   /* bytes of the mapping populated ahead of the reader */
+	size_t released;    /* bytes of the mapping released behind it */
 	int fd;
 	bool close_fd;
 	bool stream;

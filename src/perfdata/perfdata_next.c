@@ -500,7 +500,8 @@ static void end_flush(struct perfring_perfdata *pd)
 	uint8_t *swap;
 
 	pd->flushing = false;
-	memmove(q, q + pd->flush_cnt, rest * sizeof(*q));
+	if (rest && pd->flush_cnt)
+		memmove(q, q + pd->flush_cnt, rest * sizeof(*q));
 	pd->nr_queue = rest;
 	pd->flush_cnt = 0;
 	if (!pd->arena_len)
