@@ -329,6 +329,8 @@ int pd_raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *r
 		rec->payload_len = payload;
 	}
 	pd->pos = off + size + payload;
+	if (!pd->in.stream) /* populates and releases the mapping as the fast path does */
+		prefetch_to(pd, pd->pos + PD_PREFETCH_AHEAD);
 	return 1;
 
 at_end:
