@@ -246,23 +246,12 @@ int pd_attr_find_id(struct perfring_perfdata *pd, uint64_t id)
 	return lo < pd->nr_ids && pd->idtab[lo].id == id ? pd->idtab[lo].idx : -1;
 }
 
-/* perf's way: one attr takes all; otherwise the id at IDENTIFIER's or ID's
- * place (all attrs of a file share it, so the first attr's layout finds it);
- * id 0 or unknown: the first attr. Returns the attr's index, -1 for none. */
-int pd_attr_idx_for_record(struct perfring_perfdata *pd, const uint8_t *rec, uint32_t type, uint16_t size)
+/* An id the cache of pd_attr_idx_for_record() missed: the table, then the cache. */
+int pd_attr_idx_for_id(struct perfring_perfdata *pd, uint64_t id)
 {
-	struct pd_id *c;
-	uint64_t id;
-	int idx;
+	struct pd_id *c = &pd->idcache[id % PD_IDCACHE];
+	int idx = pd_attr_find_id(pd, id);
 
-	if (pd->nr_attrs <= 1)
-		return pd->nr_attrs - 1;
-	if (!pd_field(pd, &pd->attrs[0]->id_at, rec, type, size, &id) || !id)
-		return 0;
-	c = &pd->idcache[id % (sizeof(pd->idcache) / sizeof(pd->idcache[0]))];
-	if (c->id == id)
-		return c->idx;
-	idx = pd_attr_find_id(pd, id);
 	c->id = id;
 	c->idx = idx < 0 ? 0 : idx;
 	return c->idx;

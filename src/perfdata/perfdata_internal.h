@@ -16,6 +16,7 @@
 #define PD_PIPE_HEADER_SIZE 16
 #define PD_ATTR_SIZE_VER0 64
 #define PD_FEAT_BITS 256
+#define PD_IDCACHE 64 /* ids remembered by pd_attr_idx_for_record() */
 
 /* perf's feature bit numbers (tools/perf/util/header.h). */
 enum {
@@ -107,6 +108,8 @@ struct perfring_perfdata {
 	uint64_t feat_bitmap[PD_FEAT_BITS / 64];
 	uint64_t pos;        /* next record's offset */
 	uint64_t prefetched; /* the input is prefetched up to here */
+	uint64_t fast_end;   /* records wholly before this are in memory: the end of
+			      * the data or the input, 0 for a stream */
 	uint64_t end;        /* end of the data section (UINT64_MAX in pipe mode) */
 
 	/* attrs and the id table */
@@ -117,7 +120,7 @@ struct perfring_perfdata {
 	bool idtab_dirty;
 	/* The last ids looked up (id 0: empty), cleared when ids are added:
 	 * a file has a few ids (one per event and CPU) used over and over. */
-	struct pd_id idcache[64];
+	struct pd_id idcache[PD_IDCACHE];
 
 	/* features: bytes in the file's order (owned in pipe mode) */
 	const uint8_t *feat_data[PD_FEAT_BITS];
@@ -190,6 +193,24 @@ static inline bool pd_field(const struct perfring_perfdata *pd, const struct pd_
 	return true;
 }
 
+/* perf's way: one attr takes all; otherwise the id at IDENTIFIER's or ID's
+ * place (all attrs of a file share it, so the first attr's layout finds it);
+ * id 0 or unknown: the first attr. Returns the attr's index, -1 for none. */
+int pd_attr_idx_for_id(struct perfring_perfdata *pd, uint64_t id);
+static inline int pd_attr_idx_for_record(struct perfring_perfdata *pd, const uint8_t *rec, uint32_t type,
+					 uint16_t size)
+{
+	const struct pd_id *c;
+	uint64_t id;
+
+	if (pd->nr_attrs <= 1)
+		return pd->nr_attrs - 1;
+	if (!pd_field(pd, &pd->attrs[0]->id_at, rec, type, size, &id) || !id)
+		return 0;
+	c = &pd->idcache[id % PD_IDCACHE];
+	return c->id == id ? c->idx : pd_attr_idx_for_id(pd, id);
+}
+
 /* perfdata_open.c: fail with the fault's offset in the file, in the message
  * itself (open-time errors free the reader) and in error_offset. */
 int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
@@ -208,7 +229,7 @@ int pd_attr_add(struct perfring_perfdata *pd, const struct perf_event_attr *attr
 		const uint8_t *ids, uint64_t nr_ids);
 int pd_attr_add_id(struct perfring_perfdata *pd, int idx, uint64_t id);
 int pd_attr_find_id(struct perfring_perfdata *pd, uint64_t id);
-int pd_attr_idx_for_record(struct perfring_perfdata *pd, const uint8_t *rec, uint32_t type, uint16_t size);
+int pd_attr_idx_for_id(struct perfring_perfdata *pd, uint64_t id);
 int pd_attr_set_name(struct perfring_perfdata *pd, int idx, const char *name, size_t len);
 void pd_attrs_free(struct perfring_perfdata *pd);
 
@@ -217,7 +238,6 @@ int pd_feature_set(struct perfring_perfdata *pd, int feat, const uint8_t *data, 
 void pd_features_free(struct perfring_perfdata *pd);
 
 /* perfdata_next.c */
-int pd_raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec);
 void pd_next_free(struct perfring_perfdata *pd);
 
 #endif /* PERFRING_PERFDATA_INTERNAL_H */

@@ -233,9 +233,17 @@ static int next_decompressed(struct perfring_perfdata *pd, struct perfring_perfd
 	return 1;
 }
 
+#ifndef PD_PREFETCH_AHEAD
 #define PD_PREFETCH_AHEAD 2048
-/* While ordering delivers a round, the next round is prefetched: at most this far ahead. */
+#endif
+/* While ordering delivers a round, the next round is prefetched: at most
+ * this far ahead, PD_PREFETCH_STEP bytes per record delivered. */
+#ifndef PD_PREFETCH_ROUND
 #define PD_PREFETCH_ROUND (256u << 10)
+#endif
+#ifndef PD_PREFETCH_STEP
+#define PD_PREFETCH_STEP 256
+#endif
 
 /*
  * Ask for the input's cache lines up to want (clamped to the input), each
@@ -258,7 +266,30 @@ static inline void prefetch_to(struct perfring_perfdata *pd, uint64_t want)
 		__builtin_prefetch(pd->in.buf + (pd->prefetched - pd->in.base));
 }
 
-int pd_raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+/* The common case: a kernel record wholly inside a file held in memory, no
+ * decompressed records pending. Small, so that it needs few registers; the
+ * rest is raw_next_slow(). 1 with *rec filled, 0 when it does not apply. */
+static inline int raw_next_fast(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	uint64_t off = pd->pos;
+	const uint8_t *p;
+	uint32_t type;
+	uint16_t size;
+
+	if (off >= pd->fast_end || pd->fast_end - off < 8 || pd->dlen != pd->dpos)
+		return 0;
+	p = pd->in.buf + off;
+	type = pd32(pd, p);
+	size = pd16(pd, p + 6);
+	if (type >= PERFRING_RECORD_HEADER_ATTR || size < 8 || pd->fast_end - off < size)
+		return 0;
+	prefetch_to(pd, off + PD_PREFETCH_AHEAD);
+	fill(pd, rec, off, p, type, size, false);
+	pd->pos = off + size;
+	return 1;
+}
+
+static __attribute__((noinline)) int raw_next_slow(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
 {
 	uint64_t off = pd->pos, payload = 0;
 	const uint8_t *p;
@@ -266,21 +297,6 @@ int pd_raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *r
 	uint16_t size;
 	int r;
 
-	/* The common case first: a kernel record wholly inside a file held in
-	 * memory, no decompressed records pending. */
-	if (pd->dlen == pd->dpos && !pd->in.stream && off >= pd->in.base && off < pd->end && pd->end - off >= 8 &&
-	    pd->in.base + pd->in.len - off >= 8) {
-		p = pd->in.buf + (off - pd->in.base);
-		type = pd32(pd, p);
-		size = pd16(pd, p + 6);
-		if (type < PERFRING_RECORD_HEADER_ATTR && size >= 8 && pd->end - off >= size &&
-		    pd->in.base + pd->in.len - off >= size) {
-			prefetch_to(pd, off + PD_PREFETCH_AHEAD);
-			fill(pd, rec, off, p, type, size, false);
-			pd->pos = off + size;
-			return 1;
-		}
-	}
 	r = next_decompressed(pd, rec);
 	if (r)
 		return r;
@@ -341,6 +357,12 @@ at_end:
 			       pd->dlen - pd->dpos, (unsigned long long)pd->dsrc_off);
 	}
 	return 0;
+}
+
+/* The next record in file order: 1, 0 at the end, or an error. */
+static inline int raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	return raw_next_fast(pd, rec) ? 1 : raw_next_slow(pd, rec);
 }
 
 /* ---- time order, perf's way (tools/perf/util/ordered-events.c) ---- */
@@ -533,7 +555,7 @@ static void deliver(struct perfring_perfdata *pd, struct perfring_perfdata_recor
 	/* Memory is idle while the consumer works on a round: bring in
 	 * the next one, a few lines per record delivered. */
 	if (!pd->in.stream && pd->prefetched < pd->pos + PD_PREFETCH_ROUND)
-		prefetch_to(pd, pd->prefetched + 256);
+		prefetch_to(pd, pd->prefetched + PD_PREFETCH_STEP);
 
 	rec->offset = q->offset;
 	rec->from_compressed = q->from_compressed;
@@ -569,7 +591,7 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 		}
 		if (pd->at_eof)
 			return pd->sticky_err;
-		r = pd_raw_next(pd, rec);
+		r = raw_next(pd, rec);
 		if (r <= 0) {
 			pd->at_eof = true;
 			pd->sticky_err = r;
@@ -609,7 +631,7 @@ int perfring_perfdata_next(struct perfring_perfdata *pd, struct perfring_perfdat
 		return pr_fail(EINVAL, "perfring_perfdata_next: %s is NULL", !pd ? "pd" : "rec");
 	if (pd->ordered)
 		return next_ordered(pd, rec);
-	return pd_raw_next(pd, rec);
+	return raw_next(pd, rec);
 }
 
 void pd_next_free(struct perfring_perfdata *pd)

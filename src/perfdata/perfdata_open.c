@@ -240,6 +240,10 @@ static struct perfring_perfdata *pd_start(struct perfring_perfdata *pd)
 		perfring_perfdata_free(pd);
 		return pr_errno_null(-err);
 	}
+	/* A file held in memory (mapped, the caller's, or a stream read whole
+	 * in file mode) starts at 0 and does not grow. */
+	if (!pd->in.stream)
+		pd->fast_end = pd->end < pd->in.len ? pd->end : pd->in.len;
 	return pd;
 }
 
