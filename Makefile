@@ -115,8 +115,10 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
+# The exports (tools/export/: pprof is gzip'd) link zlib.
+EXPORT_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(EXPORT_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -138,6 +140,12 @@ FUZZ_LIBS_trace = $(TRACE_LIBS)
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
+
+# Unit tests of the tool's profile and its exports (folded, pprof, speedscope) build with its sources.
+EXPORT_SRCS := $(wildcard tools/export/*.c)
+$(O)/tests/unit/export_%: tests/unit/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(EXPORT_SRCS) $(PROG_LIBS) $(EXPORT_LIBS)
 
 $(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)

@@ -52,6 +52,12 @@ struct profile;
 struct profile *prof_new(const char *const *event_names, int nevents);
 void prof_free(struct profile *p);
 
+/* perf's clock (sample times) at epoch_ns (ns since 1970), e.g. from the file's
+ * HEADER_CLOCK_DATA: pprof's time_nanos is then wall-clock time. Without it,
+ * time_nanos is left out (perf's clock is not the epoch); duration_nanos is
+ * always from the samples' times. */
+void prof_set_clock(struct profile *p, uint64_t perf_ns, uint64_t epoch_ns);
+
 /* Adds one sample. 0, or -ENOMEM / -EINVAL. */
 int prof_add(struct profile *p, const struct prof_sample *s);
 
