@@ -146,6 +146,9 @@ EXPORT_SRCS := $(wildcard tools/export/*.c)
 $(O)/tests/unit/export_%: tests/unit/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(EXPORT_SRCS) $(PROG_LIBS) $(EXPORT_LIBS)
+$(O)/tests/helpers/export_%: tests/helpers/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(EXPORT_SRCS) $(PROG_LIBS) $(EXPORT_LIBS)
 
 $(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
@@ -164,6 +167,12 @@ $(O)/tests/helpers/%: tests/helpers/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 $(O)/tests/helpers/sym_target: tests/helpers/sym_target.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -g -rdynamic -o $@ $< $(LDFLAGS_SAN)
+
+# The export tests' workload (tests/helpers/prof_work.c): frame pointers, so that perf record -g
+# (frame-pointer unwinding) gives its whole call chains; -O0: leaf functions set up frames too.
+$(O)/tests/helpers/prof_work: tests/helpers/prof_work.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O0 -g -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
 
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
