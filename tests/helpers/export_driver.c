@@ -85,8 +85,13 @@ int main(int argc, char **argv)
 	struct perfring_procs *procs = perfring_procs_new(NULL);
 	struct perfring_symbolizer *sym = perfring_symbolizer_new(&sopts);
 
-	if (!p || !procs || !sym)
-		return die(argv[1], "out of memory");
+	FILE *out = NULL;
+	int rc = 0;
+
+	if (!p || !procs || !sym) {
+		rc = die(argv[1], "out of memory");
+		goto done;
+	}
 	/* Build ids recorded for files (perf's BUILD_ID feature). */
 	const struct perfring_perfdata_build_id *bid;
 
@@ -189,20 +194,18 @@ int main(int argc, char **argv)
 					  .frames = frames, .nframes = n };
 
 		if ((ret = prof_add(p, &ps)) < 0)
-			return die(argv[1], strerror(-ret));
+			break;
 	}
 	if (ret < 0) {
-		char what[512];
-
-		snprintf(what, sizeof(what), "%s: at offset %llu", argv[1],
-			 (unsigned long long)perfring_perfdata_error_offset(pd));
-		return die(what, perfring_errmsg());
+		/* prof_add's errors are errnos; the reader's message names the offset */
+		rc = die(argv[1], ret == -ENOMEM || ret == -EINVAL ? strerror(-ret) : perfring_errmsg());
+		goto done;
 	}
-
-	FILE *out = argc > 3 ? fopen(argv[3], "w") : stdout;
-
-	if (!out)
-		return die(argv[3], strerror(errno));
+	out = argc > 3 ? fopen(argv[3], "w") : stdout;
+	if (!out) {
+		rc = die(argv[3], strerror(errno));
+		goto done;
+	}
 	if (strcmp(argv[2], "folded") == 0)
 		ret = prof_write_folded(p, 0, false, out);
 	else if (strcmp(argv[2], "folded-period") == 0)
@@ -212,15 +215,18 @@ int main(int argc, char **argv)
 	else if (strcmp(argv[2], "speedscope") == 0)
 		ret = prof_write_speedscope(p, argv[1], out);
 	else
-		return die(argv[2], "unknown export (folded, folded-period, pprof, speedscope)");
-	if (ret < 0)
-		return die(argc > 3 ? argv[3] : "stdout", strerror(-ret));
-	if (out != stdout && fclose(out))
-		return die(argv[3], strerror(errno));
+		ret = -ENOTSUP;
+	if (ret == -ENOTSUP)
+		rc = die(argv[2], "unknown export (folded, folded-period, pprof, speedscope)");
+	else if (ret < 0)
+		rc = die(argc > 3 ? argv[3] : "stdout", strerror(-ret));
+	if (out != stdout && fclose(out) && !rc)
+		rc = die(argv[3], strerror(errno));
+done:
 	prof_free(p);
 	perfring_symbolizer_free(sym);
 	perfring_procs_free(procs);
 	perfring_perfdata_free(pd);
 	free(comms);
-	return 0;
+	return rc;
 }
