@@ -91,8 +91,8 @@ if ! command -v go >/dev/null; then
 	skip pprof "go tool pprof is not installed (scripts/install-deps.sh installs golang-go)"
 elif export_to pprof "$data" "$T_TMP/w.pb.gz" 2>"$T_TMP/pp.err"; then
 	pprof() { HOME=$T_TMP go tool pprof -symbolize=none "$@" "$T_TMP/w.pb.gz" 2>"$T_TMP/pprof.err"; }
-	pprof -top -nodecount=1000 -sample_index=samples >"$T_TMP/top.samples"
-	pprof -top -nodecount=1000 >"$T_TMP/top.period"
+	pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 -sample_index=samples >"$T_TMP/top.samples"
+	pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 >"$T_TMP/top.period"
 	sed 's/^/    /' "$T_TMP/top.period" | head -n 12
 	# pprof -top lines: flat flat% sum% cum cum% name...
 	top_table() { awk '$2 ~ /%$/ && $3 ~ /%$/ && $5 ~ /%$/ { name = $6; for (i = 7; i <= NF; i++) name = name " " $i;

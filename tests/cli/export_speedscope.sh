@@ -99,19 +99,28 @@ chrome() {
 		--user-data-dir="$T_TMP/chrome" --virtual-time-budget=20000 "$@" 2>>"$T_TMP/chrome.err"
 }
 
-# The DOM of the sandwich view: a table of every function with total and self weight.
-chrome --dump-dom "$(url_of sandwich)" >"$T_TMP/dom.html"
-python3 - "$T_TMP/dom.html" >"$T_TMP/dom.txt" <<'EOF'
+# The DOM of the sandwich view: a table of every function with total and self weight. The table
+# fills in after the profile is parsed; under load the dump can come first (an empty table): try
+# again, up to 5 times.
+dom_missing() {
+	missing=()
+	while IFS= read -r f; do
+		[ -z "$f" ] || grep -qxF -- "$f" "$T_TMP/dom.txt" || missing+=("$f")
+	done <<<"$funcs"
+	[ ${#missing[@]} -gt 0 ]
+}
+for attempt in 1 2 3 4 5; do
+	chrome --run-all-compositor-stages-before-draw --dump-dom "$(url_of sandwich)" >"$T_TMP/dom.html"
+	python3 - "$T_TMP/dom.html" >"$T_TMP/dom.txt" <<'EOF'
 import html, re, sys
 text = html.unescape(re.sub(r"<[^>]+>", "\n", open(sys.argv[1], encoding="utf-8").read()))
 print("\n".join(l.strip() for l in text.split("\n") if l.strip()))
 EOF
+	dom_missing || break
+	echo "attempt $attempt: the sandwich table is not filled in yet"
+done
 echo "the page's text (sandwich view):"
 sed 's/^/    /' "$T_TMP/dom.txt"
-missing=()
-while IFS= read -r f; do
-	[ -z "$f" ] || grep -qxF -- "$f" "$T_TMP/dom.txt" || missing+=("$f")
-done <<<"$funcs"
 if [ ! -s "$T_TMP/dom.txt" ] || ! grep -qx 'Symbol Name' "$T_TMP/dom.txt"; then
 	fail speedscope_sandwich "the page shows no sandwich table (chromium: $(grep -m1 -v dbus "$T_TMP/chrome.err"))"
 elif [ ${#missing[@]} -gt 0 ]; then
