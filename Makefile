@@ -137,6 +137,9 @@ TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tool
 # The trace fuzz target (tests/fuzz/trace_fuzz.c) builds with the same sources and libraries.
 FUZZ_EXTRA_trace = $(TRACE_DECODER_SRCS) $(TRACE_CFLAGS)
 FUZZ_LIBS_trace = $(TRACE_LIBS)
+# The exports' fuzz target (tests/fuzz/export_fuzz.c) builds with tools/export/ and zlib.
+FUZZ_EXTRA_export = $(EXPORT_SRCS)
+FUZZ_LIBS_export = $(EXPORT_LIBS)
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
