@@ -457,6 +457,8 @@ TEST(pprof_read_by_go_tool_pprof)
 		{ "compute (inline)", 5, 5 }, { "work", 0, 8 },  { "memcpy", 3, 3 },        { "main", 1, 17 }, { "[libc.so.6]", 2, 2 }, { "<unknown>", 0, 4 },
 		{ "do_syscall_64", 4, 4 }, { "entry_SYSCALL_64", 0, 4 }, { "std::vector<int>::push_back(int const&)", 2, 2 },
 	};
+	/* The main binary pprof names: the program, not libc or the kernel. */
+	CHECKF(strstr(out, "File: app\nBuild ID: 0123456789abcdef1032547698badcfe00112233\n"), "main binary:\n%s", out);
 	for (size_t i = 0; i < N(want); i++) {
 		double flat = -1, cum = -1;
 

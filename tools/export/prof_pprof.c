@@ -27,7 +27,9 @@
  *   (pprof's order: the last line is the function they were inlined into).
  *   An unnamed frame has no line (pprof shows its address and can symbolize
  *   it from the mapping's file and build id).
- * - Mapping: memory_start/limit, file_offset, filename, build_id (hex).
+ * - Mapping: memory_start/limit, file_offset, filename, build_id (hex);
+ *   programs first, heaviest first, so that pprof's main binary is the
+ *   program sampled most.
  * - time_nanos only when prof_set_clock() tied perf's clock to the epoch;
  *   duration_nanos from the first to the last sample.
  */
@@ -220,12 +222,88 @@ static void write_label(struct pb *sample, struct pb *lab, int64_t key, int64_t 
 	pb_msg(sample, 3, lab);
 }
 
+struct map_weight {
+	uint32_t idx;
+	bool program;  /* a file that is not a library nor "[kernel.kallsyms]"-like */
+	uint64_t weight;
+};
+
+/* Not "[...]", not a shared library (".so" at the end or followed by '.'/'_' and a digit: pprof's test). */
+static bool is_program(const char *file)
+{
+	const char *so;
+
+	if (!*file || *file == '[')
+		return false;
+	for (so = strstr(file, ".so"); so; so = strstr(so + 1, ".so"))
+		if (!so[3] || ((so[3] == '.' || so[3] == '_') && so[4] >= '0' && so[4] <= '9'))
+			return false;
+	return true;
+}
+
+static int cmp_weight(const void *a, const void *b)
+{
+	const struct map_weight *x = a, *y = b;
+
+	if (x->program != y->program)
+		return x->program ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return x->idx < y->idx ? -1 : 1;
+}
+
+/* Mappings in the order pprof reads a main binary from (it takes the first: "File:", "Build ID:"):
+ * programs before libraries and "[...]", each heaviest first (the samples whose stacks go
+ * through them). */
+static int map_order(const struct profile *p, uint32_t **order_out, uint32_t **id_out)
+{
+	size_t n = p->maps.n ? p->maps.n : 1;
+	struct map_weight *w = calloc(n, sizeof(*w));
+	uint32_t *seen = calloc(n, sizeof(*seen)); /* stack index + 1 that last counted the mapping */
+	uint32_t *order = calloc(n, sizeof(*order)), *id = calloc(n, sizeof(*id));
+
+	if (!w || !seen || !order || !id) {
+		free(w);
+		free(seen);
+		free(order);
+		free(id);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->maps.n; i++) {
+		w[i].idx = (uint32_t)i;
+		w[i].program = is_program(prof_str(p, prof_map(p, (uint32_t)i + 1)->file_sid));
+	}
+	for (size_t i = 0; i < p->stacks.n; i++) {
+		const struct prof_stack_key *k = prof_stack(p, i);
+
+		for (uint32_t j = 0; j < k->nlocs; j++) {
+			uint32_t map = prof_loc(p, k->locs[j])->map;
+
+			if (map && seen[map - 1] != i + 1) {
+				seen[map - 1] = (uint32_t)i + 1;
+				w[map - 1].weight += p->stack_vals[i].count;
+			}
+		}
+	}
+	qsort(w, p->maps.n, sizeof(*w), cmp_weight);
+	for (size_t k = 0; k < p->maps.n; k++) {
+		order[k] = w[k].idx;
+		id[w[k].idx] = (uint32_t)k + 1;
+	}
+	free(w);
+	free(seen);
+	*order_out = order;
+	*id_out = id;
+	return 0;
+}
+
 int prof_write_pprof(const struct profile *p, FILE *out)
 {
 	struct gz *g;
 	struct strs *st;
 	struct pb m = { 0 }, sub = { 0 };
 	uint8_t *map_flags = NULL;
+	uint32_t *order = NULL, *map_id = NULL;
 	int err = 0;
 
 	if (!p || !out)
@@ -304,10 +382,15 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 				map_flags[l->map - 1] |= 4;
 		}
 	}
-	for (size_t i = 0; i < p->maps.n && !g->err; i++) {
+	if (map_order(p, &order, &map_id)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t k = 0; k < p->maps.n && !g->err; k++) {
+		size_t i = order[k];
 		const struct prof_map_key *mk = prof_map(p, (uint32_t)i + 1);
 
-		pb_uint(&m, 1, i + 1);
+		pb_uint(&m, 1, k + 1);
 		pb_uint(&m, 2, mk->start);
 		pb_uint(&m, 3, mk->limit);
 		pb_uint(&m, 4, mk->pgoff);
@@ -323,7 +406,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 		const struct prof_loc_key *l = prof_loc(p, (uint32_t)i);
 
 		pb_uint(&m, 1, i + 1);
-		pb_uint(&m, 2, l->map);
+		pb_uint(&m, 2, l->map ? map_id[l->map - 1] : 0);
 		pb_uint(&m, 3, l->addr);
 		for (uint32_t j = 0; j < l->nlines; j++) {
 			sub.len = 0;
@@ -382,6 +465,8 @@ out:
 	for (size_t i = 0; i < st->nextra; i++)
 		free(st->extra[i]);
 	free(map_flags);
+	free(order);
+	free(map_id);
 	free(m.b);
 	free(sub.b);
 	free(g);
