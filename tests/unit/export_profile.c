@@ -202,20 +202,46 @@ static int speedscope(const struct profile *p, FILE *f)
 	return prof_write_speedscope(p, "hand-made", f);
 }
 
+/* One export of p into memory (kind: 'f' folded by samples, 'F' by period, 's' speedscope); NULL on error. */
+static char *export_mem(const struct profile *p, char kind)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	int err;
+
+	if (!f)
+		return NULL;
+	err = kind == 's' ? prof_write_speedscope(p, "n\"ame", f) : prof_write_folded(p, 0, kind == 'F', f);
+	if (fclose(f) || err) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* A profile of one sample of one event. */
+static struct profile *one_sample(const char *event, const struct prof_sample *s)
+{
+	struct profile *p = prof_new(&event, 1);
+
+	if (p && prof_add(p, s)) {
+		prof_free(p);
+		p = NULL;
+	}
+	return p;
+}
+
 /* ---- folded ---- */
 
 TEST(folded_lines_as_stackcollapse)
 {
 	struct profile *p = build();
-	char *out = NULL;
-	size_t len = 0;
+	char *out;
 
 	REQUIRE(p);
-	FILE *f = open_memstream(&out, &len);
-
-	REQUIRE(f);
-	CHECK_EQ_INT(prof_write_folded(p, 0, false, f), 0);
-	fclose(f);
+	out = export_mem(p, 'f');
+	REQUIRE(out);
 	/* Sorted bytewise, as the Perl script's `sort keys`. */
 	const char *want = ":300;main 1\n"
 			   "app;main;[libc.so.6] 2\n"
@@ -271,8 +297,6 @@ TEST(folded_sums_equal_samples_and_periods)
 
 TEST(folded_tidies_names)
 {
-	const char *events[] = { "cycles" };
-	struct profile *p = prof_new(events, 1);
 	struct prof_frame fr[] = {
 		{ .addr = 1, .name = "a;b" },
 		{ .addr = 2, .name = "(anonymous namespace)::f(int)" },
@@ -282,16 +306,12 @@ TEST(folded_tidies_names)
 		{ .addr = 6, .binary = "[kernel.kallsyms]", .kernel = true },
 	};
 	struct prof_sample s = { .pid = 1, .tid = 1, .comm = "a b;c", .period = 7, .frames = fr, .nframes = 6 };
-	char *out = NULL;
-	size_t len = 0;
+	struct profile *p = one_sample("cycles", &s);
+	char *out;
 
 	REQUIRE(p);
-	REQUIRE(prof_add(p, &s) == 0);
-	FILE *f = open_memstream(&out, &len);
-
-	REQUIRE(f);
-	CHECK_EQ_INT(prof_write_folded(p, 0, true, f), 0);
-	fclose(f);
+	out = export_mem(p, 'F');
+	REQUIRE(out);
 	const char *want = "a_b:c;[kernel.kallsyms];[libz.so];say hi now;main.(*T).Run;(anonymous namespace)::f;a:b 7\n";
 	CHECKF(strcmp(out, want) == 0, "folded: %s wanted: %s", out, want);
 	free(out);
@@ -389,15 +409,14 @@ static void check_raw_samples(const char *raw)
 
 TEST(pprof_read_by_go_tool_pprof)
 {
-	struct profile *p = build();
 	char cmd[1024], *out;
 	int rc;
 
-	REQUIRE(p);
-	if (!have("go")) {
-		prof_free(p);
+	if (!have("go"))
 		SKIP("go tool pprof is not installed (scripts/install-deps.sh installs golang-go)");
-	}
+	struct profile *p = build();
+
+	REQUIRE(p);
 	char *path = write_file("profile.pb.gz", pprof, p);
 
 	REQUIRE(path);
@@ -484,17 +503,17 @@ TEST(pprof_read_by_go_tool_pprof)
 
 TEST(speedscope_json_checked)
 {
-	struct profile *p = build();
 	char cmd[1024], *out;
 	int rc;
+	/* speedscope's own schema when tests/cli/export_speedscope.sh has installed its npm package */
 	const char *schema = "build/speedscope/node_modules/speedscope/dist/release/file-format-schema.json";
 	struct stat st;
 
-	REQUIRE(p);
-	if (!have("python3")) {
-		prof_free(p);
+	if (!have("python3"))
 		SKIP("python3 is not installed");
-	}
+	struct profile *p = build();
+
+	REQUIRE(p);
 	char *path = write_file("profile.speedscope.json", speedscope, p);
 
 	REQUIRE(path);
@@ -522,21 +541,16 @@ TEST(speedscope_json_checked)
 
 TEST(speedscope_escapes_and_utf8)
 {
-	const char *events[] = { "cycles" };
-	struct profile *p = prof_new(events, 1);
 	struct prof_frame fr[] = { { .addr = 1, .name = "q\"uote\\back\tslash\x01", .file = "f\xc3\xa9.c" },
 				   { .addr = 2, .name = "bad\xff\xc3(utf8)\xed\xa0\x80" } };
 	struct prof_sample s = { .pid = 1, .tid = 1, .comm = "x", .period = 1, .frames = fr, .nframes = 2 };
-	char *out = NULL;
-	size_t len = 0;
+	struct profile *p = one_sample("cycles", &s);
+	char *out;
 
 	REQUIRE(p);
-	REQUIRE(prof_add(p, &s) == 0);
-	FILE *f = open_memstream(&out, &len);
-
-	REQUIRE(f);
-	CHECK_EQ_INT(prof_write_speedscope(p, "n\"ame", f), 0);
-	fclose(f);
+	out = export_mem(p, 's');
+	REQUIRE(out);
+	CHECK(strstr(out, "\"name\":\"n\\\"ame\""));
 	CHECK(strstr(out, "{\"name\":\"q\\\"uote\\\\back\\u0009slash\\u0001\",\"file\":\"f\xc3\xa9.c\"}"));
 	CHECK(strstr(out, "{\"name\":\"bad\\ufffd\\ufffd(utf8)\\ufffd\\ufffd\\ufffd\"}"));
 	CHECK(strstr(out, "\"unit\":\"none\""));

@@ -25,37 +25,8 @@
 
 #include "export/prof_internal.h"
 
-struct strbuf {
-	char *s;
-	size_t len, cap;
-	int err;
-};
-
-static void sb_putn(struct strbuf *b, const char *s, size_t n)
-{
-	if (b->err)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		char *ns = realloc(b->s, cap);
-
-		if (!ns) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->s = ns;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
 /* One name, tidied as stackcollapse-perf.pl's tidy_generic. */
-static void put_tidy(struct strbuf *b, const char *name, bool is_comm)
+static void put_tidy(struct prof_buf *b, const char *name, bool is_comm)
 {
 	size_t n = strlen(name);
 
@@ -82,15 +53,15 @@ static void put_tidy(struct strbuf *b, const char *name, bool is_comm)
 			c = is_comm ? '_' : ' ';
 		else if (c == '"' || c == '\'')
 			continue;
-		sb_putn(b, &c, 1);
+		prof_buf_put(b, &c, 1);
 	}
 }
 
 static int put_frame(const char *name, const char *file, void *arg)
 {
-	struct strbuf *b = arg;
+	struct prof_buf *b = arg;
 
-	sb_putn(b, ";", 1);
+	prof_buf_put(b, ";", 1);
 	put_tidy(b, name, false);
 	return b->err;
 }
@@ -120,7 +91,7 @@ int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *
 		return -ENOMEM;
 	for (size_t i = 0; i < p->stacks.n; i++) {
 		const struct prof_stack_key *k = prof_stack(p, i);
-		struct strbuf b = { 0 };
+		struct prof_buf b = { 0 };
 		char cbuf[32];
 
 		if ((int)k->event != event)
@@ -128,14 +99,14 @@ int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *
 		put_tidy(&b, prof_comm_name(p, k, cbuf, sizeof(cbuf)), true);
 		for (uint32_t j = k->nlocs; j-- > 0 && !b.err;)
 			prof_loc_names(p, k->locs[j], put_frame, &b);
-		if (!b.err && !b.s)
-			sb_putn(&b, "", 0);
+		if (!b.err && !b.b)
+			prof_buf_put(&b, "", 0);
 		if (b.err) {
-			free(b.s);
+			free(b.b);
 			err = b.err;
 			goto out;
 		}
-		lines[nlines].text = b.s;
+		lines[nlines].text = (char *)b.b;
 		lines[nlines].value = by_period ? p->stack_vals[i].period : p->stack_vals[i].count;
 		nlines++;
 	}

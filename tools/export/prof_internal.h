@@ -106,6 +106,16 @@ static inline const struct prof_func_key *prof_func(const struct profile *p, uin
 	return prof_key(&p->funcs, func - 1);
 }
 
+/* A growable byte buffer for the encoders; b[len] is always 0 (text reads as a C string).
+ * The first failed allocation sets err (-ENOMEM) and later puts do nothing. */
+struct prof_buf {
+	unsigned char *b;
+	size_t len, cap;
+	int err;
+};
+
+void prof_buf_put(struct prof_buf *b, const void *data, size_t n);
+
 /* Whether the event counts time in nanoseconds (cpu-clock, task-clock, with or without :modifiers). */
 bool prof_event_is_clock(const char *name);
 

@@ -40,63 +40,41 @@
 
 #include "export/prof_internal.h"
 
-/* ---- protobuf wire format ---- */
+/* ---- protobuf wire format, into a prof_buf (a message being encoded) ---- */
 
-struct pb {
-	uint8_t *b;
-	size_t len, cap;
-	int err;
-};
-
-static void pb_need(struct pb *pb, size_t n)
+static void pb_bytes(struct prof_buf *pb, const void *data, size_t n)
 {
-	if (pb->err || pb->len + n <= pb->cap)
-		return;
-	size_t cap = pb->cap ? pb->cap : 256;
-
-	while (cap < pb->len + n)
-		cap *= 2;
-	uint8_t *b = realloc(pb->b, cap);
-
-	if (!b) {
-		pb->err = -ENOMEM;
-		return;
-	}
-	pb->b = b;
-	pb->cap = cap;
+	prof_buf_put(pb, data, n);
 }
 
-static void pb_bytes(struct pb *pb, const void *data, size_t n)
+/* v as a varint into out (10 bytes at most); returns its length. */
+static size_t varint_enc(uint8_t out[10], uint64_t v)
 {
-	pb_need(pb, n);
-	if (pb->err)
-		return;
-	if (n)
-		memcpy(pb->b + pb->len, data, n);
-	pb->len += n;
-}
-
-static void pb_varint(struct pb *pb, uint64_t v)
-{
-	uint8_t tmp[10];
 	size_t n = 0;
 
 	do {
-		tmp[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+		out[n++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	pb_bytes(pb, tmp, n);
+	return n;
+}
+
+static void pb_varint(struct prof_buf *pb, uint64_t v)
+{
+	uint8_t tmp[10];
+
+	pb_bytes(pb, tmp, varint_enc(tmp, v));
 }
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
-static void pb_tag(struct pb *pb, unsigned field, unsigned wire)
+static void pb_tag(struct prof_buf *pb, unsigned field, unsigned wire)
 {
 	pb_varint(pb, (uint64_t)field << 3 | wire);
 }
 
 /* An integer field (int64, uint64 and bool share the varint encoding); 0 is the default and left out. */
-static void pb_uint(struct pb *pb, unsigned field, uint64_t v)
+static void pb_uint(struct prof_buf *pb, unsigned field, uint64_t v)
 {
 	if (!v)
 		return;
@@ -104,14 +82,14 @@ static void pb_uint(struct pb *pb, unsigned field, uint64_t v)
 	pb_varint(pb, v);
 }
 
-static void pb_len(struct pb *pb, unsigned field, const void *data, size_t n)
+static void pb_len(struct prof_buf *pb, unsigned field, const void *data, size_t n)
 {
 	pb_tag(pb, field, WIRE_LEN);
 	pb_varint(pb, n);
 	pb_bytes(pb, data, n);
 }
 
-static void pb_msg(struct pb *pb, unsigned field, const struct pb *sub)
+static void pb_msg(struct prof_buf *pb, unsigned field, const struct prof_buf *sub)
 {
 	if (sub->err)
 		pb->err = sub->err;
@@ -153,31 +131,33 @@ static void gz_feed(struct gz *g, const void *data, size_t n, int flush)
 }
 
 /* A top-level field: tag, length and message, deflated; the message buffer is reset for reuse. */
-static void gz_field(struct gz *g, unsigned field, struct pb *msg)
+static void gz_field(struct gz *g, unsigned field, struct prof_buf *msg)
 {
-	struct pb head = { 0 };
-	uint8_t hb[16];
+	uint8_t head[20];
+	size_t n;
 
 	if (msg->err) {
 		g->err = msg->err;
 		return;
 	}
-	head.b = hb;
-	head.cap = sizeof(hb);
-	pb_tag(&head, field, WIRE_LEN);
-	pb_varint(&head, msg->len);
-	gz_feed(g, head.b, head.len, Z_NO_FLUSH);
+	n = varint_enc(head, (uint64_t)field << 3 | WIRE_LEN);
+	n += varint_enc(head + n, msg->len);
+	gz_feed(g, head, n, Z_NO_FLUSH);
 	gz_feed(g, msg->b, msg->len, Z_NO_FLUSH);
 	msg->len = 0;
 }
 
+/* A top-level integer field (left out when 0, as pb_uint). */
 static void gz_varint_field(struct gz *g, unsigned field, uint64_t v)
 {
-	uint8_t hb[24];
-	struct pb head = { .b = hb, .cap = sizeof(hb) };
+	uint8_t head[20];
+	size_t n;
 
-	pb_uint(&head, field, v);
-	gz_feed(g, head.b, head.len, Z_NO_FLUSH);
+	if (!v)
+		return;
+	n = varint_enc(head, (uint64_t)field << 3 | WIRE_VARINT);
+	n += varint_enc(head + n, v);
+	gz_feed(g, head, n, Z_NO_FLUSH);
 }
 
 /* ---- strings the profile does not hold: sample types, units, label keys ---- */
@@ -206,14 +186,14 @@ static int64_t str_id(struct strs *st, const char *s)
 	return (int64_t)(st->p->strs.n + st->nextra++);
 }
 
-static void write_value_type(struct gz *g, struct pb *m, unsigned field, int64_t type, int64_t unit)
+static void write_value_type(struct gz *g, struct prof_buf *m, unsigned field, int64_t type, int64_t unit)
 {
 	pb_uint(m, 1, (uint64_t)type);
 	pb_uint(m, 2, (uint64_t)unit);
 	gz_field(g, field, m);
 }
 
-static void write_label(struct pb *sample, struct pb *lab, int64_t key, int64_t str, uint64_t num)
+static void write_label(struct prof_buf *sample, struct prof_buf *lab, int64_t key, int64_t str, uint64_t num)
 {
 	lab->len = 0;
 	pb_uint(lab, 1, (uint64_t)key);
@@ -301,7 +281,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 {
 	struct gz *g;
 	struct strs *st;
-	struct pb m = { 0 }, sub = { 0 };
+	struct prof_buf m = { 0 }, sub = { 0 };
 	uint8_t *map_flags = NULL;
 	uint32_t *order = NULL, *map_id = NULL;
 	int err = 0;

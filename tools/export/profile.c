@@ -180,6 +180,30 @@ void prof_set_clock(struct profile *p, uint64_t perf_ns, uint64_t epoch_ns)
 	p->has_clock = true;
 }
 
+void prof_buf_put(struct prof_buf *b, const void *data, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+
+		while (b->len + n + 1 > cap)
+			cap *= 2;
+		unsigned char *nb = realloc(b->b, cap);
+
+		if (!nb) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->b = nb;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->b + b->len, data, n);
+	b->len += n;
+	b->b[b->len] = 0;
+}
+
 static int scratch_reserve(struct profile *p, size_t bytes)
 {
 	if (bytes <= p->scratch_cap)
