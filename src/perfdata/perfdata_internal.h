@@ -181,6 +181,10 @@ int pd_feature_set(struct perfring_perfdata *pd, int feat, const uint8_t *data, 
 void pd_features_free(struct perfring_perfdata *pd);
 
 /* perfdata_next.c */
+/* The HEADER_TRACING_DATA feature for the tracepoints with these ids
+ * (perfdata_tracing.c): *out (malloc'd) and *out_len, or a negative errno. */
+int pd_tracing_data(const uint64_t *ids, size_t nr, uint8_t **out, size_t *out_len);
+
 int pd_raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec);
 void pd_next_free(struct perfring_perfdata *pd);
 

@@ -376,9 +376,52 @@ static int feat_event_desc(struct perfring_perfdata_writer *w)
 	return err;
 }
 
+/* The formats of the recorded tracepoints; without them perf refuses the
+ * file ("broken or missing trace data"). */
+static int feat_tracing_data(struct perfring_perfdata_writer *w)
+{
+	uint64_t *ids;
+	uint8_t *data = NULL;
+	size_t nr = 0, len = 0;
+	int i, err;
+
+	ids = malloc((size_t)w->nr_attrs * sizeof(*ids));
+	if (!ids)
+		return pr_fail(ENOMEM, "perf.data writer: no memory");
+	for (i = 0; i < w->nr_attrs; i++)
+		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT)
+			ids[nr++] = w->attrs[i].attr.config;
+	err = pd_tracing_data(ids, nr, &data, &len);
+	free(ids);
+	if (!err)
+		err = pw_bytes(w, data, len);
+	free(data);
+	return err;
+}
+
+static bool has_tracepoints(const struct perfring_perfdata_writer *w)
+{
+	int i;
+
+	for (i = 0; i < w->nr_attrs; i++)
+		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT)
+			return true;
+	return false;
+}
+
+/* Whether the file carries feature feat (the table lists only those). */
+static bool want_feature(const struct perfring_perfdata_writer *w, int feat)
+{
+	switch (feat) {
+	case PD_FEAT_TRACING_DATA: return has_tracepoints(w);
+	}
+	return true;
+}
+
 static int write_feature(struct perfring_perfdata_writer *w, int feat)
 {
 	switch (feat) {
+	case PD_FEAT_TRACING_DATA: return feat_tracing_data(w);
 	case PD_FEAT_HOSTNAME: return pw_string(w, w->hostname, strlen(w->hostname));
 	case PD_FEAT_OSRELEASE: return pw_string(w, w->osrelease, strlen(w->osrelease));
 	case PD_FEAT_VERSION: return pw_string(w, PW_VERSION, strlen(PW_VERSION));
@@ -391,7 +434,7 @@ static int write_feature(struct perfring_perfdata_writer *w, int feat)
 }
 
 static const int pw_features[] = {
-	PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE, PD_FEAT_VERSION, PD_FEAT_ARCH,
+	PD_FEAT_TRACING_DATA, PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE, PD_FEAT_VERSION, PD_FEAT_ARCH,
 	PD_FEAT_NRCPUS, PD_FEAT_CMDLINE, PD_FEAT_EVENT_DESC,
 };
 #define PW_NR_FEATURES (int)(sizeof(pw_features) / sizeof(pw_features[0]))
@@ -401,19 +444,22 @@ static int write_features(struct perfring_perfdata_writer *w, uint64_t *bitmap)
 {
 	uint64_t secs[PW_NR_FEATURES][2];
 	uint64_t table = w->pos;
-	int i, err;
+	int feats[PW_NR_FEATURES], nr = 0, i, err;
 
+	for (i = 0; i < PW_NR_FEATURES; i++)
+		if (want_feature(w, pw_features[i]))
+			feats[nr++] = pw_features[i];
 	memset(secs, 0, sizeof(secs));
-	err = pw_bytes(w, secs, sizeof(secs));
-	for (i = 0; i < PW_NR_FEATURES && !err; i++) {
+	err = pw_bytes(w, secs, (size_t)nr * 16);
+	for (i = 0; i < nr && !err; i++) {
 		secs[i][0] = w->pos;
-		err = write_feature(w, pw_features[i]);
+		err = write_feature(w, feats[i]);
 		secs[i][1] = w->pos - secs[i][0];
-		bitmap[pw_features[i] / 64] |= 1ULL << (pw_features[i] % 64);
+		bitmap[feats[i] / 64] |= 1ULL << (feats[i] % 64);
 	}
 	if (err || (err = pw_flush(w)))
 		return err;
-	if (pwrite(w->fd, secs, sizeof(secs), (off_t)table) != (ssize_t)sizeof(secs))
+	if (pwrite(w->fd, secs, (size_t)nr * 16, (off_t)table) != (ssize_t)nr * 16)
 		return pr_fail(errno ? errno : EIO, "perf.data writer: cannot write the feature table: %s",
 			       strerror(errno));
 	return 0;

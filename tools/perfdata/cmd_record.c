@@ -63,6 +63,7 @@ struct record_event {
 	struct perf_event_attr attr;
 	uint64_t ids[RECORD_MAX_CPUS];
 	int fds[RECORD_MAX_CPUS];
+	bool tracepoint;
 };
 
 struct record_state {
@@ -169,6 +170,7 @@ int cmd_record(int argc, char **argv)
 	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false;
 	int nev = 0, ncpu, cpus[RECORD_MAX_CPUS], c, idx, i, j, ret = EXIT_ERROR;
 	int child_status = 0, err;
+	uint64_t sample_type;
 	long target_pid = -1;
 	uint64_t v, last_progress = 0;
 	struct tool_command command = { .go_fd = -1, .err_fd = -1 };
@@ -236,6 +238,13 @@ int cmd_record(int argc, char **argv)
 		return tool_usage_error(CMD, "give -c PERIOD or -F HZ, not both");
 	if (!nev)
 		events[nev++].name = "cpu-clock";
+	for (j = 0; j < nev; j++) {
+		struct perf_event_attr a;
+
+		if (perfring_event_parse(events[j].name, &a))
+			return tool_error(CMD, "%s", perfring_errmsg());
+		events[j].tracepoint = a.type == PERF_TYPE_TRACEPOINT;
+	}
 	max_rate = record_max_rate();
 	if (!period && !freq)
 		freq = max_rate && max_rate < RECORD_DEFAULT_HZ ? max_rate : RECORD_DEFAULT_HZ;
@@ -270,9 +279,9 @@ int cmd_record(int argc, char **argv)
 
 	eo.sample_period = period;
 	eo.sample_freq = period ? 0 : freq;
-	eo.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	if (nev > 1)
-		eo.sample_type |= PERF_SAMPLE_IDENTIFIER;
+		sample_type |= PERF_SAMPLE_IDENTIFIER;
 	eo.callchain = callchain;
 	eo.dwarf = dwarf;
 	eo.sample_id_all = true;
@@ -295,6 +304,11 @@ int cmd_record(int argc, char **argv)
 			int fd;
 
 			eo.task_events = j == 0;
+			eo.sample_type = sample_type;
+			/* tracepoint fields come in the raw data (decoded with the
+			 * file's tracing data) */
+			if (events[j].tracepoint)
+				eo.sample_type |= PERF_SAMPLE_RAW;
 			fd = perfring_event_open(events[j].name, (int)target_pid, cpus[i], -1, &eo, &attr);
 			if (fd < 0) {
 				tool_error(CMD, "%s", perfring_errmsg());
