@@ -40,6 +40,11 @@ struct perfring_perfdata_writer_opts {
 	const char *hostname, *osrelease, *arch, *cmdline;
 	/* NRCPUS feature; 0: from sysconf(). */
 	uint32_t nr_cpus_online, nr_cpus_available;
+	/* Write the HEADER_BUILD_ID feature: the build ids of the kernel and of
+	 * every binary a sample's ip or call chain hit, found with a process
+	 * model fed by the records written (MMAP2 build ids when the kernel put
+	 * them there, else each file's ELF note, read at close). */
+	bool build_ids;
 };
 
 /* Create (or truncate) path. NULL with errno and perfring_errmsg() on failure. */

@@ -45,6 +45,8 @@ struct perfring_perfdata_writer {
 	int nr_attrs;
 	char *hostname, *osrelease, *arch, *cmdline;
 	uint32_t nr_online, nr_avail;
+	bool build_ids;
+	struct pw_bids *bids; /* with build_ids, from the first record on */
 };
 
 static int pw_flush(struct perfring_perfdata_writer *w)
@@ -143,6 +145,7 @@ struct perfring_perfdata_writer *perfring_perfdata_writer_open(const char *path,
 		perfring_perfdata_writer_free(w);
 		return pr_fail_null(ENOMEM, "perf.data writer: no memory");
 	}
+	w->build_ids = PR_OPT(opts, build_ids, false);
 	w->nr_online = PR_OPT(opts, nr_cpus_online, 0);
 	w->nr_avail = PR_OPT(opts, nr_cpus_available, 0);
 	if (!w->nr_online && (n = sysconf(_SC_NPROCESSORS_ONLN)) > 0)
@@ -284,7 +287,28 @@ static int write_kernel_mmap(struct perfring_perfdata_writer *w)
 	memcpy(rec + 8, pid_tid, 8);
 	memcpy(rec + 16, v, 24);
 	memcpy(rec + 40, fname, sizeof(fname));
-	return pw_bytes(w, rec, h.size);
+	return pw_bytes(w, rec, h.size) ?: (w->bids ? pw_bids_record(w->bids, rec, h.size) : 0);
+}
+
+/* The attrs are final: the build id tracker gets their parse configs. */
+static int bids_start(struct perfring_perfdata_writer *w)
+{
+	struct pw_bid_attr *ba = calloc((size_t)w->nr_attrs, sizeof(*ba));
+	int i;
+
+	if (!ba)
+		return pr_fail(ENOMEM, "perf.data writer: no memory");
+	for (i = 0; i < w->nr_attrs; i++) {
+		if (perfring_parse_config_init(&ba[i].cfg, &w->attrs[i].attr, false)) {
+			free(ba);
+			return pr_fail(EINVAL, "perf.data writer: attr %d cannot be decoded: %s", i, perfring_errmsg());
+		}
+		ba[i].ids = w->attrs[i].ids;
+		ba[i].nr_ids = w->attrs[i].nr_ids;
+	}
+	w->bids = pw_bids_new(ba, w->nr_attrs);
+	free(ba);
+	return w->bids ? 0 : -errno;
 }
 
 /* The ids of every attr, then the attrs (each followed by its ids' section). */
@@ -306,6 +330,8 @@ static int write_attrs(struct perfring_perfdata_writer *w)
 		ids_off += a->nr_ids * 8;
 	}
 	w->data_off = w->pos;
+	if (!err && w->build_ids)
+		err = bids_start(w);
 	return err ?: write_kernel_mmap(w);
 }
 
@@ -329,6 +355,8 @@ int perfring_perfdata_writer_write(struct perfring_perfdata_writer *w, const voi
 	if (!w->started && (err = write_attrs(w)))
 		return w->err = err;
 	err = pw_bytes(w, rec, len);
+	if (!err && w->bids)
+		err = pw_bids_record(w->bids, rec, len);
 	if (err)
 		w->err = err;
 	return err;
@@ -399,6 +427,16 @@ static int feat_tracing_data(struct perfring_perfdata_writer *w)
 	return err;
 }
 
+static int emit_bytes(void *ctx, const void *p, size_t n)
+{
+	return pw_bytes(ctx, p, n);
+}
+
+static int feat_build_id(struct perfring_perfdata_writer *w)
+{
+	return pw_bids_write(w->bids, emit_bytes, w);
+}
+
 static bool has_tracepoints(const struct perfring_perfdata_writer *w)
 {
 	int i;
@@ -414,6 +452,7 @@ static bool want_feature(const struct perfring_perfdata_writer *w, int feat)
 {
 	switch (feat) {
 	case PD_FEAT_TRACING_DATA: return has_tracepoints(w);
+	case PD_FEAT_BUILD_ID: return w->bids != NULL;
 	}
 	return true;
 }
@@ -422,6 +461,7 @@ static int write_feature(struct perfring_perfdata_writer *w, int feat)
 {
 	switch (feat) {
 	case PD_FEAT_TRACING_DATA: return feat_tracing_data(w);
+	case PD_FEAT_BUILD_ID: return feat_build_id(w);
 	case PD_FEAT_HOSTNAME: return pw_string(w, w->hostname, strlen(w->hostname));
 	case PD_FEAT_OSRELEASE: return pw_string(w, w->osrelease, strlen(w->osrelease));
 	case PD_FEAT_VERSION: return pw_string(w, PW_VERSION, strlen(PW_VERSION));
@@ -434,7 +474,7 @@ static int write_feature(struct perfring_perfdata_writer *w, int feat)
 }
 
 static const int pw_features[] = {
-	PD_FEAT_TRACING_DATA, PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE, PD_FEAT_VERSION, PD_FEAT_ARCH,
+	PD_FEAT_TRACING_DATA, PD_FEAT_BUILD_ID, PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE, PD_FEAT_VERSION, PD_FEAT_ARCH,
 	PD_FEAT_NRCPUS, PD_FEAT_CMDLINE, PD_FEAT_EVENT_DESC,
 };
 #define PW_NR_FEATURES (int)(sizeof(pw_features) / sizeof(pw_features[0]))
@@ -516,6 +556,7 @@ void perfring_perfdata_writer_free(struct perfring_perfdata_writer *w)
 		free(w->attrs[i].name);
 	}
 	free(w->attrs);
+	pw_bids_free(w->bids);
 	free(w->buf);
 	free(w->hostname);
 	free(w->osrelease);

@@ -285,6 +285,7 @@ int cmd_record(int argc, char **argv)
 	eo.callchain = callchain;
 	eo.dwarf = dwarf;
 	eo.sample_id_all = true;
+	eo.build_id = true;
 	eo.wakeup_bytes = RECORD_WATERMARK;
 	eo.inherit = target_pid > 0;
 	eo.enable_on_exec = cmd != NULL;
@@ -310,6 +311,12 @@ int cmd_record(int argc, char **argv)
 			if (events[j].tracepoint)
 				eo.sample_type |= PERF_SAMPLE_RAW;
 			fd = perfring_event_open(events[j].name, (int)target_pid, cpus[i], -1, &eo, &attr);
+			if (fd == -EINVAL && eo.build_id) {
+				/* a kernel before 5.12: MMAP2 with inodes, build ids
+				 * from the files at the end */
+				eo.build_id = false;
+				fd = perfring_event_open(events[j].name, (int)target_pid, cpus[i], -1, &eo, &attr);
+			}
 			if (fd < 0) {
 				tool_error(CMD, "%s", perfring_errmsg());
 				goto out;
@@ -335,6 +342,7 @@ int cmd_record(int argc, char **argv)
 
 	cmdline = record_cmdline(argc, argv);
 	wo.cmdline = cmdline;
+	wo.build_ids = true;
 	st.writer = perfring_perfdata_writer_open(output, &wo);
 	free(cmdline);
 	if (!st.writer) {
