@@ -115,10 +115,12 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
-# The exports (tools/export/: pprof is gzip'd) link zlib.
+# The exports (tools/export/: pprof is gzip'd) link zlib; the answers commands (script, report)
+# demangle C++ names with the C++ runtime's demangler, as perf does.
 EXPORT_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+ANSWERS_LIBS := -lstdc++
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(EXPORT_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(EXPORT_LIBS) $(ANSWERS_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -167,10 +169,10 @@ $(O)/tests/helpers/%: tests/helpers/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
 
 # The symbolizer tests' target program: -g, and -rdynamic so that a stripped copy keeps its global
-# functions in .dynsym (tests/helpers/sym_target.c).
+# functions in .dynsym (tests/helpers/sym_target.c); frame pointers, for the call chains of tests/cli/script_oracle.sh.
 $(O)/tests/helpers/sym_target: tests/helpers/sym_target.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -g -rdynamic -o $@ $< $(LDFLAGS_SAN)
+	$(CC) $(CFLAGS_ALL) -g -rdynamic -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
 
 # The export tests' workload (tests/helpers/prof_work.c): frame pointers, so that perf record -g
 # (frame-pointer unwinding) gives its whole call chains; -O0: leaf functions set up frames too.
