@@ -11,9 +11,13 @@
  *
  * After any wakeup every ring is drained to its head: the kernel reports a
  * ring readable only once per wakeup, so a ring left half read would not be
- * reported again (see KERNEL-NOTES). Records below the wakeup threshold are
- * delivered at the latest max_delay_ns after they were written, while a
- * thread waits in perfring_reader_poll()/perfring_reader_read().
+ * reported again (see KERNEL-NOTES). Records wait for the wakeup threshold
+ * (as cilium's Read does), also those already in a ring when
+ * perfring_reader_poll()/_read()/_wait() is called: they come out with the
+ * record that reaches it, on a flush, when the deadline passes, or at the
+ * latest max_delay_ns after they were written while a thread waits in
+ * poll/read. A timeout alone does not release them (-ETIMEDOUT). Records
+ * left by an early stop are due at once. _consume() takes whatever is there.
  *
  * Thread-safety contract:
  *  - perfring_reader_poll(), _read(), _consume() and _wait(): one thread at
@@ -66,7 +70,10 @@ struct perfring_reader_opts {
 	uint32_t wakeup_bytes;
 	/* Upper bound, in nanoseconds, on how long a record may wait below the
 	 * wakeup threshold before a blocked poll/read delivers it anyway.
-	 * 0: no bound (records wait for the threshold). */
+	 * 0: no bound (records wait for the threshold, a flush or the
+	 * deadline). For perfring_reader_new() readers, give the wakeup
+	 * fields the values of your events' attrs: the default (1) takes
+	 * every record at once. */
 	uint64_t max_delay_ns;
 	/* Overwritable rings (write_backward): the kernel overwrites the
 	 * oldest records; reads pause output and return newest first. */

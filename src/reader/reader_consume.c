@@ -279,9 +279,29 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 	return ret < 0 ? ret : n;
 }
 
-/* Drain one ring to its head. Returns records delivered or an error. */
+static int drain_ring_once(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
+			   bool *stopped);
+
+/* Drain one ring to its head. Returns records delivered or an error. A ring
+ * drained to its head owes nothing more; one left by an early stop owes the
+ * rest at once (reader_wait.c). */
 static int drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
 		      bool *stopped)
+{
+	bool stop = false;
+	int ret = drain_ring_once(rd, r, fn, ctx, &stop);
+
+	if (stop) {
+		*stopped = true;
+		r->owed = true;
+	} else if (ret >= 0) {
+		r->owed = false;
+	}
+	return ret;
+}
+
+static int drain_ring_once(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
+			   bool *stopped)
 {
 	struct deliver_ctx dc = { .rd = rd, .r = r, .fn = fn, .ctx = ctx };
 	uint64_t head = 0;
@@ -357,12 +377,17 @@ int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfrin
 		pr_rd_pass_abandon(rd);
 	pr_wait_init(&w, timeout_ns);
 	for (;;) {
+		uint64_t t;
+
 		ret = pr_rd_gate(rd, &w);
 		if (ret < 0)
 			return ret;
+		t = pr_rd_drain_begin(rd);
 		n = drain_all(rd, fn, ctx, &stopped);
 		if (n < 0)
 			return n;
+		if (!stopped)
+			pr_rd_drained(rd, t);
 		if (ret == PR_GO_FLUSH && !stopped) {
 			/* Everything written before the flush is delivered. */
 			pr_rd_flush_done(rd, w.flush_snap);

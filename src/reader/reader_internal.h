@@ -49,6 +49,12 @@ struct pr_rd_ring {
 	bool hup;
 	/* Under rd->lock: paused by perfring_reader_pause_ring(). */
 	bool paused;
+	/* Reader thread only: the kernel announced this ring (epoll reported
+	 * it readable: its wakeup threshold was reached), or a drain stopped
+	 * early in it. Its records are due now; cleared once a drain reaches
+	 * the head. Records of a ring that is not owed wait for the threshold,
+	 * a flush, the deadline or max_delay_ns (reader_wait.c). */
+	bool owed;
 };
 
 /* The validated options. */
@@ -101,11 +107,15 @@ struct perfring_reader {
 	uint64_t wake_seen;
 	bool deadline_report;    /* deliveries after the deadline: next call -ETIMEDOUT */
 	int drain_start;         /* ring a poll/consume starts with (fairness) */
+	/* max_delay_ns: records not yet announced were written after this
+	 * time (CLOCK_MONOTONIC ns; 0: unknown, deliver them at once). */
+	uint64_t quiet_ns;
 	struct {
 		bool active;
 		bool flush;
 		bool deadline;
 		uint64_t flush_snap;
+		uint64_t t_begin; /* pr_rd_drain_begin() when it started */
 		int next;
 	} pass;
 };
@@ -142,6 +152,10 @@ void pr_wait_init(struct pr_wait *w, int64_t timeout_ns);
 int pr_rd_enter(struct perfring_reader *rd);
 int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w);
 bool pr_rd_ring_has_data(const struct pr_rd_ring *r);
+/* A drain of every ring is starting (max_delay bookkeeping); returns the
+ * time to pass to pr_rd_drained() once it completed without an early stop. */
+uint64_t pr_rd_drain_begin(const struct perfring_reader *rd);
+void pr_rd_drained(struct perfring_reader *rd, uint64_t t);
 int pr_rd_rings_with_data(const struct perfring_reader *rd);
 void pr_rd_note_deadline(struct perfring_reader *rd);
 void pr_rd_flush_done(struct perfring_reader *rd, uint64_t snap);

@@ -183,9 +183,12 @@ int perfring_reader_consume_samples(struct perfring_reader *rd, perfring_sample_
 			end = pr_load_head(&r->ring->meta->data_head);
 			if (end == r->ring->commit_pos)
 				continue;
-			if (end - r->ring->commit_pos <= r->ring->data_size && !(end & 7))
+			if (end - r->ring->commit_pos <= r->ring->data_size && !(end & 7)) {
 				ret = samples_forward(rd, r, end, &cb, &stopped);
-			else
+				/* What is left after an early stop is due at once. */
+				if (ret >= 0)
+					r->owed = stopped;
+			} else
 				ret = perfring_reader_consume_ring(rd, idx, samples_adapter, &cb);
 		} else {
 			ret = perfring_reader_consume_ring(rd, idx, samples_adapter, &cb);
