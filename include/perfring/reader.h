@@ -90,6 +90,30 @@ struct perfring_reader_opts {
 	 * ring's scratch buffer) instead of two: the payload and the raw
 	 * record (ev->rec) alike. */
 	bool linearize;
+	/* CPU hotplug, BPF readers (see perfring_reader_hotplug_stats()):
+	 * the reader follows CPUs going offline and online; true turns this
+	 * off. on_cpu (may be NULL) is called from the thread in
+	 * poll/read/wait with on_cpu_ctx for each change it made. */
+	bool no_hotplug;
+	void (*on_cpu)(void *ctx, int cpu, int ring_idx, int what); /* what: enum perfring_cpu_change */
+	void *on_cpu_ctx;
+};
+
+/* What on_cpu reports. */
+enum perfring_cpu_change {
+	PERFRING_CPU_RING_ADDED = 1, /* a CPU offline at creation came online: new ring ring_idx */
+	PERFRING_CPU_REOPENED = 2,   /* a CPU came back online: its event was opened anew into its ring */
+	PERFRING_CPU_OFFLINE = 3,    /* a CPU went offline: its ring keeps its records */
+	PERFRING_CPU_FAILED = 4,     /* a CPU came online but its event could not be opened (see the log) */
+};
+
+/* Hotplug counters of a reader. */
+struct perfring_reader_hotplug {
+	uint64_t rings_added;  /* PERFRING_CPU_RING_ADDED */
+	uint64_t reopened;     /* PERFRING_CPU_REOPENED */
+	uint64_t offline;      /* PERFRING_CPU_OFFLINE */
+	uint64_t failed;       /* PERFRING_CPU_FAILED */
+	bool active;           /* hotplug is followed (BPF reader, not switched off, uevents readable) */
 };
 
 enum perfring_msg_kind {
@@ -128,7 +152,8 @@ typedef int (*perfring_msg_fn)(const struct perfring_msg *ev, void *ctx);
  * of map_fd (the caller may close its own). It serves every possible CPU
  * (or opts.cpus): those that are offline, or whose id is not below the
  * map's max_entries, are skipped and reported through the log and
- * perfring_reader_skipped_cpus(). A CPU that comes online later has no ring. Returns NULL and sets errno:
+ * perfring_reader_skipped_cpus(). A CPU that comes online later gets a ring
+ * (see perfring_reader_hotplug_stats()). Returns NULL and sets errno:
  * EINVAL for a map of another type or bad options, E2BIG for
  * max_sample_size too large for the buffer, EACCES/EPERM when perf events
  * may not be opened (perfring_errmsg() names perf_event_paranoid and
@@ -360,8 +385,27 @@ PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd, int idx
 /* The per-CPU data area size actually used, in bytes. */
 PERFRING_API size_t perfring_reader_data_size(const struct perfring_reader *rd);
 
+/*
+ * CPU hotplug of a BPF reader. The reader listens to the kernel's uevents
+ * (NETLINK_KOBJECT_UEVENT) and, in the thread that waits in
+ * poll/read/wait (no thread of its own), follows CPU changes: a CPU that
+ * was offline at creation and comes online gets its event and ring (a new
+ * ring index; the ring array never moves, so accessors stay safe), stored
+ * in the map; a CPU that went offline and comes back gets a new event
+ * whose output goes into its existing ring (the kernel leaves the old
+ * event dead: re-enabling it does not revive it), so no record is lost or
+ * read twice. Records a program writes on a CPU before the reader has
+ * reopened it fail in the program (bpf_perf_event_output() returns an
+ * error), as for any CPU without a ring. Uevents are taken while a thread
+ * sleeps in the reader and, when it never sleeps, every 64 batches; an
+ * external event loop that never calls poll/read/wait does not follow
+ * hotplug. Writes the counters to *st; -EINVAL for NULL.
+ */
+PERFRING_API int perfring_reader_hotplug_stats(const struct perfring_reader *rd, struct perfring_reader_hotplug *st);
+
 /* CPU ids skipped at creation (offline, or beyond max_entries): writes up
- * to cnt of them to cpus and returns how many there are. */
+ * to cnt of them to cpus and returns how many there are. A CPU added
+ * later by hotplug stays in this list. */
 PERFRING_API int perfring_reader_skipped_cpus(const struct perfring_reader *rd, int *cpus, size_t cnt);
 
 /*

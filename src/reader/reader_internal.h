@@ -6,6 +6,7 @@
  *   reader_wait.c     blocking: epoll + eventfd, timeouts, deadline, flush, wakeup
  *   reader_consume.c  zero-copy delivery: poll, consume, consume_ring, wait
  *   reader_read.c     copy-out delivery: read
+ *   reader_hotplug.c  BPF readers: following CPUs going offline and online
  * Not installed.
  */
 #ifndef PERFRING_READER_INTERNAL_H
@@ -19,6 +20,8 @@
 #define PR_RECORD_MAX 65528u
 /* epoll data of the eventfd; ring fds carry their ring index. */
 #define PR_RD_EVENTFD_TAG UINT64_MAX
+/* epoll data of the uevent socket (reader_hotplug.c). */
+#define PR_RD_HOTPLUG_TAG (UINT64_MAX - 1)
 
 /* Copy-out pass state of one ring (perfring_reader_read). */
 enum pr_pass_state {
@@ -55,6 +58,12 @@ struct pr_rd_ring {
 	 * the head. Records of a ring that is not owed wait for the threshold,
 	 * a flush, the deadline or max_delay_ns (reader_wait.c). */
 	bool owed;
+	/* BPF readers, under rd->lock: the event stored in the map, whose
+	 * output goes into this ring: fd, or after its CPU went offline and
+	 * came back, an event opened anew with its output set to fd (owned). */
+	int wfd;
+	/* Reader thread only: its CPU went offline since wfd was opened. */
+	bool cpu_gone;
 };
 
 /* The validated options. */
@@ -68,6 +77,9 @@ struct pr_rd_config {
 	size_t cpu_cnt;
 	bool overwrite;
 	bool linearize;
+	bool no_hotplug;
+	void (*on_cpu)(void *ctx, int cpu, int ring_idx, int what);
+	void *on_cpu_ctx;
 };
 
 struct perfring_reader {
@@ -89,6 +101,14 @@ struct perfring_reader {
 	int ring_cap;
 	int *skipped;
 	int skipped_cnt;
+	/* CPU hotplug (reader_hotplug.c): the uevent socket (-1: none), put
+	 * in the epoll set by the first wait; the CPUs the reader may serve. */
+	int hp_fd;
+	bool hp_armed;
+	unsigned int hp_batches;
+	int *hp_cpus;
+	int hp_cpu_cnt;
+	struct perfring_reader_hotplug hp_stats; /* written with __atomic stores */
 
 	/* Written by any thread; accessed only with __atomic builtins. */
 	uint64_t deadline_ns; /* absolute CLOCK_MONOTONIC, 0 = none */
@@ -133,6 +153,22 @@ uint64_t pr_rd_ow_head(const struct pr_rd_ring *r);
 int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet);
 /* The same for one ring: store or delete its CPU's map slot. */
 int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, bool on, bool quiet);
+
+/* reader_bpf.c: open CPU cpu's BPF output event, disabled: the fd,
+ * -ENODEV (offline, no message) or another error (message set). */
+int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu);
+
+/* reader_hotplug.c */
+int pr_rd_hp_init(struct perfring_reader *rd, const int *cpus, int cnt);
+void pr_rd_hp_arm(struct perfring_reader *rd);
+void pr_rd_hp_process(struct perfring_reader *rd, bool reconcile);
+void pr_rd_hp_free(struct perfring_reader *rd);
+/* Busy readers take uevents every 64 batches (gate passes without sleep). */
+static inline void pr_rd_hp_tick(struct perfring_reader *rd)
+{
+	if (rd->hp_armed && !(++rd->hp_batches & 63))
+		pr_rd_hp_process(rd, false);
+}
 
 /* reader_wait.c */
 enum pr_gate_result {

@@ -255,6 +255,8 @@ static int sleep_once(struct perfring_reader *rd, int64_t ns)
 		if (tag == PR_RD_EVENTFD_TAG) {
 			if (!__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
 				eventfd_clear(rd);
+		} else if (tag == PR_RD_HOTPLUG_TAG) {
+			pr_rd_hp_process(rd, false);
 		} else if (tag < (uint64_t)rd->ring_cnt) {
 			struct pr_rd_ring *r = rd->rings[tag];
 
@@ -276,6 +278,7 @@ static int sleep_once(struct perfring_reader *rd, int64_t ns)
 
 int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 {
+	pr_rd_hp_tick(rd);
 	for (;;) {
 		uint64_t now, dl, req, wake, target, due;
 		bool pending, checked;
@@ -334,6 +337,7 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 			target = dl;
 		if (due < target)
 			target = due;
+		pr_rd_hp_arm(rd);
 		ret = sleep_once(rd, target == UINT64_MAX ? -1 : (int64_t)(target - now));
 		if (ret)
 			return ret;
