@@ -54,6 +54,7 @@ extern "C" {
 #endif
 
 struct perfring_reader;
+struct perfring_msg;
 
 struct perfring_reader_opts {
 	size_t sz; /* sizeof(struct perfring_reader_opts) */
@@ -97,6 +98,21 @@ struct perfring_reader_opts {
 	bool no_hotplug;
 	void (*on_cpu)(void *ctx, int cpu, int ring_idx, int what); /* what: enum perfring_cpu_change */
 	void *on_cpu_ctx;
+	/* Time order across rings (see perfring_reader_order_stats()): > 0
+	 * makes perfring_reader_poll() and _consume() deliver the records of
+	 * all rings oldest first, holding a record back until it is this many
+	 * nanoseconds older than the newest time seen (or no record came for
+	 * that long). Each record's time is found by order_time_fn(ev,
+	 * order_time_ctx) if set (UINT64_MAX: none), else for BPF readers the
+	 * u64 at byte order_time_offset of the payload, else (caller-opened
+	 * events) by the events' order_sample_type (which must hold
+	 * PERF_SAMPLE_TIME) and order_sample_id_all. */
+	uint64_t order_window_ns;
+	uint32_t order_time_offset;
+	uint64_t order_sample_type;
+	bool order_sample_id_all;
+	uint64_t (*order_time_fn)(const struct perfring_msg *ev, void *ctx);
+	void *order_time_ctx;
 };
 
 /* What on_cpu reports. */
@@ -402,6 +418,29 @@ PERFRING_API size_t perfring_reader_data_size(const struct perfring_reader *rd);
  * hotplug. Writes the counters to *st; -EINVAL for NULL.
  */
 PERFRING_API int perfring_reader_hotplug_stats(const struct perfring_reader *rd, struct perfring_reader_hotplug *st);
+
+/* Time order counters of a reader (opts.order_window_ns). */
+struct perfring_reader_order {
+	uint64_t late;       /* records delivered after a newer one: they came later than the window */
+	uint64_t forced;     /* times the held records were all released because a queue was full */
+	uint64_t held;       /* records held (copied out) now */
+	uint64_t held_bytes; /* their bytes */
+	bool active;         /* the reader delivers in time order */
+};
+
+/*
+ * In time order (opts.order_window_ns > 0), a k-way merge over the rings:
+ * a record goes out once it is order_window_ns older than the newest time
+ * seen in any ring, in place (zero copy) when it is that old when the
+ * reader finds it; a record that must wait is copied out of its ring
+ * (queues hold at most the ring size each; beyond that, everything held is
+ * released and counted as forced). When no record arrives for a window,
+ * everything held goes out, as on a flush or a passed deadline. A record
+ * older than one already delivered is delivered anyway and counted late.
+ * perfring_reader_read(), _consume_samples() and _consume_ring() return
+ * -EINVAL in this mode; ev->remaining is 0. Writes the counters to *st.
+ */
+PERFRING_API int perfring_reader_order_stats(const struct perfring_reader *rd, struct perfring_reader_order *st);
 
 /* CPU ids skipped at creation (offline, or beyond max_entries): writes up
  * to cnt of them to cpus and returns how many there are. A CPU added

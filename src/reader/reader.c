@@ -199,10 +199,21 @@ struct perfring_reader *perfring_reader_new(const struct perfring_reader_opts *o
 		errno = -err;
 		return NULL;
 	}
+	struct perfring_reader *rd;
+
 	if (cfg.cpus)
 		return pr_fail_null(EINVAL, "opts.cpus applies to perfring_reader_new_bpf() only; label the rings "
 					    "of perfring_reader_new() with perfring_reader_add(rd, fd, cpu)");
-	return pr_rd_alloc(&cfg);
+	rd = pr_rd_alloc(&cfg);
+	if (rd) {
+		err = pr_rd_order_init(rd, opts);
+		if (err) {
+			perfring_reader_free(rd);
+			errno = -err;
+			return NULL;
+		}
+	}
+	return rd;
 }
 
 /* Read a small /proc value for a message ("?" if unreadable). */
@@ -366,6 +377,7 @@ void perfring_reader_free(struct perfring_reader *rd)
 	free(rd->rings);
 	free(rd->skipped);
 	pr_rd_hp_free(rd);
+	pr_rd_order_free(rd);
 	if (rd->map_fd >= 0)
 		close(rd->map_fd);
 	if (rd->epoll_fd >= 0)

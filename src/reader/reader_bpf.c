@@ -269,6 +269,9 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	}
 	rd->is_bpf = true;
 	rd->map_max_entries = info.max_entries;
+	err = pr_rd_order_init(rd, opts);
+	if (err)
+		goto fail;
 	/* Closing a map's last fd empties it: keep our own reference. */
 	rd->map_fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
 	if (rd->map_fd < 0) {

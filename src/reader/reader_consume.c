@@ -383,7 +383,8 @@ int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfrin
 		if (ret < 0)
 			return ret;
 		t = pr_rd_drain_begin(rd);
-		n = drain_all(rd, fn, ctx, &stopped);
+		n = rd->order ? pr_rd_order_drain(rd, fn, ctx, ret == PR_GO_FLUSH, &stopped)
+			      : drain_all(rd, fn, ctx, &stopped);
 		if (n < 0)
 			return n;
 		if (!stopped)
@@ -411,6 +412,8 @@ int perfring_reader_consume(struct perfring_reader *rd, perfring_msg_fn fn, void
 		return pr_fail(EINVAL, "perfring_reader_consume: %s is NULL", rd ? "fn" : "reader");
 	if (rd->pass.active)
 		pr_rd_pass_abandon(rd);
+	if (rd->order)
+		return pr_rd_order_drain(rd, fn, ctx, false, &stopped);
 	return drain_all(rd, fn, ctx, &stopped);
 }
 
@@ -423,6 +426,9 @@ int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_m
 	if (idx < 0 || idx >= rd->ring_cnt)
 		return pr_fail(EINVAL, "perfring_reader_consume_ring: no ring %d (the reader has %d)", idx,
 			       rd->ring_cnt);
+	if (rd->order)
+		return pr_fail(EINVAL, "perfring_reader_consume_ring: the reader delivers in time order "
+				       "(order_window_ns): use perfring_reader_poll() or _consume()");
 	return drain_ring(rd, rd->rings[idx], fn, ctx, &stopped);
 }
 
@@ -446,6 +452,9 @@ int perfring_reader_wait(struct perfring_reader *rd, int64_t timeout_ns)
 		n = pr_rd_rings_with_data(rd);
 		if (n > 0)
 			return n;
+		/* Held records of the time order are due: consume releases them. */
+		if (pr_rd_order_due(rd) != UINT64_MAX)
+			return 1;
 		if (ret == PR_GO_FLUSH) {
 			/* The rings were emptied by the caller's consume calls. */
 			pr_rd_flush_done(rd, w.flush_snap);

@@ -7,6 +7,7 @@
  *   reader_consume.c  zero-copy delivery: poll, consume, consume_ring, wait
  *   reader_read.c     copy-out delivery: read
  *   reader_hotplug.c  BPF readers: following CPUs going offline and online
+ *   reader_order.c    records of all rings in time order (k-way merge)
  * Not installed.
  */
 #ifndef PERFRING_READER_INTERNAL_H
@@ -109,6 +110,7 @@ struct perfring_reader {
 	int *hp_cpus;
 	int hp_cpu_cnt;
 	struct perfring_reader_hotplug hp_stats; /* written with __atomic stores */
+	struct pr_order *order; /* time order (reader_order.c), or NULL */
 
 	/* Written by any thread; accessed only with __atomic builtins. */
 	uint64_t deadline_ns; /* absolute CLOCK_MONOTONIC, 0 = none */
@@ -169,6 +171,14 @@ static inline void pr_rd_hp_tick(struct perfring_reader *rd)
 	if (rd->hp_armed && !(++rd->hp_batches & 63))
 		pr_rd_hp_process(rd, false);
 }
+
+/* reader_order.c */
+int pr_rd_order_init(struct perfring_reader *rd, const struct perfring_reader_opts *opts);
+void pr_rd_order_free(struct perfring_reader *rd);
+/* Drain every ring in time order; release_all: a flush. */
+int pr_rd_order_drain(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool release_all, bool *stopped);
+/* When held records are due: 0 now, UINT64_MAX none held. */
+uint64_t pr_rd_order_due(const struct perfring_reader *rd);
 
 /* reader_wait.c */
 enum pr_gate_result {

@@ -228,6 +228,9 @@ int perfring_reader_read(struct perfring_reader *rd, struct perfring_msg_buf *re
 
 	if (!rd || !rec)
 		return pr_fail(EINVAL, "perfring_reader_read: %s is NULL", rd ? "rec" : "reader");
+	if (rd->order)
+		return pr_fail(EINVAL, "perfring_reader_read: the reader delivers in time order (order_window_ns): "
+				       "use perfring_reader_poll() or _consume()");
 	ret = pr_rd_enter(rd);
 	if (ret)
 		return ret;

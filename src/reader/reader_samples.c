@@ -169,6 +169,9 @@ int perfring_reader_consume_samples(struct perfring_reader *rd, perfring_sample_
 
 	if (!rd || !sample_fn)
 		return pr_fail(EINVAL, "perfring_reader_consume_samples: %s is NULL", rd ? "sample_fn" : "reader");
+	if (rd->order)
+		return pr_fail(EINVAL, "perfring_reader_consume_samples: the reader delivers in time order "
+				       "(order_window_ns): use perfring_reader_poll() or _consume()");
 	if (rd->pass.active)
 		pr_rd_pass_abandon(rd);
 	cnt = rd->ring_cnt;

@@ -280,7 +280,7 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 {
 	pr_rd_hp_tick(rd);
 	for (;;) {
-		uint64_t now, dl, req, wake, target, due;
+		uint64_t now, dl, req, wake, target, due, od;
 		bool pending, checked;
 		int ret;
 
@@ -305,10 +305,16 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 			return PR_GO_DATA;
 		w->skip_data = false;
 
+		/* Records held back by the time order: due at a time. */
+		od = pr_rd_order_due(rd);
+		if (od == 0)
+			return PR_GO_DATA;
 		dl = __atomic_load_n(&rd->deadline_ns, __ATOMIC_ACQUIRE);
-		if (w->timeout_ns == 0 && !dl && !(pending && rd->cfg.max_delay_ns))
+		if (w->timeout_ns == 0 && !dl && !(pending && rd->cfg.max_delay_ns) && od == UINT64_MAX)
 			return -ETIMEDOUT;
 		now = pr_now_ns();
+		if (od != UINT64_MAX && (now >= od || (dl && now >= dl)))
+			return PR_GO_DATA;
 		/* Records below the threshold: out when the deadline passes
 		 * (delivered first, reported next), or max_delay after the
 		 * last moment the rings were seen without them. */
@@ -337,6 +343,8 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 			target = dl;
 		if (due < target)
 			target = due;
+		if (od < target)
+			target = od;
 		pr_rd_hp_arm(rd);
 		ret = sleep_once(rd, target == UINT64_MAX ? -1 : (int64_t)(target - now));
 		if (ret)
