@@ -156,6 +156,8 @@ int pr_rd_enter(struct perfring_reader *rd)
 
 bool pr_rd_ring_has_data(const struct pr_rd_ring *r)
 {
+	if (r->rb)
+		return pr_rd_rb_has_data(r);
 	if (r->overwrite)
 		return pr_rd_ow_head(r) != r->ow_seen_head;
 	return perfring_ring_bytes_available(r->ring) != 0;
