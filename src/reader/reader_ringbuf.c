@@ -31,6 +31,10 @@ int perfring_reader_add_ringbuf(struct perfring_reader *rd, int map_fd, const st
 		return pr_fail(EINVAL, "perfring_reader_add_ringbuf: reader is NULL");
 	if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
 		return pr_fail(PERFRING_ECLOSED, "perfring_reader_add_ringbuf: the reader is closed");
+	if (rd->order)
+		return pr_fail(EOPNOTSUPP, "perfring_reader_add_ringbuf: the reader delivers in time order "
+				       "(order_window_ns), which merges perf rings only; read the ring buffer in a "
+				       "reader without it (a shared ring buffer is in reservation order already)");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pr_fail(ENOMEM, "perfring reader: out of memory");
