@@ -194,7 +194,7 @@ bool pr_rd_rb_has_data(const struct pr_rd_ring *r)
 
 	if (!pr_rb_avail(rb))
 		return false;
-	return !(pr_rb_load_len((const volatile uint32_t *)(rb->data + (rb->cons & rb->mask))) & PR_RB_BUSY);
+	return !(pr_rb_load_len((const volatile uint32_t *)(rb->data + (pr_rb_cons(rb) & rb->mask))) & PR_RB_BUSY);
 }
 
 /* Whether the lost map is due a read: after records, at most once per

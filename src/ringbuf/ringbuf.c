@@ -297,7 +297,7 @@ uint64_t perfring_ringbuf_discard(struct perfring_ringbuf *rb)
 		return 0;
 	prod = pr_rb_load_producer(rb->producer_pos);
 	n = prod - rb->cons;
-	rb->cons = prod;
+	__atomic_store_n(&rb->cons, prod, __ATOMIC_RELAXED);
 	pr_rb_store_consumer(rb->consumer_pos, prod);
 	pr_counter_add(&rb->stats.dropped_bytes, n);
 	return n;

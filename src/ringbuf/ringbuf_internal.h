@@ -25,7 +25,9 @@ struct perfring_ringbuf {
 	/* Read on every record. */
 	const uint8_t *data; /* the data area (mapped twice after it) */
 	uint64_t mask;       /* data_size - 1 */
-	uint64_t cons;       /* our consumer position (only we write it) */
+	uint64_t cons;       /* our consumer position (only the consuming thread
+			      * writes it; other threads read it with
+			      * pr_rb_cons(): pending, stats, accessors) */
 	volatile uint64_t *consumer_pos;
 	const volatile uint64_t *producer_pos;
 
@@ -60,7 +62,7 @@ static inline void pr_rb_commit(struct perfring_ringbuf *rb, uint64_t start, uin
 {
 	if (pos == start)
 		return;
-	rb->cons = pos;
+	__atomic_store_n(&rb->cons, pos, __ATOMIC_RELAXED);
 	pr_rb_store_consumer(rb->consumer_pos, pos);
 	pr_counter_add(&rb->stats.records, (uint64_t)n);
 	pr_counter_add(&rb->stats.bytes, pos - start);
@@ -143,10 +145,16 @@ static inline __attribute__((always_inline)) int pr_rb_walk(struct perfring_ring
 	return pr_rb_walk_impl(rb, budget, deliver, arg, stopped);
 }
 
-/* Unread bytes, no syscall. */
+/* Our consumer position, from any thread. */
+static inline uint64_t pr_rb_cons(const struct perfring_ringbuf *rb)
+{
+	return __atomic_load_n(&rb->cons, __ATOMIC_RELAXED);
+}
+
+/* Unread bytes, no syscall; from any thread. */
 static inline uint64_t pr_rb_avail(const struct perfring_ringbuf *rb)
 {
-	return pr_rb_load_producer(rb->producer_pos) - rb->cons;
+	return pr_rb_load_producer(rb->producer_pos) - pr_rb_cons(rb);
 }
 
 /* The lost map's count for this ring (syscall). 0 or -errno (no message). */
