@@ -125,13 +125,19 @@ static int overwrite_probe(void)
 		       u.release, strerror(errno));
 }
 
+/* How BPF_OBJ_GET_INFO_BY_FD failed, for messages. */
+static const char *map_info_what(int ret)
+{
+	return ret == -EBADF || ret == -EBADFD || ret == -EINVAL ? "is not a BPF map" : "cannot be queried (BPF_OBJ_GET_INFO_BY_FD)";
+}
+
 static int check_lost_map(int fd)
 {
 	struct bpf_map_info info;
 	int ret = pr_bpf_map_info(fd, &info);
 
 	if (ret)
-		return pr_fail(-ret, "lost_map_fd %d is not a BPF map: %s", fd, strerror(-ret));
+		return pr_fail(-ret, "lost_map_fd %d %s: %s", fd, map_info_what(ret), strerror(-ret));
 	if (info.type != BPF_MAP_TYPE_PERCPU_ARRAY || info.key_size != 4 || info.value_size != 8 ||
 	    info.max_entries < 1)
 		return pr_fail(EINVAL,
@@ -164,7 +170,7 @@ struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const struct perfring_
 
 	ret = pr_bpf_map_info(map_fd, &info);
 	if (ret)
-		return pr_fail_null(-ret, "fd %d is not a BPF map: %s", map_fd, strerror(-ret));
+		return pr_fail_null(-ret, "fd %d %s: %s", map_fd, map_info_what(ret), strerror(-ret));
 	if (info.type != BPF_MAP_TYPE_RINGBUF)
 		return pr_fail_null(EINVAL,
 				    "map fd %d (\"%s\") is a %s, not a BPF_MAP_TYPE_RINGBUF (a perf event array "
