@@ -232,10 +232,12 @@ struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const struct perfring_
 	rb->prod_len = page + 2 * rb->data_size;
 	rb->prod_map = mmap(NULL, rb->prod_len, PROT_READ, MAP_SHARED, rb->fd, (off_t)page);
 	if (rb->prod_map == MAP_FAILED) {
+		size_t len = rb->prod_len;
+
 		ret = errno;
 		rb->prod_map = NULL;
 		rb_release(rb);
-		return pr_errno_null(-map_error(ret, map_fd, rb->prod_len));
+		return pr_errno_null(-map_error(ret, map_fd, len));
 	}
 	rb->consumer_pos = (volatile uint64_t *)rb->cons_map;
 	rb->producer_pos = (const volatile uint64_t *)rb->prod_map;
