@@ -141,6 +141,7 @@ run() {
 	scripts/bench_perfdata.sh "$O" || status=1
 	scripts/bench_answers.sh "$O" || status=1
 	scripts/bench_trace.sh "$O" || status=1
+	scripts/bench_ringbuf.sh "$O" || status=1
 	return $status
 }
 

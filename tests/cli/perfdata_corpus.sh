@@ -14,10 +14,15 @@ if [ ! -x "$PERFRING" ]; then
 	exit 1
 fi
 
+# Where tests/unit/perfdata_corpus.c looks too: PERFRING_PERFDATA_CORPUS, else beside the
+# repository, else the project machine's shared folder (a fresh clone elsewhere finds it there).
 top=$(git -C "$T_ROOT" rev-parse --show-toplevel 2>/dev/null || echo "$T_ROOT")
-CORPUS=$(cd "$top/../shared/corpus/perf.data" 2>/dev/null && pwd)
-if [ -z "$CORPUS" ] || [ ! -d "$CORPUS/quipper" ]; then
-	skip corpus "no perf.data corpus at $top/../shared/corpus/perf.data"
+CORPUS=
+for c in "${PERFRING_PERFDATA_CORPUS:-}" "$top/../shared/corpus/perf.data" /work/shared/corpus/perf.data; do
+	[ -n "$c" ] && [ -d "$c/quipper" ] && CORPUS=$(cd "$c" && pwd) && break
+done
+if [ -z "$CORPUS" ]; then
+	skip corpus "no perf.data corpus (PERFRING_PERFDATA_CORPUS, $top/../shared/corpus/perf.data or /work/shared/corpus/perf.data)"
 	t_finish
 	exit $?
 fi
