@@ -140,6 +140,9 @@ TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tool
 # The trace fuzz target (tests/fuzz/trace_fuzz.c) builds with the same sources and libraries.
 FUZZ_EXTRA_trace = $(TRACE_DECODER_SRCS) $(TRACE_CFLAGS)
 FUZZ_LIBS_trace = $(TRACE_LIBS)
+# perfring script's tracing data reader (tests/fuzz/tracing_data_fuzz.c) builds with its source and libtraceevent.
+FUZZ_EXTRA_tracing_data = tools/answers/ans_tracing.c tools/shared/pd_emit.c $(TRACE_CFLAGS)
+FUZZ_LIBS_tracing_data = $(TRACE_LIBS)
 # The exports' fuzz target (tests/fuzz/export_fuzz.c) builds with tools/export/ and zlib.
 FUZZ_EXTRA_export = $(EXPORT_SRCS)
 FUZZ_LIBS_export = $(EXPORT_LIBS)

@@ -11,7 +11,10 @@
  *
  * Numbers are in the byte order the header says. Only the event formats
  * are used (and the printk formats, for bprint-style events); every length
- * is checked against what is left.
+ * is checked against what is left. The format texts are parsed by
+ * libtraceevent, as perf does; a damaged file can crash its parser as it
+ * can crash perf's (tests/fuzz/tracing_data_fuzz.c fuzzes this reader and
+ * the decoding of samples, with real formats).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -26,6 +29,9 @@
 struct ans_tracing {
 	struct tep_handle *tep;
 	int count;
+	bool formats; /* hand the format texts to libtraceevent */
+	uint8_t *rec; /* the record being decoded, copied with zeros after it */
+	size_t rec_cap;
 };
 
 struct tcur {
@@ -111,14 +117,10 @@ static void register_printk(struct tep_handle *tep, const uint8_t *b, size_t len
 		fmt++;
 		while (*fmt == ' ')
 			fmt++;
-		if (*fmt == '"') {
-			size_t n;
-
-			fmt++;
-			n = strlen(fmt);
-			if (n && fmt[n - 1] == '"')
-				fmt[n - 1] = 0;
-		}
+		/* As perf passes it, quotes included: libtraceevent strips them and
+		 * a trailing "\n", and reads before a string shorter than that. */
+		if (strlen(fmt) < 4)
+			continue;
 		tep_register_print_string(tep, fmt, addr);
 	}
 	free(text);
@@ -161,7 +163,7 @@ static bool parse(struct ans_tracing *t, struct tcur *c)
 	for (i = 0; i < n; i++) {
 		if (!take_block(c, &b, &size, "an ftrace format"))
 			return false;
-		if (tep_parse_event(t->tep, (const char *)b, size, "ftrace") == 0)
+		if (!t->formats || tep_parse_event(t->tep, (const char *)b, size, "ftrace") == 0)
 			t->count++;
 	}
 	if (!take_u32(c, &nsys, "the count of systems"))
@@ -172,7 +174,7 @@ static bool parse(struct ans_tracing *t, struct tcur *c)
 		for (j = 0; j < n; j++) {
 			if (!take_block(c, &b, &size, "an event format"))
 				return false;
-			if (tep_parse_event(t->tep, (const char *)b, size, sys) == 0)
+			if (!t->formats || tep_parse_event(t->tep, (const char *)b, size, sys) == 0)
 				t->count++;
 		}
 	}
@@ -181,11 +183,17 @@ static bool parse(struct ans_tracing *t, struct tcur *c)
 		return true;
 	if (!take_u32(c, &sz32, "printk formats") || !take(c, sz32, &b, "printk formats"))
 		return true;
-	register_printk(t->tep, b, sz32);
+	if (t->formats)
+		register_printk(t->tep, b, sz32);
 	return true;
 }
 
 struct ans_tracing *ans_tracing_new(const void *data, size_t len, char *err, size_t errlen)
+{
+	return ans_tracing_new2(data, len, true, err, errlen);
+}
+
+struct ans_tracing *ans_tracing_new2(const void *data, size_t len, bool formats, char *err, size_t errlen)
 {
 	struct ans_tracing *t = calloc(1, sizeof(*t));
 	struct tcur c = { .p = data, .end = (const uint8_t *)data + len };
@@ -195,6 +203,7 @@ struct ans_tracing *ans_tracing_new(const void *data, size_t len, char *err, siz
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	t->formats = formats;
 	if (!data || !parse(t, &c)) {
 		snprintf(err, errlen, "tracing data: cannot read %s at byte %zu of %zu",
 			 c.what ? c.what : "anything", (size_t)(c.p - (const uint8_t *)data), len);
@@ -209,6 +218,7 @@ void ans_tracing_free(struct ans_tracing *t)
 	if (!t)
 		return;
 	tep_free(t->tep);
+	free(t->rec);
 	free(t);
 }
 
@@ -217,21 +227,63 @@ int ans_tracing_count(const struct ans_tracing *t)
 	return t ? t->count : 0;
 }
 
-/* The record, copied: libtraceevent reads it as writable and may read a little past fields. */
+/* Every field of the format inside the record's len bytes, dynamic ones'
+ * data included: libtraceevent reads where the format says, however short
+ * the record (a damaged file, or a format that does not match it). */
+static bool fits(const struct tep_format_field *f, const uint8_t *raw, size_t len, bool swap)
+{
+	for (; f; f = f->next) {
+		uint32_t loc, off, n;
+
+		if (f->offset < 0 || f->size < 0 || (size_t)f->offset + (size_t)f->size > len)
+			return false;
+		if (!(f->flags & TEP_FIELD_IS_DYNAMIC))
+			continue;
+		if (f->size < 4)
+			return false;
+		memcpy(&loc, raw + f->offset, 4);
+		if (swap)
+			loc = __builtin_bswap32(loc);
+		off = loc & 0xffff;
+		n = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += (uint32_t)f->offset + (uint32_t)f->size;
+		if ((size_t)off + n > len)
+			return false;
+	}
+	return true;
+}
+
 static struct tep_event *find(struct ans_tracing *t, uint64_t id, const void *raw, size_t len,
 			      struct tep_record *rec, int cpu)
 {
 	struct tep_event *ev;
+	bool swap;
 
 	if (!t || !raw || len < 2 || id > 0xffff)
 		return NULL;
 	ev = tep_find_event(t->tep, (int)id);
 	if (!ev)
 		return NULL;
+	swap = tep_is_file_bigendian(t->tep) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	if (!fits(ev->format.common_fields, raw, len, swap) || !fits(ev->format.fields, raw, len, swap))
+		return NULL;
+	/* A copy followed by zeros: libtraceevent prints a char[] field with
+	 * %s, which reads on to a NUL the record may not have. */
+	if (len + 16 > t->rec_cap) {
+		uint8_t *b = realloc(t->rec, len + 16);
+
+		if (!b)
+			return NULL;
+		t->rec = b;
+		t->rec_cap = len + 16;
+	}
+	memcpy(t->rec, raw, len);
+	memset(t->rec + len, 0, 16);
 	memset(rec, 0, sizeof(*rec));
 	rec->cpu = cpu;
 	rec->size = (int)len;
-	rec->data = (void *)raw;
+	rec->data = t->rec;
 	return ev;
 }
 
@@ -277,11 +329,11 @@ void ans_tracing_emit(struct ans_tracing *t, uint64_t id, const void *raw, size_
 		fl = fields[i];
 		if (fl->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_ARRAY)) {
 			trace_seq_init(&s);
-			tep_print_field_content(&s, (void *)raw, (int)len, fl);
+			tep_print_field_content(&s, rec.data, (int)len, fl);
 			trace_seq_terminate(&s);
 			pd_emit_str(e, fl->name, s.buffer);
 			trace_seq_destroy(&s);
-		} else if ((unsigned)fl->offset + fl->size <= len && tep_read_number_field(fl, raw, &v) == 0) {
+		} else if ((unsigned)fl->offset + fl->size <= len && tep_read_number_field(fl, rec.data, &v) == 0) {
 			if (fl->flags & TEP_FIELD_IS_SIGNED) {
 				int64_t sv = fl->size == 1 ? (int8_t)v : fl->size == 2 ? (int16_t)v
 						 : fl->size == 4 ? (int32_t)v : (int64_t)v;

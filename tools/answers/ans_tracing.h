@@ -8,6 +8,7 @@
 #ifndef PERFRING_TOOL_ANS_TRACING_H
 #define PERFRING_TOOL_ANS_TRACING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,10 @@ struct ans_tracing;
 /* Parse the tracing data (len bytes). NULL with a one-line reason in err
  * when it is not tracing data or is damaged (bounds checked throughout). */
 struct ans_tracing *ans_tracing_new(const void *data, size_t len, char *err, size_t errlen);
+/* The same, the event formats only counted when formats is false (the
+ * layout is still read and checked): the fuzz target's way to test this
+ * reader without libtraceevent's format parser, which is not perfring's. */
+struct ans_tracing *ans_tracing_new2(const void *data, size_t len, bool formats, char *err, size_t errlen);
 void ans_tracing_free(struct ans_tracing *t);
 /* Formats parsed. */
 int ans_tracing_count(const struct ans_tracing *t);
