@@ -60,6 +60,7 @@ struct perfring_symbolizer {
 	const char *kbid_reason;
 	struct jit_ent *jits;
 	size_t njits, jits_cap;
+	size_t jit_last; /* the entry found last: a process's samples come together */
 	struct perfring_symbolizer_stats stats;
 };
 
@@ -462,9 +463,13 @@ static const struct pr_table *jit_table(struct perfring_symbolizer *s, uint32_t 
 	char path[4096];
 	size_t i;
 
+	if (s->jit_last < s->njits && s->jits[s->jit_last].pid == pid)
+		return &s->jits[s->jit_last].t;
 	for (i = 0; i < s->njits; i++)
-		if (s->jits[i].pid == pid)
+		if (s->jits[i].pid == pid) {
+			s->jit_last = i;
 			return &s->jits[i].t;
+		}
 	if (s->njits == s->jits_cap) {
 		size_t cap = s->jits_cap ? s->jits_cap * 2 : 16;
 		struct jit_ent *v = realloc(s->jits, cap * sizeof(*v));
@@ -477,6 +482,7 @@ static const struct pr_table *jit_table(struct perfring_symbolizer *s, uint32_t 
 	snprintf(path, sizeof(path), "%s/perf-%u.map", s->jit_dir, pid);
 	s->jits[s->njits].pid = pid;
 	pr_jitmap_load(&s->jits[s->njits].t, &s->strs, path);
+	s->jit_last = s->njits;
 	return &s->jits[s->njits++].t;
 }
 
