@@ -7,26 +7,8 @@
 # percent limit, the exports (when the encoders are built in) and bad files.
 . "$(dirname "$0")/lib.sh"
 
-TARGET="$PERFRING_BUILD/tests/helpers/sym_target"
+. "$T_ROOT/tests/helpers/perf_oracle.sh"
 COMPARE="$T_ROOT/tests/helpers/perf_report_cmp.py"
-for need in "$PERFRING" "$TARGET"; do
-	if [ ! -x "$need" ]; then
-		fail built "$need does not exist (make O=... build/perfring build/tests/helpers/sym_target)"
-		t_finish
-		exit 1
-	fi
-done
-# perf record without updating the build-id cache (-N): perf fails when several of them update
-# ~/.debug at once ("assertion failed at util/build-id.c"); once more if it fails all the same.
-perf_record() {
-	perf record -N "$@" || { sleep 1; perf record -N "$@"; }
-}
-
-if ! command -v perf >/dev/null || ! command -v python3 >/dev/null; then
-	skip oracle "perf or python3 is not installed (perf records the files and is the reference)"
-	t_finish
-	exit $?
-fi
 
 # agree NAME FILE TOP ARGS...: perf report --stdio ARGS vs perfring report ARGS, TOP entries.
 agree() {
@@ -76,6 +58,10 @@ for r, e in zip(rows, ents):
     assert abs(float(r[0][:-1]) - e["children"]) <= 0.0051 and abs(float(r[1][:-1]) - e["self"]) <= 0.0051, (r, e)
     assert r[2] == e["dso"].split("/")[-1] or r[2] == e["dso"], (r, e)
 ' "$T_TMP/a.json" "$T_TMP/a.txt"
+	# -g: symt_alpha's chains, root first, name main above it (its caller in sym_target).
+	"$PERFRING" report -i "$A" --sort sym --no-children -g >"$T_TMP/g.rep"
+	t_check prog_call_graph "report -g shows no chain ending in main;symt_alpha under symt_alpha" \
+		bash -c "awk '/^ +[0-9.]+%  \[\.\] / { cur = \$3 } cur == \"symt_alpha\" && /^ +[0-9.]+% .*main;symt_alpha\$/ { n++ } END { exit !n }' '$T_TMP/g.rep'"
 	"$PERFRING" report -i "$A" --sort sym --no-children --percent-limit 5 >"$T_TMP/lim.rep"
 	t_check prog_percent_limit "--percent-limit 5 shows an entry below 5% or none" \
 		bash -c "awk '/^ +[0-9.]+%/ { n++; if (\$1 + 0 < 5) bad = 1 } END { exit !(n > 0 && !bad) }' '$T_TMP/lim.rep'"

@@ -10,30 +10,13 @@
 # (tests/helpers/perf_frames.py): >= 99% equal, and every other one in a
 # category the helper lists with its reason and checks (PLT stubs, the vDSO,
 # frames of the image before an exec, aliases of one address); none
-# unexplained for sym_target, at most 1 per mille (each printed) for -a. The header lines (comm, tid, cpu, time, period, event) equal
+# unexplained for sym_target, at most 1 per mille (each printed) for -a.
+# The header lines (comm, tid, cpu, time, period, event) equal
 # perf's line for line.
 . "$(dirname "$0")/lib.sh"
 
-TARGET="$PERFRING_BUILD/tests/helpers/sym_target"
+. "$T_ROOT/tests/helpers/perf_oracle.sh"
 COMPARE="$T_ROOT/tests/helpers/perf_frames.py"
-for need in "$PERFRING" "$TARGET"; do
-	if [ ! -x "$need" ]; then
-		fail built "$need does not exist (make O=... build/perfring build/tests/helpers/sym_target)"
-		t_finish
-		exit 1
-	fi
-done
-# perf record without updating the build-id cache (-N): perf fails when several of them update
-# ~/.debug at once ("assertion failed at util/build-id.c"); once more if it fails all the same.
-perf_record() {
-	perf record -N "$@" || { sleep 1; perf record -N "$@"; }
-}
-
-if ! command -v perf >/dev/null || ! command -v python3 >/dev/null; then
-	skip oracle "perf or python3 is not installed (perf records the files and is the reference)"
-	t_finish
-	exit $?
-fi
 
 # frames NAME FILE MAX: compare perfring's frames with perf's; ok when >= 99% agree and at most
 # MAX per mille are unexplained (0 for the program the test controls; -a sees every process of

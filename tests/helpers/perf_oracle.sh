@@ -1,0 +1,25 @@
+# shellcheck shell=bash
+# Sourced by the CLI tests that hold perfring against perf on files perf records
+# (tests/cli/script_oracle.sh, tests/cli/report_oracle.sh), after tests/cli/lib.sh:
+# checks that the tool and tests/helpers/sym_target are built and that perf and
+# python3 are there (else ends the test), sets TARGET, defines perf_record.
+
+TARGET="$PERFRING_BUILD/tests/helpers/sym_target"
+for need in "$PERFRING" "$TARGET"; do
+	if [ ! -x "$need" ]; then
+		fail built "$need does not exist (make O=... build/perfring build/tests/helpers/sym_target)"
+		t_finish
+		exit 1
+	fi
+done
+if ! command -v perf >/dev/null || ! command -v python3 >/dev/null; then
+	skip oracle "perf or python3 is not installed (perf records the files and is the reference)"
+	t_finish
+	exit $?
+fi
+
+# perf record without updating the build-id cache (-N): perf fails when several of them update
+# ~/.debug at once ("assertion failed at util/build-id.c"); once more if it fails all the same.
+perf_record() {
+	perf record -N "$@" || { sleep 1; perf record -N "$@"; }
+}
