@@ -135,6 +135,12 @@ $(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)
 
+# Unit tests of the answers commands' pieces (tests/unit/answers_*.c) build with their sources.
+ANSWERS_UNIT_SRCS := tools/answers/ans_demangle.c
+$(O)/tests/unit/answers_%: tests/unit/answers_%.c $(TEST_SUPPORT) $(STATIC) $(ANSWERS_UNIT_SRCS) $(wildcard tools/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(ANSWERS_UNIT_SRCS) $(PROG_LIBS) $(ANSWERS_LIBS)
+
 # Unit tests of the tool's tracepoint decoder build with its sources.
 TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tools/trace/trace_emit.c tools/shared/pd_emit.c
 # The trace fuzz target (tests/fuzz/trace_fuzz.c) builds with the same sources and libraries.

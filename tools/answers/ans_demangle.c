@@ -118,11 +118,10 @@ char *ans_demangle_str(const char *name)
 		free(out);
 		return NULL;
 	}
-	/* Thunks, vtables, typeinfo and guard variables keep their whole
-	 * text, as perf (libiberty) prints them. */
-	if (!strchr(out, ' ') || !(strstr(out, " thunk to ") || !strncmp(out, "vtable for ", 11) ||
-				   !strncmp(out, "typeinfo", 8) || !strncmp(out, "construction vtable", 19) ||
-				   !strncmp(out, "guard variable for ", 19) || !strncmp(out, "VTT for ", 8)))
+	/* Special names (_ZT: thunks, vtables, typeinfo; _ZG: guard variables,
+	 * transaction clones, ...) keep their whole text, as perf (libiberty)
+	 * prints them. */
+	if (name[2] != 'T' && name[2] != 'G')
 		strip(out);
 	strip_rust_hash(out);
 	return out;
