@@ -105,6 +105,12 @@ else
 	skip two_events "perf record of two events failed: $(head -c 200 "$T_TMP/rec.err")"
 fi
 
+# Pipe mode (the events arrive as records): the same columns, symbols named.
+perf record -q -N -e cpu-clock -g -o - -- "$TARGET" spin 0.3 2>/dev/null |
+	"$PERFRING" report -i - --sort sym >"$T_TMP/pipe.rep" 2>"$T_TMP/pipe.err"
+t_check pipe_mode "perf record -o - | perfring report -i -: no Children column or no symt_alpha: $(head -c 200 "$T_TMP/pipe.err")" \
+	bash -c "grep -q '^# Children      Self  Symbol' '$T_TMP/pipe.rep' && grep -qE '%  \[\.\] symt_alpha$' '$T_TMP/pipe.rep'"
+
 # Bad input.
 : >"$T_TMP/empty.data"
 t_one_line_error report_empty_file "empty.data" "$PERFRING" report -i "$T_TMP/empty.data"

@@ -559,20 +559,13 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	struct ans_sample a;
 	int ret, ev, status = EXIT_OK, i;
 	size_t j, n;
-	bool any_chain = false;
+	bool any_chain = false, decided = false;
 
 	if (parse_sort(&r, opts->sort ? opts->sort : "comm,dso,sym"))
 		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid)", opts->sort);
 	rd = ans_open(cmd, path, &aopts);
 	if (!rd)
 		return EXIT_ERROR;
-	for (i = 0; i < ans_nevents(rd); i++) {
-		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(ans_perfdata(rd), i);
-
-		if (at && (at->cfg.sample_type & PERF_SAMPLE_CALLCHAIN))
-			any_chain = true;
-	}
-	r.children = opts->children < 0 ? any_chain : opts->children;
 	r.strs = ans_intern_new();
 	if (!r.strs) {
 		ans_close(rd);
@@ -583,6 +576,17 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		goto out;
 	}
 	while ((ret = ans_next(rd, &a)) > 0) {
+		if (!decided) {
+			/* At the first sample: in pipe mode the events come as records before it. */
+			for (i = 0; i < perfring_perfdata_attr_cnt(ans_perfdata(rd)); i++) {
+				const struct perfring_perfdata_attr *at = perfring_perfdata_attr(ans_perfdata(rd), i);
+
+				if (at && (at->cfg.sample_type & PERF_SAMPLE_CALLCHAIN))
+					any_chain = true;
+			}
+			r.children = opts->children < 0 ? any_chain : opts->children;
+			decided = true;
+		}
 		if (add_sample(&r, &a)) {
 			status = tool_error(cmd, "out of memory");
 			goto out;
