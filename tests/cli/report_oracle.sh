@@ -77,19 +77,14 @@ for r, e in zip(rows, ents):
 fi
 
 if t_need_root; then
-	"$TARGET" spin 4 &
-	spin=$!
-	sleep 0.5
 	B="$T_TMP/all.data"
-	if ! perf_record -q -a -g -e cpu-clock -o "$B" -- sleep 1 >/dev/null 2>"$T_TMP/rec.err"; then
+	if ! perf_record_all "$B"; then
 		fail all_record "perf record -a failed: $(head -c 300 "$T_TMP/rec.err")"
 	else
 		agree all_sym_self "$B" 20 --sort sym --no-children
 		agree all_sym_children "$B" 20 --sort sym --children
 		agree all_comm "$B" 5 --sort comm --no-children
 	fi
-	kill "$spin" 2>/dev/null
-	wait "$spin" 2>/dev/null
 else
 	skip all_sym_self "perf record -a needs root"
 fi

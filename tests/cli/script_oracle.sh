@@ -79,19 +79,14 @@ fi
 
 # --- the whole machine, a process started before ------------------------------
 if t_need_root; then
-	"$TARGET" spin 4 &
-	spin=$!
-	sleep 0.5
 	B="$T_TMP/all.data"
-	if ! perf_record -q -a -g -e cpu-clock -o "$B" -- sleep 1 >/dev/null 2>"$T_TMP/rec.err"; then
+	if ! perf_record_all "$B"; then
 		fail all_record "perf record -a failed: $(head -c 300 "$T_TMP/rec.err")"
 	else
 		frames all_frames "$B" 1
 		n=$(grep -cE " symt_alpha\+0x[0-9a-f]+ \(.*sym_target\)$" "$B.pr")
 		t_check all_prior_process "sym_target (started before the recording) not named: $n symt_alpha frames" [ "$n" -gt 0 ]
 	fi
-	kill "$spin" 2>/dev/null
-	wait "$spin" 2>/dev/null
 else
 	skip all_frames "perf record -a needs root"
 fi

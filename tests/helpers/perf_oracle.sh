@@ -23,3 +23,18 @@ fi
 perf_record() {
 	perf record -N "$@" || { sleep 1; perf record -N "$@"; }
 }
+
+# perf_record_all FILE: perf record -a -g (cpu-clock, 1 s) of the whole machine while sym_target,
+# started before the recording, runs (perf synthesizes its mappings). perf's stderr in
+# $T_TMP/rec.err; returns perf's status.
+perf_record_all() {
+	local spin rc
+	"$TARGET" spin 4 &
+	spin=$!
+	sleep 0.5
+	perf_record -q -a -g -e cpu-clock -o "$1" -- sleep 1 >/dev/null 2>"$T_TMP/rec.err"
+	rc=$?
+	kill "$spin" 2>/dev/null
+	wait "$spin" 2>/dev/null
+	return $rc
+}
