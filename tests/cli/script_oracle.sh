@@ -5,6 +5,7 @@
 #    kernel), cpu-clock with call chains;
 #  - the whole machine (-a -g) with sym_target started before the recording
 #    (perf synthesizes its mappings);
+#  - a file perfring record writes of sym_target;
 #  - tracepoints (with and without call chains): the whole output equal.
 # Frames are compared with `perf script -F ip,sym,dso` sample by sample
 # (tests/helpers/perf_frames.py): >= 99% equal, and every other one in a
@@ -89,6 +90,14 @@ if t_need_root; then
 	fi
 else
 	skip all_frames "perf record -a needs root"
+fi
+
+# --- a file perfring record writes: the same frames as perf script reads them --
+R="$T_TMP/perfring-record.data"
+if "$PERFRING" record -e cpu-clock -g -o "$R" -- "$TARGET" spin 0.5 >/dev/null 2>"$T_TMP/rec.err"; then
+	frames perfring_record_frames "$R" 0
+else
+	fail perfring_record "perfring record failed: $(head -c 300 "$T_TMP/rec.err")"
 fi
 
 # --- tracepoints: the whole output ---------------------------------------------
