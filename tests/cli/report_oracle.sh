@@ -74,6 +74,33 @@ for r, e in zip(rows, ents):
 		sum=$(awk '{ s += $NF } END { print s + 0 }' "$T_TMP/a.folded")
 		t_check prog_folded "folded counts add up to $sum, perf counts $samples samples" [ "$sum" = "$samples" ]
 	fi
+	# pprof: go tool pprof -top reads it and its flat and cum percentages are report's self and children.
+	if grep -q "built without the profile exports" "$T_TMP/x.err"; then
+		skip prog_pprof_top "this perfring has no exports"
+	elif ! command -v go >/dev/null; then
+		skip prog_pprof_top "go is not installed (Debian's golang-go has go tool pprof)"
+	else
+		"$PERFRING" report -i "$A" --sort sym --pprof "$T_TMP/a.pb.gz" >"$T_TMP/a.sym.rep" 2>"$T_TMP/pp.err"
+		HOME=$T_TMP timeout 120 go tool pprof -top -nodecount=12 "$T_TMP/a.pb.gz" >"$T_TMP/a.top" 2>"$T_TMP/pp.err"
+		t_check prog_pprof_top "go tool pprof -top disagrees with report: $(head -c 300 "$T_TMP/pp.err")" \
+			python3 -c '
+import re, sys
+rep = {}
+for l in open(sys.argv[2]):
+    m = re.match(r"^ +([0-9.]+)% +([0-9.]+)%  \[.\] (\S+)$", l)
+    if m:
+        rep.setdefault(m.group(3), (float(m.group(1)), float(m.group(2))))
+n = 0
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) == 6 and f[1].endswith("%") and f[4].endswith("%") and not f[5].startswith("["):
+        flat, cum, name = float(f[1][:-1]), float(f[4][:-1]), f[5]
+        assert name in rep, name
+        assert abs(rep[name][1] - flat) <= 0.011 and abs(rep[name][0] - cum) <= 0.011, (name, flat, cum, rep[name])
+        n += 1
+assert n >= 5, n
+' "$T_TMP/a.top" "$T_TMP/a.sym.rep"
+	fi
 fi
 
 if t_need_root; then
