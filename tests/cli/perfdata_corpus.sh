@@ -2,7 +2,7 @@
 # perfring report/script on the perf.data corpus (../shared/corpus/perf.data
 # beside the repository): for every file perf 6.1 reads, `perfring report
 # --stats` counts each record type exactly as `perf report --stats` does and
-# `perfring script --json` prints one valid JSON object per record; the
+# `perfring script --dump --json` prints one valid JSON object per record; the
 # corrupt file gives a one-line error with its offset (exit 1); the
 # linux-perf-data files (newer than this perf) are read to the end with
 # the counts their own tests expect.
@@ -134,13 +134,13 @@ if n != int(sys.argv[2]):
 PY
 )
 		if [ "$T_RC" -ne 0 ] || [ -n "$msg" ]; then
-			fail "json_$name" "perfring script --json exited $T_RC: $msg"
+			fail "json_$name" "perfring script --dump --json exited $T_RC: $msg"
 			t_show "$T_TMP/js.err" 3
 		else
 			ok "json_$name"
 		fi
 		t_run "$T_TMP/tx.out" "$T_TMP/tx.err" "$PERFRING" script --dump -i "$f"
-		t_check "text_$name" "perfring script (text) exited $T_RC or printed $(wc -l <"$T_TMP/tx.out") lines, not $total" \
+		t_check "text_$name" "perfring script --dump (text) exited $T_RC or printed $(wc -l <"$T_TMP/tx.out") lines, not $total" \
 			bash -c "[ $T_RC -eq 0 ] && [ \$(wc -l <'$T_TMP/tx.out') -eq $total ] && [ \$(grep -Ecv '^0x[0-9a-f]+ \\[0x[0-9a-f]+\\] [A-Z_0-9]+( |\$)' '$T_TMP/tx.out') -eq 0 ]"
 	done
 fi
@@ -169,7 +169,7 @@ while read -r name min_total min_samples; do
 		fi
 	fi
 	if [ "$T_RC" -ne 0 ] && [ "$tail_ok" -eq 0 ]; then
-		fail "lpd_$name" "perfring script --json exited $T_RC: $(head -c 300 "$T_TMP/js.err")"
+		fail "lpd_$name" "perfring script --dump --json exited $T_RC: $(head -c 300 "$T_TMP/js.err")"
 		continue
 	fi
 	got_total=$(grep -Ecv '"type":(81|83),' "$T_TMP/js.out")

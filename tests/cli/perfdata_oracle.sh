@@ -3,7 +3,7 @@
 # options that work without a hardware PMU (call chains, DWARF stacks, cpu and
 # addresses, context switches, namespaces, a group read, user registers, zstd
 # compression, pipe mode read from standard input, several events): the
-# (offset, size, type) of every record from `perfring script --json` equals
+# (offset, size, type) of every record from `perfring script --dump --json` equals
 # `perf script --dump-unsorted-raw-trace`'s, the counts equal `perf report
 # --stats`'s, and every sample's pid, tid, time, cpu, ip and period equal perf's.
 . "$(dirname "$0")/lib.sh"
@@ -109,7 +109,7 @@ compare() {
 	shift 2
 	t_run "$T_TMP/$name.json" "$T_TMP/js.err" "$@"
 	if [ "$T_RC" -ne 0 ]; then
-		fail "script_$name" "perfring script --json exited $T_RC: $(head -c 300 "$T_TMP/js.err")"
+		fail "script_$name" "perfring script --dump --json exited $T_RC: $(head -c 300 "$T_TMP/js.err")"
 		return
 	fi
 	perf script -i "$f" --dump-unsorted-raw-trace >"$T_TMP/$name.dump" 2>/dev/null
@@ -162,7 +162,7 @@ if timeout 20 perf record -q -e cpu-clock -g -o - -- "${WORKLOAD[@]}" 2>"$T_TMP/
 	t_check pipe_stdin_same "perfring read the pipe and the saved file differently" \
 		cmp -s "$T_TMP/pipe.stdin.json" "$T_TMP/pipe2.json"
 else
-	fail pipe_stdin "perf record -o - | perfring script --json -i - failed: $(head -c 300 "$T_TMP/pipe.stdin.err" "$T_TMP/rec.err")"
+	fail pipe_stdin "perf record -o - | perfring script --dump --json -i - failed: $(head -c 300 "$T_TMP/pipe.stdin.err" "$T_TMP/rec.err")"
 fi
 # --ordered: the samples in the order `perf report -D` delivers them (time
 # order within rounds), and the same records as in file order.
@@ -172,7 +172,7 @@ for name in cpu_addr switch; do
 	t_run "$T_TMP/$name.ord.json" "$T_TMP/js.err" "$PERFRING" script --dump --json --ordered -i "$f"
 	perf report -D -i "$f" >"$T_TMP/$name.sorted" 2>/dev/null
 	if [ "$T_RC" -ne 0 ]; then
-		fail "ordered_$name" "perfring script --json --ordered exited $T_RC: $(head -c 300 "$T_TMP/js.err")"
+		fail "ordered_$name" "perfring script --dump --json --ordered exited $T_RC: $(head -c 300 "$T_TMP/js.err")"
 	elif ! msg=$(python3 "$T_TMP/compare.py" samples "$T_TMP/$name.ord.json" "$T_TMP/$name.sorted" 2>/dev/null); then
 		fail "ordered_$name" "against perf report -D: $msg"
 	elif ! cmp -s <(sort "$T_TMP/$name.ord.json") <(sort "$T_TMP/$name.json"); then

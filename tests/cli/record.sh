@@ -67,7 +67,7 @@ ptotal=$(stat_of "$f.pstats" TOTAL)
 jrc=$?
 jlines=$(wc -l <"$T_TMP/json")
 jsamples=$(grep -c '"type_name":"SAMPLE"' "$T_TMP/json")
-t_check record_cmd_script_json "perfring script --json: exit $jrc, $jlines records ($jsamples samples), perf: $ptotal ($psamples)" \
+t_check record_cmd_script_json "perfring script --dump --json: exit $jrc, $jlines records ($jsamples samples), perf: $ptotal ($psamples)" \
 	bash -c "[ $jrc -eq 0 ] && [ '$jlines' -eq '$ptotal' ] && [ '$jsamples' -eq '$psamples' ]"
 # The subshell and /bin/true are children of sh: samples with at least two pids.
 npids=$(awk '{ print $2 }' "$f.pscript" | sort -u | wc -l)
