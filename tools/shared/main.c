@@ -18,9 +18,9 @@ static const struct tool_cmd tool_cmds[] = {
 	  cmd_pipe, cmd_pipe_usage },
 	{ "record", "sample perf events on every CPU (system-wide, a process or a command) into a perf.data file",
 	  cmd_record, cmd_record_usage },
-	{ "report", "count the records of a perf.data file by type (--stats), as perf report --stats",
+	{ "report", "a perf.data file's samples by symbol, binary, command (as perf report --stdio); --stats: record counts",
 	  cmd_report, cmd_report_usage },
-	{ "script", "print every record of a perf.data file, decoded, as text or JSON",
+	{ "script", "a perf.data file's samples with their call chains named (as perf script); --dump: every record",
 	  cmd_script, cmd_script_usage },
 };
 
