@@ -301,6 +301,83 @@ static int collect(const struct pr_bin_ctx *ctx, Elf *elf, Elf64_Word type, uint
 	return 0;
 }
 
+/*
+ * The PLT's stubs, named as perf names them (util/symbol-elf.c,
+ * dso__synthesize_plt_symbols()): NAME@plt for entry i of .rela.plt (NAME
+ * from .dynsym; an IRELATIVE entry has none: "@plt"), the stub at .plt +
+ * E + E * i (E: .plt's sh_entsize, the header being one entry), or at
+ * .plt.sec + E * i when the binary has one (IBT). x86-64 only, the layout
+ * being the architecture's.
+ */
+static int collect_plt(const struct pr_bin_ctx *ctx, Elf *elf, struct symvec *sv)
+{
+	Elf_Scn *scn = NULL, *rela = NULL, *symscn;
+	GElf_Shdr rsh = { 0 }, psh = { 0 }, ssh = { 0 }, symsh;
+	bool has_plt = false, has_sec = false;
+	Elf_Data *d, *symd = NULL;
+	uint64_t base, limit, ent;
+	size_t shstrndx, i, n;
+	GElf_Ehdr eh;
+	char buf[512];
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA) {
+			rela = scn;
+			rsh = sh;
+		} else if (!strcmp(name, ".plt") && sh.sh_type == SHT_PROGBITS) {
+			has_plt = true;
+			psh = sh;
+		} else if (!strcmp(name, ".plt.sec") && sh.sh_type == SHT_PROGBITS) {
+			has_sec = true;
+			ssh = sh;
+		}
+	}
+	/* perf takes the stubs' size from the section's sh_entsize, and names
+	 * none when it is 0 (as lld writes it). */
+	if (!rela || !has_plt || !(d = elf_getdata(rela, NULL)) || !rsh.sh_entsize || !psh.sh_entsize ||
+	    (has_sec && !ssh.sh_entsize))
+		return 0;
+	symscn = elf_getscn(elf, rsh.sh_link);
+	if (symscn && gelf_getshdr(symscn, &symsh))
+		symd = elf_getdata(symscn, NULL);
+	ent = has_sec ? ssh.sh_entsize : psh.sh_entsize;
+	base = has_sec ? ssh.sh_addr : psh.sh_addr + psh.sh_entsize;
+	limit = has_sec ? ssh.sh_addr + ssh.sh_size : psh.sh_addr + psh.sh_size;
+	n = d->d_size / rsh.sh_entsize;
+	for (i = 0; i < n && base + ent * (i + 1) <= limit; i++) {
+		const char *name = "", *full;
+		GElf_Rela r;
+		GElf_Sym sym;
+
+		if (!gelf_getrela(d, (int)i, &r))
+			break;
+		if (GELF_R_SYM(r.r_info) && symd && gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
+			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		snprintf(buf, sizeof(buf), "%s@plt", name ? name : "");
+		if (sv->n == sv->cap) {
+			size_t cap = sv->cap ? sv->cap * 2 : 1024;
+			struct pr_sym *v = realloc(sv->v, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			sv->v = v;
+			sv->cap = cap;
+		}
+		full = pr_intern_str(ctx->strs, buf);
+		if (!full)
+			return -ENOMEM;
+		sv->v[sv->n++] = (struct pr_sym){ base + ent * i, ent, full, PERFRING_SYM_DYNSYM, 0, (uint32_t)i };
+	}
+	return 0;
+}
+
 static size_t leading_underscores(const char *s)
 {
 	size_t n = 0;
@@ -527,6 +604,8 @@ void pr_binary_load(struct pr_binary *b, const struct pr_bin_ctx *ctx, const cha
 	r = collect(ctx, elf, SHT_SYMTAB, PERFRING_SYM_SYMTAB, &sv, &has_symtab);
 	if (!r)
 		r = collect(ctx, elf, SHT_DYNSYM, PERFRING_SYM_DYNSYM, &sv, &has_dynsym);
+	if (!r)
+		r = collect_plt(ctx, elf, &sv);
 	if (!r && !has_symtab && b->bid_size) {
 		dbg = find_by_build_id(ctx, b->bid, b->bid_size, true, alt, sizeof(alt));
 		if (dbg) {

@@ -33,8 +33,6 @@ def read(path):
 
 # Entries perf and perfring may count differently, with the reason (checked on the entry's text).
 ALLOWED = [
-    ("plt", "perf names PLT stubs (one '@plt' entry); perfring names ELF symbols only",
-     lambda k: k.endswith("@plt")),
     ("address", "an unknown address: perf gives a call-chain frame without a mapping the privilege level "
      "([k] or [.]) of the frame before it and keeps the sampled ip apart; perfring keys it by address",
      lambda k: re.search(r"\] (0x)?[0-9a-f]{16}$", k) is not None),

@@ -129,6 +129,7 @@ TEST(cache_and_plain_names)
 	CHECK(!strcmp(ans_demangle(d, "_Znam"), "operator new[]"));
 	CHECK(!strcmp(ans_demangle(d, "_ZNK4llvm8TypeSizecvmEv"), "llvm::TypeSize::operator unsigned long"));
 	CHECK(!strcmp(ans_demangle(d, "_Z3fooIiEvT_"), "foo<int>"));
+	CHECK(!strcmp(ans_demangle(d, "_ZNSo5flushEv@plt"), "std::ostream::flush@plt"));
 	/* not a valid mangling: the name itself */
 	CHECK(!strcmp(ans_demangle(d, "_Zzzz"), "_Zzzz"));
 	ans_demangler_free(d);

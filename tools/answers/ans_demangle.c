@@ -108,11 +108,31 @@ static void strip_rust_hash(char *s)
 
 char *ans_demangle_str(const char *name)
 {
+	const char *at = strchr(name, '@');
 	int status = 0;
 	char *out;
 
 	if (strncmp(name, "_Z", 2))
 		return NULL;
+	if (at) {
+		/* A version or a PLT stub ("_ZNSo5flushEv@plt"): the name before it,
+		 * demangled, then the suffix, as perf shows it. */
+		char *base = strndup(name, (size_t)(at - name)), *d, *joined;
+
+		if (!base)
+			return NULL;
+		d = ans_demangle_str(base);
+		free(base);
+		if (!d)
+			return NULL;
+		joined = malloc(strlen(d) + strlen(at) + 1);
+		if (joined) {
+			strcpy(joined, d);
+			strcat(joined, at);
+		}
+		free(d);
+		return joined;
+	}
 	out = __cxa_demangle(name, NULL, NULL, &status);
 	if (!out || status) {
 		free(out);
