@@ -234,6 +234,25 @@ static int bind_rank(unsigned bind)
 	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1;
 }
 
+/* Append sym, its name interned. 0 or -ENOMEM. */
+static int push_sym(const struct pr_bin_ctx *ctx, struct symvec *sv, struct pr_sym sym)
+{
+	if (sv->n == sv->cap) {
+		size_t cap = sv->cap ? sv->cap * 2 : 1024;
+		struct pr_sym *v = realloc(sv->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sv->v = v;
+		sv->cap = cap;
+	}
+	sym.name = pr_intern_str(ctx->strs, sym.name);
+	if (!sym.name)
+		return -ENOMEM;
+	sv->v[sv->n++] = sym;
+	return 0;
+}
+
 /* Function symbols of every section of type `type` (SHT_SYMTAB or SHT_DYNSYM). */
 static int collect(const struct pr_bin_ctx *ctx, Elf *elf, Elf64_Word type, uint8_t source, struct symvec *sv,
 		   bool *found)
@@ -282,20 +301,10 @@ static int collect(const struct pr_bin_ctx *ctx, Elf *elf, Elf64_Word type, uint
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
-			if (sv->n == sv->cap) {
-				size_t cap = sv->cap ? sv->cap * 2 : 1024;
-				struct pr_sym *v = realloc(sv->v, cap * sizeof(*v));
-
-				if (!v)
-					return -ENOMEM;
-				sv->v = v;
-				sv->cap = cap;
-			}
-			name = pr_intern_str(ctx->strs, name);
-			if (!name)
+			if (push_sym(ctx, sv, (struct pr_sym){ s.st_value, s.st_size, name, source,
+							       (uint8_t)bind_rank(GELF_ST_BIND(s.st_info)),
+							       (uint32_t)i }))
 				return -ENOMEM;
-			sv->v[sv->n++] = (struct pr_sym){ s.st_value, s.st_size, name, source,
-							  (uint8_t)bind_rank(GELF_ST_BIND(s.st_info)), (uint32_t)i };
 		}
 	}
 	return 0;
@@ -352,7 +361,7 @@ static int collect_plt(const struct pr_bin_ctx *ctx, Elf *elf, struct symvec *sv
 	limit = has_sec ? ssh.sh_addr + ssh.sh_size : psh.sh_addr + psh.sh_size;
 	n = d->d_size / rsh.sh_entsize;
 	for (i = 0; i < n && base + ent * (i + 1) <= limit; i++) {
-		const char *name = "", *full;
+		const char *name = "";
 		GElf_Rela r;
 		GElf_Sym sym;
 
@@ -361,19 +370,8 @@ static int collect_plt(const struct pr_bin_ctx *ctx, Elf *elf, struct symvec *sv
 		if (GELF_R_SYM(r.r_info) && symd && gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
 			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 		snprintf(buf, sizeof(buf), "%s@plt", name ? name : "");
-		if (sv->n == sv->cap) {
-			size_t cap = sv->cap ? sv->cap * 2 : 1024;
-			struct pr_sym *v = realloc(sv->v, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			sv->v = v;
-			sv->cap = cap;
-		}
-		full = pr_intern_str(ctx->strs, buf);
-		if (!full)
+		if (push_sym(ctx, sv, (struct pr_sym){ base + ent * i, ent, buf, PERFRING_SYM_DYNSYM, 0, (uint32_t)i }))
 			return -ENOMEM;
-		sv->v[sv->n++] = (struct pr_sym){ base + ent * i, ent, full, PERFRING_SYM_DYNSYM, 0, (uint32_t)i };
 	}
 	return 0;
 }
