@@ -121,6 +121,13 @@ t_check cmd_build_ids "build id of sym_target '$got' (readelf: '$want'), kernel 
 n=$(stat_of "$f.pstats" FINISHED_ROUND)
 t_check cmd_rounds "$n FINISHED_ROUND records (want > 0)" [ "$n" -gt 0 ]
 
+f="$T_TMP/dwarf.data"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record --call-graph dwarf,4096 -o "$f" -- "$TARGET" spin 0.5
+t_check dwarf_exit "--call-graph dwarf,4096: exit $T_RC: $(head -c 300 "$T_TMP/err")" [ "$T_RC" -eq 0 ]
+perf_reads dwarf "$f"
+n=$(perf report --stdio --no-children -i "$f" 2>/dev/null | grep -cE '^ +[0-9.]+% .* \[\.\] symt_')
+t_check dwarf_named "perf report of the dwarf recording: $n symt_* lines (want > 0)" [ "$n" -gt 0 ]
+
 # --- (2) -a, with the profiled process started before the recording ----------------
 "$TARGET" spin 30 &
 tp=$!

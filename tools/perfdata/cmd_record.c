@@ -446,7 +446,9 @@ int cmd_record(int argc, char **argv)
 	eo.enable_on_exec = cmd && !system_wide;
 	eo.build_id = true;
 
-	ro.data_pages = dwarf ? 256 : 128;
+	/* dwarf: 8 KiB and more per sample, 32 MB/s at 4000 Hz; 4 MiB rings
+	 * ride out a reader that a loaded machine schedules late */
+	ro.data_pages = dwarf ? 1024 : 128;
 	ro.wakeup_bytes = RECORD_WATERMARK;
 	ro.max_delay_ns = RECORD_MAX_DELAY_NS;
 	ro.linearize = true;
