@@ -205,6 +205,12 @@ all=$(stat_of "$f.pstats" SAMPLE)
 t_check u_modifier "cpu-clock:u: $k kernel samples of $all (want 0 of > 50), exclude_kernel set" \
 	bash -c "[ $k -eq 0 ] && [ $all -gt 50 ] && perf evlist -v -i '$f' 2>/dev/null | grep -q 'exclude_kernel: 1'"
 
+f="$T_TMP/fmax.data"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -F max -o "$f" -- /bin/true
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+t_check freq_max "-F max: exit $T_RC, perf evlist shows sample_freq $max" \
+	bash -c "[ $T_RC -eq 0 ] && perf evlist -v -i '$f' 2>/dev/null | grep -q 'sample_freq }: $max,'"
+
 # --- (6) errors -----------------------------------------------------------------------------
 t_usage_error err_pid "bad pid list" record -p 12x
 t_usage_error err_dwarf "bad dwarf stack size" record --call-graph dwarf,7 -a

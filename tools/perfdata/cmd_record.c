@@ -49,7 +49,7 @@ void cmd_record_usage(FILE *f)
 		"                         perf's modifiers: cycles:u, cpu-clock:k, sched:sched_switch\n"
 		"  -c, --count PERIOD     sample every PERIOD events\n"
 		"  -F, --freq HZ          sample about HZ times a second (default %d, capped by\n"
-		"                         /proc/sys/kernel/perf_event_max_sample_rate)\n"
+		"                         /proc/sys/kernel/perf_event_max_sample_rate; max: that)\n"
 		"  -g                     record kernel and user call chains (frame pointers)\n"
 		"      --call-graph MODE  fp (as -g) or dwarf[,SIZE] (user registers and SIZE\n"
 		"                         bytes of user stack, default 8192)\n"
@@ -255,7 +255,7 @@ int cmd_record(int argc, char **argv)
 	const char *output = "perf.data", *cpu_list = NULL;
 	uint64_t period = 0, freq = 0, max_rate, sample_type, v, last_progress = 0, synth = 0;
 	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false, by_tid = false;
-	bool switch_events = false, system_wide;
+	bool switch_events = false, system_wide, freq_max = false;
 	int nev = 0, ncpu, nonline, ntarget = 0, ntask = 0, c, idx, i, j, k, t, ret = EXIT_ERROR;
 	int child_status = 0, err, zlevel = 0;
 	uint32_t stack_size = 0;
@@ -285,8 +285,12 @@ int cmd_record(int argc, char **argv)
 				return tool_usage_error(CMD, "bad period '%s' (a whole number >= 1)", optarg);
 			break;
 		case 'F':
+			if (strcmp(optarg, "max") == 0) {
+				freq_max = true; /* perf's -F max: perf_event_max_sample_rate */
+				break;
+			}
 			if (!tool_parse_u64(optarg, 1, UINT32_MAX, &freq))
-				return tool_usage_error(CMD, "bad frequency '%s' (a whole number of Hz >= 1)", optarg);
+				return tool_usage_error(CMD, "bad frequency '%s' (a whole number of Hz >= 1, or max)", optarg);
 			break;
 		case 'g':
 			callchain = true;
@@ -357,6 +361,10 @@ int cmd_record(int argc, char **argv)
 	if (!nev)
 		events[nev++].name = "cpu-clock";
 	max_rate = record_max_rate();
+	if (freq_max && !freq)
+		freq = max_rate ? max_rate : RECORD_DEFAULT_HZ;
+	if (period && freq)
+		return tool_usage_error(CMD, "give -c PERIOD or -F HZ, not both");
 	if (!period && !freq)
 		freq = max_rate && max_rate < RECORD_DEFAULT_HZ ? max_rate : RECORD_DEFAULT_HZ;
 	else if (freq && max_rate && freq > max_rate)
