@@ -129,7 +129,7 @@ n=$(perf report --stdio --no-children -i "$f" 2>/dev/null | grep -cE '^ +[0-9.]+
 t_check dwarf_named "perf report of the dwarf recording: $n symt_* lines (want > 0)" [ "$n" -gt 0 ]
 
 # --- (2) -a, with the profiled process started before the recording ----------------
-"$TARGET" spin 30 &
+"$TARGET" spin 300 & # killed below, once -p, -t and -C are done
 tp=$!
 sleep 0.3
 f="$T_TMP/all.data"
@@ -159,7 +159,7 @@ f="$T_TMP/tid.data"
 record_for 1 -t "$tp" -o "$f"
 perf_reads tid "$f"
 n=$(perf script -F tid -i "$f" 2>/dev/null | awk -v p="$tp" '$1 == p' | wc -l)
-t_check tid_samples "-t $tp: exit $T_RC, $n samples of that thread (want > 100)" \
+t_check tid_samples "-t $tp: exit $T_RC ($(head -c 200 "$T_TMP/err")), $n samples of that thread (want > 100)" \
 	bash -c "[ $T_RC -eq 0 ] && [ $n -gt 100 ]"
 f="$T_TMP/cpu.data"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -C 0 -o "$f" -- sleep 0.5

@@ -455,8 +455,9 @@ int cmd_record(int argc, char **argv)
 	eo.build_id = true;
 
 	/* dwarf: 8 KiB and more per sample, 32 MB/s at 4000 Hz; 4 MiB rings
-	 * ride out a reader that a loaded machine schedules late */
-	ro.data_pages = dwarf ? 1024 : 128;
+	 * ride out a reader that a loaded machine schedules late. Call chains
+	 * and every task of a CPU: 2 MiB (512 KiB lost records under load). */
+	ro.data_pages = dwarf ? 1024 : callchain || system_wide ? 512 : 128;
 	ro.wakeup_bytes = RECORD_WATERMARK;
 	ro.max_delay_ns = RECORD_MAX_DELAY_NS;
 	ro.linearize = true;
