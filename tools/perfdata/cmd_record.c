@@ -458,6 +458,10 @@ int cmd_record(int argc, char **argv)
 	 * ride out a reader that a loaded machine schedules late. Call chains
 	 * and every task of a CPU: 2 MiB (512 KiB lost records under load). */
 	ro.data_pages = dwarf ? 1024 : callchain || system_wide ? 512 : 128;
+	/* without privilege, rings beyond perf_event_mlock_kb (516 KiB per
+	 * CPU by default) count against RLIMIT_MEMLOCK: perf's sizes then */
+	if (geteuid() != 0)
+		ro.data_pages = dwarf ? 256 : 128;
 	ro.wakeup_bytes = RECORD_WATERMARK;
 	ro.max_delay_ns = RECORD_MAX_DELAY_NS;
 	ro.linearize = true;
