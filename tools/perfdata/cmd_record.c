@@ -76,6 +76,7 @@ struct record_event {
 	uint64_t *ids; /* [task * ncpu + cpu] */
 	int *fds;
 	bool tracepoint;
+	char *user_name; /* "NAME:u" when the kernel part was refused */
 };
 
 struct record_state {
@@ -170,6 +171,15 @@ static char *record_cmdline(int argc, char **argv)
 	for (i = 0; i < argc; i++)
 		off += (size_t)sprintf(s + off, " %s", argv[i]);
 	return s;
+}
+
+/* Whether an event counts in the kernel (no :u modifier): the one perf
+ * retries as NAME:u when the kernel refuses it. */
+static bool record_counts_kernel(const char *name)
+{
+	struct perf_event_attr a;
+
+	return perfring_event_parse(name, &a) == 0 && !a.exclude_kernel && a.type != PERF_TYPE_TRACEPOINT;
 }
 
 /* "1,2,3" into ids (each 1..INT32_MAX); the count, or -1. */
@@ -492,6 +502,18 @@ int cmd_record(int argc, char **argv)
 					eo.build_id = false;
 					fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
 				}
+				if ((fd == -EACCES || fd == -EPERM) && !system_wide && !events[j].user_name &&
+				    record_counts_kernel(events[j].name) &&
+				    asprintf(&events[j].user_name, "%s:u", events[j].name) > 0) {
+					/* as perf record: unprivileged under perf_event_paranoid 2,
+					 * sample user space only, and say so */
+					fd = perfring_event_open(events[j].user_name, tasks[t], cpus[i], -1, &eo, &attr);
+					if (fd >= 0) {
+						fprintf(stderr, "%s %s: the kernel refused %s (perf_event_paranoid); recording %s\n",
+							TOOL_NAME, CMD, events[j].name, events[j].user_name);
+						events[j].name = events[j].user_name;
+					}
+				}
 				if (fd == -ESRCH && tasks[t] > 0 && ntask > 1) {
 					/* a thread that exited since /proc listed it */
 					continue;
@@ -643,6 +665,7 @@ out:
 				close(events[j].fds[i]);
 		free(events[j].fds);
 		free(events[j].ids);
+		free(events[j].user_name);
 	}
 	return ret;
 }
