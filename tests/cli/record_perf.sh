@@ -185,6 +185,14 @@ t_check cmd_build_ids "build id of sym_target '$got' (readelf: '$want'), kernel 
 n=$(stat_of "$f.pstats" FINISHED_ROUND)
 t_check cmd_rounds "$n FINISHED_ROUND records (want > 0)" [ "$n" -gt 0 ]
 
+# A kernel-heavy workload with a stripped binary (dd): kernel symbols from
+# kallsyms, dd's own samples unnamed by both.
+f="$T_TMP/dd.data"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -g -o "$f" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
+perf_reads dd "$f"
+perf record -g -o "$T_TMP/dd.perf" -- dd if=/dev/zero of=/dev/null bs=64k count=100000 >/dev/null 2>&1
+same_share dd_named_share "$f" "$T_TMP/dd.perf"
+
 f="$T_TMP/dwarf.data"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record --call-graph dwarf,4096 -o "$f" -- "$TARGET" spin 0.5
 t_check dwarf_exit "--call-graph dwarf,4096: exit $T_RC: $(head -c 300 "$T_TMP/err")" [ "$T_RC" -eq 0 ]
