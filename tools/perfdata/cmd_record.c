@@ -118,17 +118,6 @@ static int record_on_event(const struct perfring_msg *ev, void *ctx)
 	return PERFRING_CONTINUE;
 }
 
-/* The slot of the fd that owns CPU i's ring: the first task's event 0 that opened. */
-static int record_ring_slot(const struct record_event *events, int t, int i, int ncpu)
-{
-	int k;
-
-	for (k = 0; k <= t; k++)
-		if (events[0].fds[k * ncpu + i] >= 0)
-			return k * ncpu + i;
-	return t * ncpu + i;
-}
-
 static uint64_t record_max_rate(void)
 {
 	unsigned long long v = 0;
@@ -261,7 +250,7 @@ int cmd_record(int argc, char **argv)
 	};
 	static struct record_event events[RECORD_MAX_EVENTS];
 	static struct record_state st;
-	static int cpus[RECORD_MAX_CPUS], online[RECORD_MAX_CPUS], targets[RECORD_MAX_TASKS], tasks[RECORD_MAX_TASKS];
+	static int cpus[RECORD_MAX_CPUS], online[RECORD_MAX_CPUS], ring_fd[RECORD_MAX_CPUS], targets[RECORD_MAX_TASKS], tasks[RECORD_MAX_TASKS];
 	const char *output = "perf.data", *cpu_list = NULL;
 	uint64_t period = 0, freq = 0, max_rate, sample_type, v, last_progress = 0, synth = 0;
 	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false, by_tid = false;
@@ -480,8 +469,10 @@ int cmd_record(int argc, char **argv)
 		tool_error(CMD, "%s", perfring_errmsg());
 		goto out;
 	}
-	/* One ring per CPU: the first fd of the CPU's; every other event and
+	/* One ring per CPU: the first fd opened on it; every other event and
 	 * task of that CPU writes into it. */
+	for (i = 0; i < ncpu; i++)
+		ring_fd[i] = -1;
 	for (i = 0; i < ncpu; i++) {
 		for (t = 0; t < ntask; t++) {
 			for (j = 0; j < nev; j++) {
@@ -529,10 +520,12 @@ int cmd_record(int argc, char **argv)
 					tool_error(CMD, "PERF_EVENT_IOC_ID on %s: %s", events[j].name, strerror(errno));
 					goto out;
 				}
-				if (perfring_reader_cpu_ring(rd, cpus[i]) < 0)
+				if (ring_fd[i] < 0) {
 					err = perfring_reader_add(rd, fd, cpus[i]);
-				else
-					err = perfring_event_set_output(fd, events[0].fds[record_ring_slot(events, t, i, ncpu)]);
+					ring_fd[i] = fd;
+				} else {
+					err = perfring_event_set_output(fd, ring_fd[i]);
+				}
 				if (err < 0) {
 					tool_error(CMD, "%s", perfring_errmsg());
 					goto out;
