@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `perfring record`: open perf events on every online CPU (system-wide, for
- * a process, or for a command started here), read their rings with a
- * perfring reader and write every record to a perf.data file that `perf
- * report` and `perf script` read.
+ * `perfring record`: open perf events on every online CPU or those of -C
+ * (system-wide, for processes or threads, or for a command started here),
+ * read their rings with a perfring reader and write every record to a
+ * perf.data file that `perf report` and `perf script` read in full, as perf
+ * record writes it: the tasks that ran before synthesized from /proc
+ * (record_synth.c), a FINISHED_ROUND after each pass over the rings, and the
+ * writer's build ids, tracing data and compression.
  */
 #include <dirent.h>
 #include <errno.h>
