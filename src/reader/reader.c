@@ -293,6 +293,7 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 	}
 	r->fd = fd;
 	r->wfd = -1;
+	r->arm_fd = -1;
 	r->cpu = cpu;
 	r->own_fd = own_fd;
 	r->overwrite = rd->cfg.overwrite;
@@ -372,6 +373,8 @@ void perfring_reader_free(struct perfring_reader *rd)
 			close(r->fd);
 		if (r->wfd >= 0)
 			close(r->wfd);
+		if (r->arm_fd >= 0)
+			close(r->arm_fd);
 		free(r);
 	}
 	free(rd->rings);

@@ -116,7 +116,7 @@ int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, 
 	/* Key = the CPU id. Deleting an empty slot is not an error: pause is
 	 * idempotent. */
 	if (on)
-		ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)(r->wfd >= 0 ? r->wfd : r->fd));
+		ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)pr_rd_arm_slot_fd(rd, r));
 	else
 		ret = pr_bpf_map_delete_u32(rd->map_fd, (uint32_t)r->cpu);
 	if (ret == -ENOENT && !on)
@@ -311,6 +311,7 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	err = pr_rd_hp_init(rd, cpus, j);
 	if (err)
 		goto fail;
+	pr_rd_arm_init(rd);
 	free(cpus);
 	free(online);
 	return rd;
