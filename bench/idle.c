@@ -5,8 +5,9 @@
  * record), and the reader, on CPU 1, must still deliver each record at most
  * max_delay (2 ms) after it was written. Measured: the reader thread's CPU
  * time per second (getrusage RUSAGE_THREAD), its wakeups (voluntary context
- * switches) per second, and the largest delivery delay seen (from just
- * before the producer's run to the callback).
+ * switches) per second, and the delivery delay (from just before the
+ * producer's run to the callback: median, 99th percentile, largest; on a
+ * shared VM the largest is the longest time the reader's vCPU waited).
  *
  * Contenders, one after the other on their own producer instance:
  *  - perfring: perfring_reader_poll(-1) with wakeup_bytes and max_delay_ns;
@@ -35,6 +36,7 @@ struct run {
 	uint64_t seq0;
 	int stop;
 	uint64_t received, max_delay_ns;
+	double delays[MAX_SEQ]; /* ms, in arrival order */
 	double cpu_ms_per_s, wakeups_per_s;
 	int libbpf;
 	struct perfring_reader *rd;
@@ -59,6 +61,8 @@ static void note(struct run *r, const void *data)
 	t = r->t_prod[seq % MAX_SEQ];
 	if (t && now - t > r->max_delay_ns)
 		r->max_delay_ns = now - t;
+	if (t && r->received < MAX_SEQ)
+		r->delays[r->received] = (double)(now - t) / 1e6;
 	r->received++;
 }
 
@@ -211,10 +215,16 @@ int main(int argc, char **argv)
 		r[i]->seconds = seconds;
 		r[i]->max_delay_opt_ns = (uint64_t)(delay_ms * 1e6);
 		run_one(r[i], i == 1, (uint64_t)(period_ms * 1e6));
-		printf("idle_cpu_ms_per_s %s %.2f (%.2f%% of a core), %.0f wakeups/s, %" PRIu64
-		       " records, max delay %.2f ms\n",
-		       name, r[i]->cpu_ms_per_s, r[i]->cpu_ms_per_s / 10, r[i]->wakeups_per_s, r[i]->received,
-		       (double)r[i]->max_delay_ns / 1e6);
+		{
+			size_t n = r[i]->received < MAX_SEQ ? r[i]->received : MAX_SEQ;
+
+			qsort(r[i]->delays, n, sizeof(double), bench_cmp_double);
+			printf("idle_cpu_ms_per_s %s %.2f (%.2f%% of a core), %.0f wakeups/s, %" PRIu64
+			       " records, delay p50 %.2f ms p99 %.2f ms max %.2f ms\n",
+			       name, r[i]->cpu_ms_per_s, r[i]->cpu_ms_per_s / 10, r[i]->wakeups_per_s, r[i]->received,
+			       bench_quantile_sorted(r[i]->delays, n, 0.5), bench_quantile_sorted(r[i]->delays, n, 0.99),
+			       (double)r[i]->max_delay_ns / 1e6);
+		}
 	}
 	if (r[0] && r[1] && r[1]->cpu_ms_per_s > 0)
 		printf("RATIO idle_cpu perfring/libbpf %.3f (libbpf: poll with a %.0f ms timeout, then consume)\n",
