@@ -121,7 +121,9 @@ uint64_t pr_rd_arm_idle(struct perfring_reader *rd, uint64_t now, bool checked)
 			return rd->arm_check_ns;
 		if (!checked)
 			return bound;
+		pthread_mutex_lock(&rd->lock); /* pause/resume read it */
 		rd->arm_state = PR_ARM_ARMED; /* the slots stay */
+		pthread_mutex_unlock(&rd->lock);
 		return UINT64_MAX;
 	case PR_ARM_ARMED:
 		return UINT64_MAX;
