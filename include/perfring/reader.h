@@ -179,7 +179,7 @@ typedef int (*perfring_msg_fn)(const struct perfring_msg *ev, void *ctx);
  * Limitation: close and free delete the map slots of the reader's CPUs
  * even if another reader (e.g. bpftool map event_pipe) has stored its own
  * fds there since: the kernel deletes by key only, and a perf event array
- * cannot be looked up from user space (EOPNOTSUPP), so whose fd a slot
+ * cannot be looked up from user space (the kernel answers ENOTSUPP, 524), so whose fd a slot
  * holds cannot be seen. Run one reader per map at a time.
  */
 PERFRING_API struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfring_reader_opts *opts);

@@ -99,7 +99,7 @@ static void set_state(struct perfring_reader *rd, enum pr_arm_state st)
 	rd->arm_state = st;
 	if (!rd->paused && !__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
 		for (i = 0; i < rd->ring_cnt; i++)
-			if (!rd->rings[i]->paused)
+			if (!rd->rings[i]->paused && !rd->rings[i]->rb) /* ring buffers have no map slot of ours */
 				pr_rd_bpf_set_ring_output(rd, rd->rings[i], true, true);
 	pthread_mutex_unlock(&rd->lock);
 }
