@@ -30,26 +30,15 @@
 #include <unistd.h>
 
 #include "common/internal.h"
-#include "common/sys.h"
 #include "reader/reader_internal.h"
 
 /* Open (again) the arming event of r. 0, or a negative error (logged). */
 int pr_rd_arm_open(struct perfring_reader *rd, struct pr_rd_ring *r)
 {
-	struct perf_event_attr attr;
-	int fd;
+	int fd = pr_rd_bpf_open_event(rd, r->cpu, true);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_BPF_OUTPUT;
-	attr.sample_type = PERF_SAMPLE_RAW;
-	attr.sample_period = 1;
-	attr.wakeup_events = 1;
-	attr.disabled = 1;
-	fd = pr_perf_event_open(&attr, -1, r->cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
 		int err = errno;
 

@@ -81,7 +81,7 @@ static int open_error(int err, int cpu)
 		       cpu, strerror(err), paranoid);
 }
 
-int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu)
+int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu, bool arming)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -92,7 +92,9 @@ int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu)
 	attr.config = PERF_COUNT_SW_BPF_OUTPUT;
 	attr.sample_type = PERF_SAMPLE_RAW;
 	attr.sample_period = 1;
-	if (rd->cfg.wakeup_bytes) {
+	if (arming) {
+		attr.wakeup_events = 1; /* reader_arm.c: every record wakes */
+	} else if (rd->cfg.wakeup_bytes) {
 		attr.watermark = 1;
 		attr.wakeup_watermark = rd->cfg.wakeup_bytes;
 	} else {
@@ -217,7 +219,7 @@ static int open_cpu(struct perfring_reader *rd, int cpu, const char *map_name, c
 		       cpu, map_name, rd->map_max_entries);
 		return pr_rd_skip_cpu(rd, cpu);
 	}
-	fd = pr_rd_bpf_open_event(rd, cpu);
+	fd = pr_rd_bpf_open_event(rd, cpu, false);
 	if (fd == -ENODEV) {
 		pr_log(PERFRING_LOG_WARN, "CPU %d skipped: it is offline (perf_event_open: ENODEV)", cpu);
 		return pr_rd_skip_cpu(rd, cpu);

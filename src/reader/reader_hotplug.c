@@ -141,7 +141,7 @@ static void add_cpu(struct perfring_reader *rd, int cpu)
 	struct pr_rd_ring *r;
 	int fd, idx, ret;
 
-	fd = pr_rd_bpf_open_event(rd, cpu);
+	fd = pr_rd_bpf_open_event(rd, cpu, false);
 	if (fd == -ENODEV)
 		return; /* offline again already: its uevent follows */
 	if (fd < 0)
@@ -172,7 +172,7 @@ static void reopen_cpu(struct perfring_reader *rd, struct pr_rd_ring *r)
 {
 	int fd, old, ret;
 
-	fd = pr_rd_bpf_open_event(rd, r->cpu);
+	fd = pr_rd_bpf_open_event(rd, r->cpu, false);
 	if (fd == -ENODEV)
 		return;
 	if (fd < 0)

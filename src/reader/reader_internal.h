@@ -180,9 +180,10 @@ int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet);
 /* The same for one ring: store or delete its CPU's map slot. */
 int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, bool on, bool quiet);
 
-/* reader_bpf.c: open CPU cpu's BPF output event, disabled: the fd,
- * -ENODEV (offline, no message) or another error (message set). */
-int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu);
+/* reader_bpf.c: open CPU cpu's BPF output event, disabled, with the
+ * reader's wakeup policy (arming: one wakeup per record): the fd, -ENODEV
+ * (offline, no message) or another error (message set). */
+int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu, bool arming);
 
 /* reader_hotplug.c */
 int pr_rd_hp_init(struct perfring_reader *rd, const int *cpus, int cnt);
