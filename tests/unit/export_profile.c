@@ -622,6 +622,55 @@ TEST(memory_per_distinct_item)
 	prof_free(p);
 }
 
+/* Frames at one address but of other functions or binaries (another process, a reused address)
+ * are other locations, however often the first was seen (the location cache is checked). */
+TEST(same_address_other_frames)
+{
+	const char *events[] = { "cycles" };
+	struct profile *p = prof_new(events, 1);
+	struct prof_frame a = { .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000 };
+	struct prof_frame variants[] = {
+		a,
+		{ .addr = 0x1000, .name = "b", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000 },
+		{ .addr = 0x1000, .name = "a", .binary = "/y", .map_start = 0x1000, .map_limit = 0x2000 },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x3000 },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000, .line = 3 },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000, .file = "f.c" },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000,
+		  .build_id = app_bid, .build_id_size = 20 },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000,
+		  .build_id = app_bid, .build_id_size = 19 },
+		{ .addr = 0x1000, .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000 },
+		{ .addr = 0x1000, .name = "a" },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000, .kernel = true },
+	};
+
+	REQUIRE(p);
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < N(variants); i++) {
+			/* a first, so that the cache holds a when the variant comes */
+			struct prof_sample sa = { .pid = 1, .tid = 1, .comm = "c", .period = 1, .frames = &a, .nframes = 1 };
+			struct prof_sample s = sa;
+
+			s.frames = &variants[i];
+			REQUIRE(prof_add(p, &sa) == 0);
+			REQUIRE(prof_add(p, &s) == 0);
+			REQUIRE(prof_add(p, &s) == 0);
+		}
+	}
+	CHECK_EQ_INT(p->locs.n, N(variants));
+	CHECK_EQ_INT(p->stacks.n, N(variants));
+	CHECK_EQ_U64(p->stack_vals[0].count, 3 * (N(variants) + 2));
+	for (size_t i = 1; i < p->stacks.n; i++)
+		CHECK_EQ_U64(p->stack_vals[i].count, 6);
+	char *out = export_mem(p, 'f');
+
+	/* a: 3 rounds of 11 + its own 2 + the 8 other variants named a, twice */
+	CHECK(out && strcmp(out, "c;[x] 6\nc;a 87\nc;b 6\n") == 0);
+	free(out);
+	prof_free(p);
+}
+
 TEST(zz_cleanup)
 {
 	cleanup();
