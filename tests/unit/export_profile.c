@@ -560,6 +560,43 @@ TEST(speedscope_escapes_and_utf8)
 
 /* ---- arguments and memory ---- */
 
+/* No sample: every export still well-formed (pprof read by go tool pprof, speedscope with a profile). */
+TEST(empty_profile)
+{
+	const char *events[] = { "cpu-clock", "cycles" };
+	struct profile *p = prof_new(events, 2);
+	char cmd[1024], *out;
+	int rc;
+
+	REQUIRE(p);
+	out = export_mem(p, 'f');
+	CHECK(out && !*out);
+	free(out);
+	out = export_mem(p, 's');
+	CHECK(out && strstr(out, "\"profiles\":[\n{\"type\":\"sampled\",\"name\":\"cpu-clock\",\"unit\":\"nanoseconds\""));
+	CHECK(out && strstr(out, "{\"type\":\"sampled\",\"name\":\"cycles\",\"unit\":\"none\""));
+	free(out);
+	char *path = write_file("empty.speedscope.json", speedscope, p);
+
+	if (path && have("python3")) {
+		snprintf(cmd, sizeof(cmd), "python3 tests/helpers/speedscope_check.py '%s' 2>&1", path);
+		out = run(cmd, &rc);
+		CHECKF(rc == 0, "speedscope_check.py: %s", out ? out : "?");
+		free(out);
+	}
+	path = write_file("empty.pb.gz", pprof, p);
+	REQUIRE(path);
+	if (have("go")) {
+		snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -raw '%s' 2>&1", tmpdir(), path);
+		out = run(cmd, &rc);
+		CHECKF(rc == 0 && out && strstr(out, "cpu-clock-samples/count cpu-clock/nanoseconds[dflt] "
+							 "cycles-samples/count cycles/count\n"),
+		       "go tool pprof -raw (%d): %s", rc, out ? out : "");
+		free(out);
+	}
+	prof_free(p);
+}
+
 TEST(bad_arguments)
 {
 	const char *events[] = { "cpu-clock", "cycles" };

@@ -13,7 +13,8 @@
  * merged. Weights are the samples' periods: nanoseconds for cpu-clock and
  * task-clock, unit "none" (event counts) for the others. A sample is one
  * distinct stack (the profile aggregates), so the "Time Order" view is the
- * order of first appearance rather than time. Frames are named as in the
+ * order of first appearance rather than time. Without samples, an empty
+ * profile per event (a file with no profile would not open). Frames are named as in the
  * folded export (prof_loc_names) but untidied; a frame is its (name, source
  * file), so a function is one frame whatever its line.
  */
@@ -238,6 +239,16 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 		for (size_t i = 0; i < g->n; i++)
 			fprintf(out, i ? ",%llu" : "%llu", (unsigned long long)p->stack_vals[order[g->first + i]].period);
 		fputs("]}", out);
+	}
+	/* No sample: an empty profile per event, so that the file still opens (speedscope shows
+	 * profiles[activeProfileIndex]). */
+	for (int e = 0; !ngroups && e < p->nevents; e++) {
+		const char *ev = prof_str(p, p->event_sid[e]);
+
+		fputs(e ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
+		json_str(out, ev);
+		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}",
+			prof_event_is_clock(ev) ? "nanoseconds" : "none");
 	}
 	fputs("],\n\"name\":", out);
 	json_str(out, name ? name : "perfring");
