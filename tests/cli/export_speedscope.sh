@@ -110,7 +110,8 @@ dom_missing() {
 	[ ${#missing[@]} -gt 0 ]
 }
 for attempt in 1 2 3 4 5; do
-	chrome --run-all-compositor-stages-before-draw --dump-dom "$(url_of sandwich)" >"$T_TMP/dom.html"
+	# A tall window: the table renders only the rows in view.
+	chrome --window-size=1280,8000 --run-all-compositor-stages-before-draw --dump-dom "$(url_of sandwich)" >"$T_TMP/dom.html"
 	python3 - "$T_TMP/dom.html" >"$T_TMP/dom.txt" <<'EOF'
 import html, re, sys
 text = html.unescape(re.sub(r"<[^>]+>", "\n", open(sys.argv[1], encoding="utf-8").read()))
