@@ -77,6 +77,7 @@ www="$T_TMP/www"
 mkdir -p "$www"
 cp -r "$release/." "$www/"
 cp "$profile" "$www/profile.json"
+: >"$T_TMP/http.log"
 (cd "$www" && exec python3 -u -m http.server 0 --bind 127.0.0.1) >"$T_TMP/http.log" 2>&1 &
 http_pid=$!
 trap 'kill "$http_pid" 2>/dev/null; rm -rf "$T_TMP"' EXIT
