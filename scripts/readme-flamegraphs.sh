@@ -33,8 +33,15 @@ else # before perfring report had the export options: the same profile code thro
 	mv "$tmp/work.speedscope" "$tmp/work.json"
 fi
 
+# The tables the README quotes, from the same recording.
+HOME=$tmp go tool pprof -top -nodecount=6 "$tmp/work.pb.gz" >"$out/work.pprof-top.txt" 2>/dev/null
+if [ -x "$build/perfring" ]; then
+	"$build/perfring" report -i "$tmp/work.data" --no-children -s sym 2>/dev/null | grep -v '^$' | head -n 14 \
+		| sed "s|$tmp/||" >"$out/work.report.txt" || true
+fi
+
 # speedscope: the test installs the viewer and keeps a left-heavy screenshot.
-PROFILE="$tmp/work.json" FUNCS=work_mid PERFRING_BUILD="$build" bash tests/cli/export_speedscope.sh >"$tmp/ss.log"
+SHOT_SIZE=1280,360 PROFILE="$tmp/work.json" FUNCS=work_mid PERFRING_BUILD="$build" bash tests/cli/export_speedscope.sh >"$tmp/ss.log"
 cp "$build/test-logs/export/speedscope-work.png" "$out/flamegraph-speedscope.png"
 
 # go tool pprof's flame graph.
@@ -49,4 +56,4 @@ done
 chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$tmp/chrome" \
 	--virtual-time-budget=10000 --window-size=1280,320 --screenshot="$out/flamegraph-pprof.png" \
 	"http://127.0.0.1:$port/ui/flamegraph" 2>/dev/null
-echo "wrote $out/flamegraph-speedscope.png $out/flamegraph-pprof.png $out/work.folded"
+echo "wrote $out/: flamegraph-speedscope.png flamegraph-pprof.png work.folded work.pprof-top.txt work.report.txt"

@@ -13,8 +13,12 @@
 #   (tests/helpers/speedscope_check.py), the weights sum to the periods, and
 #   speedscope's viewer in headless chromium shows the functions
 #   (tests/cli/export_speedscope.sh);
+# - perfring report's self percentages (--no-children --sort sym) agree with
+#   go tool pprof -top's within rounding;
 # - bad or empty files give a one-line error.
-# The exporter: tests/helpers/export_driver (perf.data -> profile -> export).
+# The exporter: perfring report --folded/--pprof/--speedscope when the tool has
+# them, else tests/helpers/export_driver (perf.data -> profile -> export with
+# the library's reader and symbol layer).
 . "$(dirname "$0")/lib.sh"
 
 DRIVER="$PERFRING_BUILD/tests/helpers/export_driver"
@@ -33,9 +37,24 @@ if ! command -v perf >/dev/null; then
 fi
 
 # export_cmd FORMAT FILE OUT sets CMD, the command that writes FILE's export to OUT; FORMAT is
-# folded (by samples), folded-period, pprof or speedscope. export_to runs it.
-export_cmd() { CMD=("$DRIVER" "$2" "$1" "$3"); }
-export_to() { export_cmd "$@" && "${CMD[@]}"; }
+# folded (by samples), folded-period, pprof or speedscope. export_to runs it (its standard
+# output, perfring report's table, is not looked at).
+if [ -x "$PERFRING" ] && "$PERFRING" report --help 2>&1 | grep -q -- '--pprof'; then
+	HAVE_REPORT=1
+	echo "exporter: $PERFRING report"
+	export_cmd() {
+		case $1 in
+		folded) CMD=("$PERFRING" report -i "$2" --folded "$3") ;;
+		folded-period) CMD=("$PERFRING" report -i "$2" --folded "$3" --by-period) ;;
+		*) CMD=("$PERFRING" report -i "$2" "--$1" "$3") ;;
+		esac
+	}
+else
+	HAVE_REPORT=0
+	echo "exporter: $DRIVER (perfring report has no --pprof in this build)"
+	export_cmd() { CMD=("$DRIVER" "$2" "$1" "$3"); }
+fi
+export_to() { export_cmd "$@" && "${CMD[@]}" >/dev/null; }
 
 data="$T_TMP/work.data"
 if ! perf record -q -g -F 999 -o "$data" "$WORK" 400 >"$T_TMP/record.out" 2>&1; then
@@ -108,6 +127,21 @@ elif export_to pprof "$data" "$T_TMP/w.pb.gz" 2>"$T_TMP/pp.err"; then
 			  { d = ours[$3] - $2; if (d < 0) d = -d; if (!($3 in ours) || d > 0.011) print $3 ": perf " $2 "%, pprof " ours[$3] "%" }' \
 		"$T_TMP/pp.period" "$T_TMP/perf.named")
 	t_check pprof_self_percent_is_perf "${bad:-}" [ -z "$bad" ]
+	# perfring report's own self percentages, every named entry, against pprof's flat ones.
+	if [ "$HAVE_REPORT" = 1 ]; then
+		"$PERFRING" report -i "$data" --no-children -s sym >"$T_TMP/report.txt" 2>"$T_TMP/report.err"
+		awk '$1 ~ /%$/ && $2 ~ /^\[.\]$/ { name = $3; for (i = 4; i <= NF; i++) name = name " " $i;
+						    sub(/%$/, "", $1); print $1 "\t" name }' "$T_TMP/report.txt" |
+			awk -F'\t' '$2 !~ /^0x[0-9a-f]+$/' >"$T_TMP/report.self"
+		bad=$(awk -F'\t' 'NR == FNR { p = $3; sub(/%$/, "", p); ours[$1] = p; next }
+				  { d = ours[$2] - $1; if (d < 0) d = -d; if (!($2 in ours) || d > 0.011) print $2 ": report " $1 "%, pprof " ours[$2] "%" }' \
+			"$T_TMP/pp.period" "$T_TMP/report.self")
+		if [ ! -s "$T_TMP/report.self" ]; then
+			fail pprof_top_is_perfring_report "perfring report --no-children -s sym printed no entry: $(head -n 1 "$T_TMP/report.err")"
+		else
+			t_check pprof_top_is_perfring_report "${bad:-}" [ -z "$bad" ]
+		fi
+	fi
 	# The workload's mapping and its build id (readelf -n).
 	bid=$(readelf -n "$WORK" | sed -n 's/.*Build ID: //p')
 	pprof -raw >"$T_TMP/raw"

@@ -6,7 +6,7 @@
 # The assertion is the DOM (chromium --dump-dom): the sandwich view's table
 # lists every recorded function with its weight. A screenshot of the
 # left-heavy flame graph is kept beside the test log
-# ($PERFRING_BUILD/test-logs/export/speedscope-*.png).
+# ($PERFRING_BUILD/test-logs/export/speedscope-*.png; SHOT_SIZE=W,H, default 1280,720).
 #
 # The profile: PROFILE=FILE.json with FUNCS (the names the page must show, one a
 # line: those of the profile speedscope opens first, and the titles of the
@@ -134,7 +134,7 @@ fi
 # A screenshot of the flame graph (left heavy), kept for people to look at.
 shot="$shots/speedscope-$(basename "$profile" .json).png"
 rm -f "$shot"
-chrome --window-size=1280,720 --screenshot="$shot" "$(url_of left-heavy)" >/dev/null
+chrome --window-size="${SHOT_SIZE:-1280,720}" --screenshot="$shot" "$(url_of left-heavy)" >/dev/null
 if [ -s "$shot" ] && [ "$(head -c 4 "$shot" | od -An -c | tr -d ' ')" = "211PNG" ]; then
 	echo "screenshot: $shot"
 	ok speedscope_screenshot
