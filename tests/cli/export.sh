@@ -13,6 +13,7 @@
 #   (tests/helpers/speedscope_check.py), the weights sum to the periods, and
 #   speedscope's viewer in headless chromium shows the functions
 #   (tests/cli/export_speedscope.sh);
+# - two events: a sample type pair each, each event's total period as perf report's;
 # - perfring report's self percentages (--no-children --sort sym) agree with
 #   go tool pprof -top's within rounding;
 # - bad or empty files give a one-line error.
@@ -172,6 +173,26 @@ if export_to speedscope "$data" "$T_TMP/w.json" 2>"$T_TMP/ss.err"; then
 	fi
 else
 	fail speedscope "export failed: $(head -n 1 "$T_TMP/ss.err")"
+fi
+
+# ---- two events: a sample type pair each, totals as perf's ----
+if command -v go >/dev/null && perf record -q -g -e cpu-clock -e task-clock -F 999 -o "$T_TMP/two.data" "$WORK" 300 \
+	>"$T_TMP/two.out" 2>&1 && export_to pprof "$T_TMP/two.data" "$T_TMP/two.pb.gz" 2>"$T_TMP/two.err"; then
+	HOME=$T_TMP go tool pprof -raw -symbolize=none "$T_TMP/two.pb.gz" >"$T_TMP/two.raw" 2>&1
+	t_check pprof_two_events_sample_types "$(sed -n '5p' "$T_TMP/two.raw")" grep -qx \
+		'cpu-clock-samples/count cpu-clock/nanoseconds\[dflt\] task-clock-samples/count task-clock/nanoseconds' "$T_TMP/two.raw"
+	perf report -i "$T_TMP/two.data" --stdio 2>/dev/null | awk '/^# Samples: .* of event/ { e = $NF; gsub(/\047/, "", e) }
+		/^# Event count/ { print e, $NF }' >"$T_TMP/two.perf"
+	bad=
+	[ "$(wc -l <"$T_TMP/two.perf")" -eq 2 ] || bad="perf report shows $(wc -l <"$T_TMP/two.perf") events, not 2;"
+	while read -r ev count; do
+		got=$(HOME=$T_TMP go tool pprof -top -symbolize=none -sample_index="$ev" -unit=ns "$T_TMP/two.pb.gz" 2>/dev/null |
+			sed -n 's/.*Total samples = \([0-9]*\)ns.*/\1/p')
+		[ "$got" = "$count" ] || bad="$bad $ev: perf $count, pprof ${got:-none};"
+	done <"$T_TMP/two.perf"
+	t_check pprof_two_events_totals "${bad:-}" [ -z "$bad" ]
+else
+	skip pprof_two_events "go, perf record -e cpu-clock -e task-clock or the export failed: $(head -n 1 "$T_TMP/two.err" 2>/dev/null)"
 fi
 
 # ---- bad input ----
