@@ -558,6 +558,29 @@ TEST(speedscope_escapes_and_utf8)
 	prof_free(p);
 }
 
+/* Threads of a process, and addresses of a function, are one speedscope sample; the folded line too. */
+TEST(speedscope_merges_threads_and_addresses)
+{
+	const char *events[] = { "task-clock" };
+	struct profile *p = prof_new(events, 1);
+	struct prof_frame f1[] = { APP(0x401100, "work", 30, false), APP(0x401200, "main", 50, false) };
+	struct prof_frame f2[] = { APP(0x401108, "work", 30, false), APP(0x401210, "main", 50, false) };
+	struct prof_sample a = { .pid = 7, .tid = 7, .comm = "t", .period = 10, .frames = f1, .nframes = 2 };
+	struct prof_sample b = { .pid = 7, .tid = 8, .comm = "t", .period = 5, .frames = f2, .nframes = 2 };
+	char *out;
+
+	REQUIRE(p);
+	REQUIRE(prof_add(p, &a) == 0 && prof_add(p, &b) == 0 && prof_add(p, &b) == 0);
+	CHECK_EQ_INT(p->stacks.n, 2);
+	out = export_mem(p, 's');
+	CHECKF(out && strstr(out, "\"samples\":[[1,0]],\n\"weights\":[20]}"), "speedscope:\n%s", out ? out : "");
+	free(out);
+	out = export_mem(p, 'F');
+	CHECKF(out && strcmp(out, "t;main;work 20\n") == 0, "folded: %s", out ? out : "");
+	free(out);
+	prof_free(p);
+}
+
 /* ---- arguments and memory ---- */
 
 /* No sample: every export still well-formed (pprof read by go tool pprof, speedscope with a profile). */

@@ -12,11 +12,13 @@
  * opens on the busiest process of the first event. A process's threads are
  * merged. Weights are the samples' periods: nanoseconds for cpu-clock and
  * task-clock, unit "none" (event counts) for the others. A sample is one
- * distinct stack (the profile aggregates), so the "Time Order" view is the
- * order of first appearance rather than time. Without samples, an empty
- * profile per event (a file with no profile would not open). Frames are named as in the
- * folded export (prof_loc_names) but untidied; a frame is its (name, source
- * file), so a function is one frame whatever its line.
+ * distinct sequence of frames (stacks that differ only in addresses or
+ * threads are one), so the "Time Order" view is the order of first
+ * appearance rather than time, and the file's size follows the distinct
+ * call paths. Without samples, an empty profile per event (a file with no
+ * profile would not open). Frames are named as in the folded export
+ * (prof_loc_names) but untidied; a frame is its (name, source file), so a
+ * function is one frame whatever its line.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -153,6 +155,10 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 	uint32_t *order = NULL, **loc_frames = NULL, *loc_nframes = NULL;
 	struct group *groups = NULL;
 	size_t ngroups = 0;
+	struct itab seqs = { 0 };      /* a group's distinct frame sequences (root first) */
+	struct prof_buf seq = { 0 };
+	uint64_t *weights = NULL;      /* per sequence */
+	size_t nweights = 0, weights_cap = 0;
 	int err = 0;
 
 	if (!p || !out)
@@ -222,22 +228,53 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 		json_str(out, title);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
 			prof_event_is_clock(ev) ? "nanoseconds" : "none", (unsigned long long)g->weight);
+		/* The group's stacks by their frames: stacks that differ only in addresses or threads
+		 * are one sample (speedscope shows frames, not addresses). */
+		prof_itab_free(&seqs);
+		nweights = 0;
 		for (size_t i = 0; i < g->n; i++) {
 			const struct prof_stack_key *k = prof_stack(p, order[g->first + i]);
-			bool first = true;
+			bool created;
+			long id;
+
+			seq.len = 0;
+			for (uint32_t j = k->nlocs; j-- > 0;)
+				prof_buf_put(&seq, loc_frames[k->locs[j]], loc_nframes[k->locs[j]] * sizeof(uint32_t));
+			if (seq.err) {
+				err = seq.err;
+				goto out;
+			}
+			if ((id = prof_itab_get(&seqs, seq.b ? (const void *)seq.b : "", seq.len, &created)) < 0) {
+				err = (int)id;
+				goto out;
+			}
+			if (created) {
+				if (nweights == weights_cap) {
+					size_t cap = weights_cap ? weights_cap * 2 : 256;
+					uint64_t *w = realloc(weights, cap * sizeof(*w));
+
+					if (!w) {
+						err = -ENOMEM;
+						goto out;
+					}
+					weights = w;
+					weights_cap = cap;
+				}
+				weights[nweights++] = 0;
+			}
+			weights[id] += p->stack_vals[order[g->first + i]].period;
+		}
+		for (size_t i = 0; i < seqs.n; i++) {
+			const uint32_t *ids = prof_key(&seqs, i);
 
 			fputs(i ? ",[" : "[", out);
-			for (uint32_t j = k->nlocs; j-- > 0;) {
-				for (uint32_t f = 0; f < loc_nframes[k->locs[j]]; f++) {
-					fprintf(out, first ? "%u" : ",%u", loc_frames[k->locs[j]][f]);
-					first = false;
-				}
-			}
+			for (size_t f = 0; f < seqs.keys[i]->len / sizeof(uint32_t); f++)
+				fprintf(out, f ? ",%u" : "%u", ids[f]);
 			fputc(']', out);
 		}
 		fputs("],\n\"weights\":[", out);
-		for (size_t i = 0; i < g->n; i++)
-			fprintf(out, i ? ",%llu" : "%llu", (unsigned long long)p->stack_vals[order[g->first + i]].period);
+		for (size_t i = 0; i < nweights; i++)
+			fprintf(out, i ? ",%llu" : "%llu", (unsigned long long)weights[i]);
 		fputs("]}", out);
 	}
 	/* No sample: an empty profile per event, so that the file still opens (speedscope shows
@@ -265,5 +302,8 @@ out:
 	free(fr.key);
 	free(fr.ids);
 	prof_itab_free(&fr.tab);
+	prof_itab_free(&seqs);
+	free(seq.b);
+	free(weights);
 	return err;
 }
