@@ -323,7 +323,10 @@ int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r)
 	}
 	r->idx = rd->ring_cnt;
 	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
+	/* A ring buffer's fd polls readable as long as it holds bytes, also a
+	 * record still BUSY: edge-triggered, it wakes us when the kernel
+	 * commits the record we wait at (see pr_rd_rb_has_data()). */
+	ev.events = r->rb ? EPOLLIN | EPOLLET : EPOLLIN;
 	ev.data.u64 = (uint64_t)r->idx;
 	if (epoll_ctl(rd->epoll_fd, EPOLL_CTL_ADD, r->fd, &ev)) {
 		err = errno;

@@ -181,7 +181,9 @@ static bool ring_due(const struct perfring_reader *rd, struct pr_rd_ring *r, boo
 		r->owed = false;
 		return false;
 	}
-	if (r->owed || rd->cfg.wakeup_events == 1)
+	/* A ring buffer has no threshold of ours: the kernel (or the
+	 * program's BPF_RB_* flags) decides its wakeups, as for libbpf. */
+	if (r->owed || r->rb || rd->cfg.wakeup_events == 1)
 		return true;
 	*pending = true;
 	return false;
