@@ -62,8 +62,7 @@ static void put_tidy(struct prof_buf *b, const char *name, bool is_comm)
 struct names {
 	struct itab tab;
 	struct prof_buf tmp;
-	uint32_t *ids;    /* the current location's names, outermost first */
-	size_t n, cap;
+	struct prof_buf ids; /* the current location's name ids (uint32_t), outermost first */
 	int err;
 };
 
@@ -82,19 +81,12 @@ static int add_name(const char *name, const char *file, void *arg)
 	struct names *nm = arg;
 	long id = name_id(nm, name, false);
 
+	uint32_t v = (uint32_t)id;
+
 	if (id < 0)
 		return nm->err = (int)id;
-	if (nm->n == nm->cap) {
-		size_t cap = nm->cap ? nm->cap * 2 : 16;
-		uint32_t *ids = realloc(nm->ids, cap * sizeof(*ids));
-
-		if (!ids)
-			return nm->err = -ENOMEM;
-		nm->ids = ids;
-		nm->cap = cap;
-	}
-	nm->ids[nm->n++] = (uint32_t)id;
-	return 0;
+	prof_buf_put(&nm->ids, &v, sizeof(v));
+	return nm->err = nm->ids.err;
 }
 
 struct folded_line {
@@ -113,8 +105,7 @@ int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *
 	struct itab keys = { 0 };       /* a line: comm name id, then frame name ids root first */
 	struct prof_buf key = { 0 };
 	uint32_t **loc_names = NULL;    /* per location: count, then its name ids */
-	uint64_t *values = NULL;
-	size_t values_cap = 0;
+	struct prof_buf values = { 0 }; /* uint64_t per line */
 	struct folded_line *lines = NULL;
 	int err = 0;
 
@@ -129,7 +120,6 @@ int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *
 		const struct prof_stack_key *k = prof_stack(p, i);
 		char cbuf[32];
 		long id;
-		bool created;
 
 		if ((int)k->event != event)
 			continue;
@@ -143,18 +133,21 @@ int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *
 			uint32_t loc = k->locs[j];
 
 			if (!loc_names[loc]) {
-				nm.n = 0;
+				size_t n;
+
+				nm.ids.len = 0;
 				if (prof_loc_names(p, loc, add_name, &nm) || nm.err) {
 					id = nm.err ? nm.err : -ENOMEM;
 					goto fail;
 				}
-				loc_names[loc] = malloc((nm.n + 1) * sizeof(uint32_t));
+				n = nm.ids.len / sizeof(uint32_t);
+				loc_names[loc] = malloc((n + 1) * sizeof(uint32_t));
 				if (!loc_names[loc]) {
 					id = -ENOMEM;
 					goto fail;
 				}
-				loc_names[loc][0] = (uint32_t)nm.n;
-				memcpy(loc_names[loc] + 1, nm.ids, nm.n * sizeof(uint32_t));
+				loc_names[loc][0] = (uint32_t)n;
+				memcpy(loc_names[loc] + 1, nm.ids.b, nm.ids.len);
 			}
 			prof_buf_put(&key, loc_names[loc] + 1, loc_names[loc][0] * sizeof(uint32_t));
 		}
@@ -162,22 +155,10 @@ int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *
 			id = key.err;
 			goto fail;
 		}
-		if ((id = prof_itab_get(&keys, key.b, key.len, &created)) < 0)
+		id = prof_count(&keys, &values, key.b, key.len,
+				by_period ? p->stack_vals[i].period : p->stack_vals[i].count);
+		if (id < 0)
 			goto fail;
-		if ((size_t)id >= values_cap) {
-			size_t cap = values_cap ? values_cap * 2 : 256;
-			uint64_t *v = realloc(values, cap * sizeof(*v));
-
-			if (!v) {
-				id = -ENOMEM;
-				goto fail;
-			}
-			values = v;
-			values_cap = cap;
-		}
-		if (created)
-			values[id] = 0;
-		values[id] += by_period ? p->stack_vals[i].period : p->stack_vals[i].count;
 		continue;
 fail:
 		err = (int)id;
@@ -207,7 +188,7 @@ fail:
 			goto out;
 		}
 		lines[i].text = (char *)b.b;
-		lines[i].value = values[i];
+		lines[i].value = ((const uint64_t *)values.b)[i];
 	}
 	qsort(lines, keys.n, sizeof(*lines), cmp_line);
 	for (size_t i = 0; i < keys.n; i++) {
@@ -225,10 +206,10 @@ out:
 	for (size_t i = 0; i < p->locs.n; i++)
 		free(loc_names[i]);
 	free(loc_names);
-	free(values);
+	free(values.b);
 	free(key.b);
 	free(nm.tmp.b);
-	free(nm.ids);
+	free(nm.ids.b);
 	prof_itab_free(&nm.tab);
 	prof_itab_free(&keys);
 	return err;

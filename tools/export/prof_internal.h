@@ -118,6 +118,10 @@ struct prof_buf {
 
 void prof_buf_put(struct prof_buf *b, const void *data, size_t n);
 
+/* Adds v to key's counter: t interns the keys, values holds a uint64_t per id. Returns the
+ * key's id or a negative errno. */
+long prof_count(struct itab *t, struct prof_buf *values, const void *key, size_t len, uint64_t v);
+
 /* Whether the event counts time in nanoseconds (cpu-clock, task-clock, with or without :modifiers). */
 bool prof_event_is_clock(const char *name);
 

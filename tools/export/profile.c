@@ -237,6 +237,27 @@ void prof_buf_put(struct prof_buf *b, const void *data, size_t n)
 	b->b[b->len] = 0;
 }
 
+long prof_count(struct itab *t, struct prof_buf *values, const void *key, size_t len, uint64_t v)
+{
+	bool created;
+	long id = prof_itab_get(t, key, len, &created);
+	uint64_t *counts;
+
+	if (id < 0)
+		return id;
+	if (created) {
+		uint64_t zero = 0;
+
+		/* ids are dense and given in order: the new one's counter is the next. */
+		prof_buf_put(values, &zero, sizeof(zero));
+		if (values->err)
+			return values->err;
+	}
+	counts = (uint64_t *)values->b;
+	counts[id] += v;
+	return id;
+}
+
 static int scratch_reserve(struct profile *p, size_t bytes)
 {
 	if (bytes <= p->scratch_cap)
