@@ -13,6 +13,7 @@
 #   (tests/helpers/speedscope_check.py), the weights sum to the periods, and
 #   speedscope's viewer in headless chromium shows the functions
 #   (tests/cli/export_speedscope.sh);
+# - a file perfring record wrote: folded sums to perf script's samples, the workload's stack;
 # - two events: a sample type pair each, each event's total period as perf report's;
 # - perfring report's self percentages (--no-children --sort sym) agree with
 #   go tool pprof -top's within rounding;
@@ -193,6 +194,18 @@ if command -v go >/dev/null && perf record -q -g -e cpu-clock -e task-clock -F 9
 	t_check pprof_two_events_totals "${bad:-}" [ -z "$bad" ]
 else
 	skip pprof_two_events "go, perf record -e cpu-clock -e task-clock or the export failed: $(head -n 1 "$T_TMP/two.err" 2>/dev/null)"
+fi
+
+# ---- a file perfring record wrote: the same checks of sums and leaves against perf ----
+if [ -x "$PERFRING" ] && "$PERFRING" record -g -o "$T_TMP/pr.data" -- "$WORK" 300 >"$T_TMP/pr.out" 2>&1 &&
+	export_to folded "$T_TMP/pr.data" "$T_TMP/pr.folded" 2>"$T_TMP/pr.err"; then
+	n=$(perf script -i "$T_TMP/pr.data" -F time 2>/dev/null | grep -c .)
+	sum=$(awk '{ s += $NF } END { print s + 0 }' "$T_TMP/pr.folded")
+	t_check perfring_record_folded_sum "folded sums to $sum, perf script has $n samples" test "$n" -gt 0 -a "$sum" -eq "$n"
+	t_check perfring_record_folded_stack "no prof_work;...;work_mid;work_leaf_a line" \
+		grep -qE '^prof_work;(.*;)?main;work_loop;work_mid;work_leaf_a [0-9]+$' "$T_TMP/pr.folded"
+else
+	skip perfring_record "perfring record -g or its export failed: $(head -n 1 "$T_TMP/pr.out") $(head -n 1 "$T_TMP/pr.err" 2>/dev/null)"
 fi
 
 # ---- bad input ----
