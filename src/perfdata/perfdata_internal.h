@@ -223,7 +223,7 @@ int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *
 	__attribute__((format(printf, 4, 5)));
 
 /* perfdata_input.c */
-void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto);
+void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t keep);
 int pd_input_ensure(struct perfring_perfdata *pd, uint64_t off, uint64_t n, const uint8_t **p);
 void pd_input_discard(struct perfring_perfdata *pd, uint64_t off);
 void pd_input_close(struct pd_input *in);

@@ -245,6 +245,24 @@ static int next_decompressed(struct perfring_perfdata *pd, struct perfring_perfd
 #define PD_PREFETCH_STEP 256
 #endif
 
+/* Populate the mapping up to want, keeping what the reader holds: the next
+ * record and the records ordering queued (the first queued that is not a
+ * copy is the oldest: the queue is in arrival order). */
+static __attribute__((noinline)) void populate(struct perfring_perfdata *pd, uint64_t want)
+{
+	uint64_t keep = pd->pos;
+	size_t i;
+
+	for (i = 0; i < pd->nr_queue; i++)
+		if (!pd->queue[i].in_arena) {
+			uint64_t at = (uint64_t)(pd->queue[i].at.data - pd->in.buf) + pd->in.base;
+
+			keep = at < keep ? at : keep;
+			break;
+		}
+	pd_input_populate(pd, want, keep);
+}
+
 /*
  * Ask for the input's cache lines up to want (clamped to the input), each
  * line once. A reader that only looks at a record's header and time
@@ -261,7 +279,7 @@ static inline void prefetch_to(struct perfring_perfdata *pd, uint64_t want)
 	if (want > have)
 		want = have;
 	if (PR_UNLIKELY(want > pd->in.populated))
-		pd_input_populate(pd, want);
+		populate(pd, want);
 	for (; pd->prefetched < want; pd->prefetched += 64)
 		__builtin_prefetch(pd->in.buf + (pd->prefetched - pd->in.base));
 }
