@@ -115,8 +115,12 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
+# The exports (tools/export/: pprof is gzip'd) link zlib; the answers commands (script, report)
+# demangle C++ names with the C++ runtime's demangler, as perf does.
+EXPORT_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+ANSWERS_LIBS := -lstdc++
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(EXPORT_LIBS) $(ANSWERS_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -125,7 +129,8 @@ $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 # Fault-injection tests route the library's allocations and syscalls through
 # tests/unit/fault.h (link-time --wrap: works with the static library, ASan
 # and valgrind).
-FAULT_WRAP := $(foreach f,malloc calloc realloc strdup mmap open read pread write pwrite fstat ioctl,-Wl,--wrap=$(f))
+FAULT_WRAP := $(foreach f,malloc calloc realloc strdup mmap open read pread write pwrite fstat ioctl \
+	syscall epoll_create1 epoll_ctl epoll_wait eventfd fcntl,-Wl,--wrap=$(f))
 $(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)
@@ -135,9 +140,21 @@ TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tool
 # The trace fuzz target (tests/fuzz/trace_fuzz.c) builds with the same sources and libraries.
 FUZZ_EXTRA_trace = $(TRACE_DECODER_SRCS) $(TRACE_CFLAGS)
 FUZZ_LIBS_trace = $(TRACE_LIBS)
+# The exports' fuzz target (tests/fuzz/export_fuzz.c) builds with tools/export/ and zlib.
+FUZZ_EXTRA_export = $(EXPORT_SRCS)
+FUZZ_LIBS_export = $(EXPORT_LIBS)
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
+
+# Unit tests of the tool's profile and its exports (folded, pprof, speedscope) build with its sources.
+EXPORT_SRCS := $(wildcard tools/export/*.c)
+$(O)/tests/unit/export_%: tests/unit/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(EXPORT_SRCS) $(PROG_LIBS) $(EXPORT_LIBS)
+$(O)/tests/helpers/export_%: tests/helpers/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(EXPORT_SRCS) $(PROG_LIBS) $(EXPORT_LIBS)
 
 $(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
@@ -152,18 +169,25 @@ $(O)/tests/helpers/%: tests/helpers/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
 
 # The symbolizer tests' target program: -g, and -rdynamic so that a stripped copy keeps its global
-# functions in .dynsym (tests/helpers/sym_target.c).
+# functions in .dynsym (tests/helpers/sym_target.c); frame pointers, for the call chains of tests/cli/script_oracle.sh.
 $(O)/tests/helpers/sym_target: tests/helpers/sym_target.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -g -rdynamic -o $@ $< $(LDFLAGS_SAN)
+	$(CC) $(CFLAGS_ALL) -g -rdynamic -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
+
+# The export tests' workload (tests/helpers/prof_work.c): frame pointers, so that perf record -g
+# (frame-pointer unwinding) gives its whole call chains; -O0: leaf functions set up frames too.
+$(O)/tests/helpers/prof_work: tests/helpers/prof_work.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O0 -g -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
 
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $< $(PROG_LIBS)
 
-$(O)/examples/%: examples/%.c $(STATIC) $(BPF_SKELS)
+# Examples include their BPF side's shared header from bpf/ as libbpf-tools do ("opensnoop.h").
+$(O)/examples/%: examples/%.c $(STATIC) $(BPF_SKELS) $(wildcard bpf/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LIBS)
+	$(CC) $(PROG_CFLAGS) -Ibpf -o $@ $< $(PROG_LIBS)
 
 # Every public header must compile on its own, as C and as C++.
 headers-cxx: $(O)/.headers-ok
@@ -215,6 +239,8 @@ install: lib $(TOOL) $(O)/perfring.pc $(O)/cmake/perfringConfig.cmake $(O)/cmake
 	install -d $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
 	install -m 644 include/perfring/*.h $(DESTDIR)$(INCLUDEDIR)/perfring/
+	install -d $(DESTDIR)$(INCLUDEDIR)/perfring/bpf
+	install -m 644 bpf/perfring_ringbuf.bpf.h $(DESTDIR)$(INCLUDEDIR)/perfring/bpf/
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libperfring.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libperfring.so
@@ -303,3 +329,18 @@ fuzz-corpus: $(O)/fuzz/make_corpus
 	$(O)/fuzz/make_corpus tests/fuzz/corpus/record
 
 $(O)/tests/unit/fuzz_replay: $(FUZZ_SUPPORT)
+
+# ---- Soak (tests/soak/soak.c; not part of make check) ----
+# make soak [SOAK_RECORDS=N] [SOAK_ARGS=...]: a flat-out BPF producer on CPU 0 writes N records
+# (default 10^9) with sequence numbers, the reader on CPU 1 drains them; received + reported lost
+# must equal produced exactly, and the reader's RSS stay flat (README, Testing).
+SOAK_RECORDS ?= 1000000000
+SOAK_ARGS ?=
+.PHONY: soak
+all: $(O)/tests/soak/soak
+$(O)/tests/soak/soak: tests/soak/soak.c bpf/producer.h $(STATIC) $(BPF_SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LIBS)
+
+soak: $(O)/tests/soak/soak
+	$(O)/tests/soak/soak --records $(SOAK_RECORDS) $(SOAK_ARGS)

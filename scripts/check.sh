@@ -2,14 +2,17 @@
 # make check: build and run every test, then again under sanitizers.
 #  1. plain build (build/): unit, kernel and CLI tests;
 #  2. ASan+UBSan build (build/asan/): unit and kernel tests;
+#     and the same with clang (build/asan-clang/): its UBSan sees what gcc's does not (e.g.
+#     arithmetic on a NULL pointer, "applying zero offset to null pointer");
 #  3. TSan build (build/tsan/): the threaded tests (names containing "thread");
-# and, after the plain suite, the unit tests and two kernel tests under valgrind;
+# and, after the plain suite, the unit tests, two kernel tests and the kernel fault-injection tests
+# (tests/kernel/fault_*) under valgrind;
 # then every fuzz target for FUZZ_SECONDS each (libFuzzer, clang; scripts/fuzz.sh).
 # Ends with the line "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
-rm -f build/.totals build/asan/.totals build/tsan/.totals
+rm -f build/.totals build/asan/.totals build/asan-clang/.totals build/tsan/.totals
 mkdir -p build
 status=0
 
@@ -22,10 +25,10 @@ else
 	cat build/make-plain.log; echo "0 1 0" >>build/.totals; status=1
 fi
 
-step "valgrind (plain build): unit tests and two kernel tests"
+step "valgrind (plain build): unit tests, two kernel tests and the kernel fault-injection tests"
 if [ -x build/tests/unit/ring_basic ] && command -v valgrind >/dev/null; then
 	vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --suppressions=scripts/valgrind.supp"
-	for f in 'unit/*' 'kernel/reader_basic' 'kernel/reader_lost'; do
+	for f in 'unit/*' 'kernel/reader_basic' 'kernel/reader_lost' 'kernel/fault_*'; do
 		HARNESS_TIMEOUT=600 bash scripts/run-tests.sh --build build --suite valgrind --no-cli --filter "$f" \
 			--wrap "$vg" || status=1
 	done
@@ -38,6 +41,15 @@ if make -s -j"$jobs" O=build/asan SANITIZE=address,undefined all >build/make-asa
 	cat build/asan/.totals >>build/.totals
 else
 	cat build/make-asan.log; echo "0 1 0" >>build/.totals; status=1
+fi
+
+step "build (asan+ubsan, clang)"
+if make -s -j"$jobs" O=build/asan-clang CC=clang SANITIZE=address,undefined all >build/make-asan-clang.log 2>&1; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		bash scripts/run-tests.sh --build build/asan-clang --suite asan-clang --no-cli || status=1
+	cat build/asan-clang/.totals >>build/.totals
+else
+	cat build/make-asan-clang.log; echo "0 1 0" >>build/.totals; status=1
 fi
 
 step "build (tsan)"

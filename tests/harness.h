@@ -13,6 +13,7 @@
 #ifndef PERFRING_TEST_HARNESS_H
 #define PERFRING_TEST_HARNESS_H
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <signal.h>
@@ -20,6 +21,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The file descriptors this process has open (entries of /proc/self/fd, not counting the one
+ * that reads it), or -1: compared before and after a call, it finds a leaked fd. */
+static inline int th_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1;
+}
 
 typedef void (*th_fn)(void);
 

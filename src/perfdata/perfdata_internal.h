@@ -10,6 +10,7 @@
 #include <linux/perf_event.h>
 
 #include <perfring/perfdata.h>
+#include <perfring/record.h>
 
 #define PD_MAGIC 0x32454c4946524550ULL /* "PERFILE2" read as a little-endian u64 */
 #define PD_FILE_HEADER_SIZE 104
@@ -242,6 +243,25 @@ void pd_attrs_free(struct perfring_perfdata *pd);
 /* perfdata_feature.c */
 int pd_feature_set(struct perfring_perfdata *pd, int feat, const uint8_t *data, size_t len, bool copy);
 void pd_features_free(struct perfring_perfdata *pd);
+
+/* The HEADER_TRACING_DATA feature for the tracepoints with these ids
+ * (perfdata_tracing.c): *out (malloc'd) and *out_len, or a negative errno. */
+int pd_tracing_data(const uint64_t *ids, size_t nr, uint8_t **out, size_t *out_len);
+
+/* The build ids of the binaries samples hit (perfdata_buildid.c), for the
+ * writer's HEADER_BUILD_ID feature. */
+struct pw_bid_attr {
+	struct perfring_parse_config cfg;
+	const uint64_t *ids; /* the writer's: they outlive the pw_bids */
+	size_t nr_ids;
+};
+struct pw_bids;
+struct pw_bids *pw_bids_new(const struct pw_bid_attr *attrs, int nr);
+/* A record written to the file: the model learns from it, a sample marks what it hit. */
+int pw_bids_record(struct pw_bids *b, const void *rec, size_t len);
+/* The feature's entries, given to emit; 0 or emit's error. */
+int pw_bids_write(struct pw_bids *b, int (*emit)(void *ctx, const void *p, size_t n), void *ctx);
+void pw_bids_free(struct pw_bids *b);
 
 /* perfdata_next.c */
 void pd_next_free(struct perfring_perfdata *pd);

@@ -15,6 +15,7 @@
 #include "common/barrier.h"
 #include "reader/reader_internal.h"
 #include "common/sys.h"
+#include <perfring/ringbuf.h>
 
 static bool is_pow2(size_t v)
 {
@@ -137,6 +138,9 @@ int pr_rd_parse_opts(const struct perfring_reader_opts *opts, bool bpf, struct p
 	cfg->max_delay_ns = PR_OPT(opts, max_delay_ns, 0);
 	cfg->overwrite = PR_OPT(opts, overwrite, false);
 	cfg->linearize = PR_OPT(opts, linearize, false);
+	cfg->no_hotplug = PR_OPT(opts, no_hotplug, false);
+	cfg->on_cpu = PR_OPT(opts, on_cpu, NULL);
+	cfg->on_cpu_ctx = PR_OPT(opts, on_cpu_ctx, NULL);
 	cfg->cpus = PR_OPT(opts, cpus, NULL);
 	cfg->cpu_cnt = PR_OPT(opts, cpu_cnt, 0);
 	if (cfg->cpus && !cfg->cpu_cnt)
@@ -161,6 +165,7 @@ struct perfring_reader *pr_rd_alloc(const struct pr_rd_config *cfg)
 	rd->cfg.cpu_cnt = 0;
 	rd->map_fd = -1;
 	rd->event_fd = -1;
+	rd->hp_fd = -1;
 	pthread_mutex_init(&rd->lock, NULL);
 	rd->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (rd->epoll_fd < 0) {
@@ -195,10 +200,21 @@ struct perfring_reader *perfring_reader_new(const struct perfring_reader_opts *o
 		errno = -err;
 		return NULL;
 	}
+	struct perfring_reader *rd;
+
 	if (cfg.cpus)
 		return pr_fail_null(EINVAL, "opts.cpus applies to perfring_reader_new_bpf() only; label the rings "
 					    "of perfring_reader_new() with perfring_reader_add(rd, fd, cpu)");
-	return pr_rd_alloc(&cfg);
+	rd = pr_rd_alloc(&cfg);
+	if (rd) {
+		err = pr_rd_order_init(rd, opts);
+		if (err) {
+			perfring_reader_free(rd);
+			errno = -err;
+			return NULL;
+		}
+	}
+	return rd;
 }
 
 /* Read a small /proc value for a message ("?" if unreadable). */
@@ -220,20 +236,20 @@ static int ring_map_error(int err, int fd, int cpu, size_t data_bytes, const cha
 	int64_t len = perfring_ring_mmap_len(data_bytes);
 	size_t page = perfring_page_size();
 	char who[64], mlock_kb[32], memlock[48];
-	struct rlimit rl;
 
 	if (cpu >= 0)
 		snprintf(who, sizeof(who), "CPU %d", cpu);
 	else
 		snprintf(who, sizeof(who), "perf event fd %d", fd);
+	/* The ring layer failed before its mmap (e.g. allocating the ring): its
+	 * message says what, the mlock advice below would mislead. */
+	if (strncmp(ring_msg, "mmap", 4) != 0)
+		return pr_fail(err, "cannot set up the perf ring of %s: %s", who, ring_msg);
 	switch (err) {
 	case EPERM:
 	case ENOMEM:
 		read_proc_value("/proc/sys/kernel/perf_event_mlock_kb", mlock_kb, sizeof(mlock_kb));
-		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-			snprintf(memlock, sizeof(memlock), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
-		else
-			snprintf(memlock, sizeof(memlock), "unlimited");
+		pr_memlock_limit(memlock, sizeof(memlock));
 		return pr_fail(err,
 			       "cannot map the perf ring of %s (%lld bytes: 1 + %zu pages): %s. Perf ring memory "
 			       "is limited per user by /proc/sys/kernel/perf_event_mlock_kb (now %s KiB, times the "
@@ -257,7 +273,6 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 {
 	struct perfring_ring_opts ropts = PERFRING_OPTS_INIT(perfring_ring_opts);
 	struct pr_rd_ring *r;
-	struct epoll_event ev;
 	char ring_msg[256];
 	int err;
 
@@ -277,9 +292,22 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 		return ring_map_error(err, fd, cpu, rd->cfg.data_bytes, ring_msg);
 	}
 	r->fd = fd;
+	r->wfd = -1;
 	r->cpu = cpu;
 	r->own_fd = own_fd;
 	r->overwrite = rd->cfg.overwrite;
+	err = pr_rd_append_ring(rd, r);
+	if (err < 0) {
+		perfring_ring_free(r->ring);
+		free(r);
+	}
+	return err;
+}
+
+int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r)
+{
+	struct epoll_event ev;
+	int err;
 
 	pthread_mutex_lock(&rd->lock);
 	if (rd->ring_cnt == rd->ring_cap) {
@@ -288,8 +316,6 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 
 		if (!n) {
 			pthread_mutex_unlock(&rd->lock);
-			perfring_ring_free(r->ring);
-			free(r);
 			return pr_fail(ENOMEM, "perfring reader: out of memory");
 		}
 		rd->rings = n;
@@ -299,18 +325,17 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
 	ev.data.u64 = (uint64_t)r->idx;
-	if (epoll_ctl(rd->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+	if (epoll_ctl(rd->epoll_fd, EPOLL_CTL_ADD, r->fd, &ev)) {
 		err = errno;
 		pthread_mutex_unlock(&rd->lock);
-		perfring_ring_free(r->ring);
-		free(r);
-		return pr_fail(err, "cannot add perf event fd %d to the reader's epoll set: %s", fd, strerror(err));
+		return pr_fail(err, "cannot add %s fd %d to the reader's epoll set: %s",
+			       r->rb ? "BPF ring buffer map" : "perf event", r->fd, strerror(err));
 	}
 	rd->rings[rd->ring_cnt] = r;
 	/* Publish the count after the slot: accessors may read it. */
 	__atomic_store_n(&rd->ring_cnt, rd->ring_cnt + 1, __ATOMIC_RELEASE);
 	/* A ring added to a paused or closed caller-fd reader starts paused. */
-	if (!rd->is_bpf && (rd->paused || __atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
+	if (!rd->is_bpf && r->ring && (rd->paused || __atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
 		perfring_ring_pause(r->ring);
 	pthread_mutex_unlock(&rd->lock);
 	return r->idx;
@@ -352,12 +377,17 @@ void perfring_reader_free(struct perfring_reader *rd)
 		struct pr_rd_ring *r = rd->rings[i];
 
 		perfring_ring_free(r->ring);
+		perfring_ringbuf_free(r->rb);
 		if (r->own_fd)
 			close(r->fd);
+		if (r->wfd >= 0)
+			close(r->wfd);
 		free(r);
 	}
 	free(rd->rings);
 	free(rd->skipped);
+	pr_rd_hp_free(rd);
+	pr_rd_order_free(rd);
 	if (rd->map_fd >= 0)
 		close(rd->map_fd);
 	if (rd->epoll_fd >= 0)
@@ -377,8 +407,8 @@ static int rings_set_output(struct perfring_reader *rd, bool on)
 	for (i = 0; i < rd->ring_cnt; i++) {
 		struct pr_rd_ring *r = rd->rings[i];
 
-		if (r->draining)
-			continue;
+		if (r->draining || r->rb)
+			continue; /* a ring buffer cannot be paused from user space */
 		ret = on ? perfring_ring_resume(r->ring) : perfring_ring_pause(r->ring);
 		if (ret && !first)
 			first = ret;
@@ -448,7 +478,10 @@ static int ring_set_output(struct perfring_reader *rd, int idx, bool on, const c
 			       rd->ring_cnt);
 	}
 	r = rd->rings[idx];
-	if (rd->is_bpf)
+	if (r->rb)
+		ret = pr_fail(EOPNOTSUPP, "%s: ring %d is a BPF ring buffer, which cannot be paused from user "
+				  "space (the program writes to it directly)", fn, idx);
+	else if (rd->is_bpf)
 		ret = pr_rd_bpf_set_ring_output(rd, r, on, false);
 	else if (!r->draining) /* a drain holds it paused and resumes it after */
 		ret = on ? perfring_ring_resume(r->ring) : perfring_ring_pause(r->ring);
@@ -476,7 +509,8 @@ int perfring_reader_pending(const struct perfring_reader *rd)
 		return pr_fail(EINVAL, "perfring_reader_pending: reader is NULL");
 	cnt = __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE);
 	for (i = 0; i < cnt; i++)
-		if (perfring_ring_bytes_available(rd->rings[i]->ring))
+		if (rd->rings[i]->rb ? pr_rd_rb_has_data(rd->rings[i]) :
+				       perfring_ring_bytes_available(rd->rings[i]->ring) != 0)
 			n++;
 	return n;
 }
@@ -583,6 +617,9 @@ struct perfring_ring *perfring_reader_ring(const struct perfring_reader *rd, int
 		errno = EINVAL;
 		return NULL;
 	}
+	if (r->rb)
+		return pr_fail_null(ENOTTY, "perfring_reader_ring: ring %d is a BPF ring buffer: see "
+				    "perfring_reader_ringbuf()", idx);
 	return r->ring;
 }
 
@@ -607,6 +644,8 @@ int perfring_reader_stats(const struct perfring_reader *rd, int idx, struct perf
 		return -EINVAL;
 	if (!stats)
 		return pr_fail(EINVAL, "perfring_reader_stats: stats is NULL");
+	if (r->rb)
+		return perfring_ringbuf_stats(r->rb, stats);
 	return perfring_ring_stats(r->ring, stats);
 }
 

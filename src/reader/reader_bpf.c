@@ -17,7 +17,7 @@
 
 /* The kernel's name of a map type, for messages (by value: newer types than
  * the build machine's uapi header knows are named too). */
-static const char *map_type_name(uint32_t type)
+const char *pr_bpf_map_type_name(uint32_t type)
 {
 	static const char *const names[] = {
 		"BPF_MAP_TYPE_UNSPEC", /* 0 */
@@ -81,8 +81,7 @@ static int open_error(int err, int cpu)
 		       cpu, strerror(err), paranoid);
 }
 
-/* Returns the fd, -ENODEV (offline CPU: no message) or another error. */
-static int open_output_event(const struct perfring_reader *rd, int cpu)
+int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -117,7 +116,7 @@ int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, 
 	/* Key = the CPU id. Deleting an empty slot is not an error: pause is
 	 * idempotent. */
 	if (on)
-		ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)r->fd);
+		ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)(r->wfd >= 0 ? r->wfd : r->fd));
 	else
 		ret = pr_bpf_map_delete_u32(rd->map_fd, (uint32_t)r->cpu);
 	if (ret == -ENOENT && !on)
@@ -133,6 +132,8 @@ int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet)
 	int i, ret, first = 0;
 
 	for (i = 0; i < rd->ring_cnt; i++) {
+		if (rd->rings[i]->rb)
+			continue; /* a ring buffer has no map slot */
 		/* Only the first failure's message is kept. */
 		ret = pr_rd_bpf_set_ring_output(rd, rd->rings[i], on, quiet || first);
 		if (ret && !first)
@@ -216,7 +217,7 @@ static int open_cpu(struct perfring_reader *rd, int cpu, const char *map_name, c
 		       cpu, map_name, rd->map_max_entries);
 		return pr_rd_skip_cpu(rd, cpu);
 	}
-	fd = open_output_event(rd, cpu);
+	fd = pr_rd_bpf_open_event(rd, cpu);
 	if (fd == -ENODEV) {
 		pr_log(PERFRING_LOG_WARN, "CPU %d skipped: it is offline (perf_event_open: ENODEV)", cpu);
 		return pr_rd_skip_cpu(rd, cpu);
@@ -239,7 +240,7 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	struct perfring_reader *rd = NULL;
 	struct pr_rd_config cfg;
 	struct bpf_map_info info;
-	int err, i, cnt = 0, *cpus = NULL, *online = NULL, online_cnt;
+	int err, i, j, cnt = 0, *cpus = NULL, *online = NULL, online_cnt;
 
 	err = pr_rd_parse_opts(opts, true, &cfg);
 	if (err)
@@ -257,7 +258,7 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	if (info.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
 		err = pr_fail(EINVAL, "map_fd %d (\"%s\") is a %s map (type %u); perfring_reader_new_bpf() needs a "
 				      "BPF_MAP_TYPE_PERF_EVENT_ARRAY",
-			      map_fd, info.name, map_type_name(info.type), info.type);
+			      map_fd, info.name, pr_bpf_map_type_name(info.type), info.type);
 		goto fail;
 	}
 	err = select_cpus(&cfg, info.max_entries, &cpus, &cnt);
@@ -270,12 +271,23 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	}
 	rd->is_bpf = true;
 	rd->map_max_entries = info.max_entries;
+	err = pr_rd_order_init(rd, opts);
+	if (err)
+		goto fail;
 	/* Closing a map's last fd empties it: keep our own reference. */
 	rd->map_fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
 	if (rd->map_fd < 0) {
 		err = pr_fail(errno, "cannot dup map_fd %d: %s", map_fd, strerror(errno));
 		goto fail;
 	}
+	/* Room for a ring per CPU served, hotplug included: the array never
+	 * moves once readers of other threads may look at it. */
+	rd->rings = calloc((size_t)(cnt ? cnt : 1), sizeof(*rd->rings));
+	if (!rd->rings) {
+		err = pr_fail(ENOMEM, "perfring reader: out of memory");
+		goto fail;
+	}
+	rd->ring_cap = cnt ? cnt : 1;
 	online_cnt = pr_cpu_list_alloc(perfring_online_cpus, &online);
 	if (online_cnt < 0) {
 		err = online_cnt;
@@ -292,6 +304,13 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 		goto fail;
 	}
 	err = pr_rd_bpf_set_output(rd, true, false);
+	if (err)
+		goto fail;
+	/* The CPUs hotplug may serve: those with a slot in the map. */
+	for (i = j = 0; i < cnt; i++)
+		if ((uint32_t)cpus[i] < rd->map_max_entries)
+			cpus[j++] = cpus[i];
+	err = pr_rd_hp_init(rd, cpus, j);
 	if (err)
 		goto fail;
 	free(cpus);

@@ -118,6 +118,7 @@ static void burn_ms(int ms)
 			x += (uint64_t)i;
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
 	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+	(void)x;
 }
 
 static uint64_t event_id(int fd)
@@ -470,6 +471,7 @@ TEST(hardware_event_pmu_or_message)
 			CHECK_EQ_INT(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), 0);
 			for (j = 0; j < 1000000; j++)
 				spin += (uint64_t)j * 3 + (j & 1 ? 1 : 0);
+			(void)spin;
 			CHECK_EQ_INT(ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), 0);
 			CHECK_EQ_INT((int)read(fd, &count, sizeof(count)), (int)sizeof(count));
 			/* A million iterations of a loop: cycles and instructions are in the

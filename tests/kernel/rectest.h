@@ -87,7 +87,14 @@ static inline uint64_t rt_thread_cpu_ns(void)
 extern const char __start_rt_spin_text[], __stop_rt_spin_text[];
 static volatile uintptr_t rt_canary_addr;
 
-__attribute__((noinline, used, section("rt_spin_text"), optimize("no-omit-frame-pointer")))
+/* gcc keeps its frame pointer by attribute; clang has no such attribute, and the clang
+ * builds (sanitizers) compile with -fno-omit-frame-pointer anyway. */
+#ifdef __clang__
+#define RT_FRAME_POINTER
+#else
+#define RT_FRAME_POINTER , optimize("no-omit-frame-pointer")
+#endif
+__attribute__((noinline, used, section("rt_spin_text") RT_FRAME_POINTER))
 static uint64_t rt_spin_ns(uint64_t ns)
 {
 	volatile uint64_t canary[2] = { RT_CANARY0, RT_CANARY1 };

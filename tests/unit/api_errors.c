@@ -188,3 +188,39 @@ TEST(overwrite_bytes_available)
 	perfring_ring_free(ring);
 	rs_fini(&rs);
 }
+
+/* The same misuse of a ring and of a reader gives the same code, side by side: a NULL object
+ * (pause, resume, stats, fd), a NULL stats pointer, a ring index that does not exist. */
+TEST(same_misuse_same_error_ring_and_reader)
+{
+	struct perfring_reader *rd = perfring_reader_new(NULL);
+	struct perfring_ring_stats st;
+	struct ringsim rs;
+	struct perfring_ring *ring;
+	int fd_ring, fd_reader;
+
+	REQUIREF(rd, "perfring_reader_new: %s", perfring_errmsg());
+	REQUIRE(rs_init(&rs, 4096, false) == 0);
+	ring = rs_ring(&rs, false);
+	REQUIREF(ring, "memory ring: %s", perfring_errmsg());
+
+	/* NULL object */
+	EXPECT_ERR(perfring_ring_pause(NULL), -EINVAL);
+	EXPECT_ERR(perfring_reader_pause(NULL), -EINVAL);
+	EXPECT_ERR(perfring_ring_resume(NULL), -EINVAL);
+	EXPECT_ERR(perfring_reader_resume(NULL), -EINVAL);
+	EXPECT_ERR(perfring_ring_stats(NULL, &st), -EINVAL);
+	EXPECT_ERR(perfring_reader_stats(NULL, 0, &st), -EINVAL);
+	fd_ring = perfring_ring_fd(NULL);
+	fd_reader = perfring_reader_ring_fd(NULL, 0);
+	CHECK_EQ_INT(fd_ring, fd_reader);
+	/* NULL stats pointer; a ring index the reader does not have */
+	EXPECT_ERR(perfring_ring_stats(ring, NULL), -EINVAL);
+	EXPECT_ERR(perfring_reader_stats(rd, 0, NULL), -EINVAL);
+	EXPECT_ERR(perfring_reader_pause_ring(rd, 0), -EINVAL);
+	EXPECT_ERR(perfring_reader_resume_ring(NULL, 0), -EINVAL);
+
+	perfring_ring_free(ring);
+	rs_fini(&rs);
+	perfring_reader_free(rd);
+}

@@ -15,6 +15,13 @@
  * errno (ENOMEM for allocations and mmap, EIO for read/write, EMFILE for
  * open, EINTR for wait calls is left to the retry loops). Calls outside
  * start/stop pass through uncounted.
+ *
+ * The syscalls without a libc wrapper (perf_event_open, bpf, epoll_pwait2)
+ * go through syscall(), wrapped too and named by number: perf_event_open
+ * fails with EMFILE, bpf with ENOMEM, epoll_pwait2 with EINVAL (not
+ * ENOSYS/EPERM, which make the reader fall back to epoll_wait for good).
+ * epoll_create1, eventfd and fcntl fail with EMFILE, epoll_ctl with ENOMEM,
+ * epoll_wait with EINVAL.
  */
 #ifndef PERFRING_TESTS_FAULT_H
 #define PERFRING_TESTS_FAULT_H
@@ -25,8 +32,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static bool fault_on;
@@ -155,6 +165,88 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	return fault_hit("ioctl", EIO) ? -1 : __real_ioctl(fd, req, arg);
+}
+
+long __real_syscall(long nr, ...);
+long __wrap_syscall(long nr, ...);
+int __real_epoll_create1(int flags);
+int __wrap_epoll_create1(int flags);
+int __real_epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev);
+int __wrap_epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev);
+int __real_epoll_wait(int epfd, struct epoll_event *evs, int max, int ms);
+int __wrap_epoll_wait(int epfd, struct epoll_event *evs, int max, int ms);
+int __real_eventfd(unsigned int count, int flags);
+int __wrap_eventfd(unsigned int count, int flags);
+int __real_fcntl(int fd, int cmd, ...);
+int __wrap_fcntl(int fd, int cmd, ...);
+
+/* Every syscall() argument is a long or a pointer (one register each on
+ * x86-64 and arm64). Only as many are read as the call takes: reading more
+ * would read the caller's stack (ASan: stack-buffer-underflow). */
+long __wrap_syscall(long nr, ...)
+{
+	long a[6] = { 0 };
+	const char *name = "syscall";
+	int err = ENOSYS, i, nargs = 6;
+	va_list ap;
+
+#ifndef __NR_epoll_pwait2
+#define __NR_epoll_pwait2 441
+#endif
+	if (nr == __NR_perf_event_open)
+		name = "perf_event_open", err = EMFILE, nargs = 5;
+	else if (nr == __NR_bpf)
+		name = "bpf", err = ENOMEM, nargs = 3;
+	else if (nr == __NR_epoll_pwait2)
+		name = "epoll_pwait2", err = EINVAL, nargs = 6;
+	va_start(ap, nr);
+	for (i = 0; i < nargs; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (fault_hit(name, err))
+		return -1;
+	return __real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int __wrap_epoll_create1(int flags)
+{
+	return fault_hit("epoll_create1", EMFILE) ? -1 : __real_epoll_create1(flags);
+}
+
+int __wrap_epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+	return fault_hit("epoll_ctl", ENOMEM) ? -1 : __real_epoll_ctl(epfd, op, fd, ev);
+}
+
+int __wrap_epoll_wait(int epfd, struct epoll_event *evs, int max, int ms)
+{
+	return fault_hit("epoll_wait", EINVAL) ? -1 : __real_epoll_wait(epfd, evs, max, ms);
+}
+
+int __wrap_eventfd(unsigned int count, int flags)
+{
+	return fault_hit("eventfd", EMFILE) ? -1 : __real_eventfd(count, flags);
+}
+
+/* The lock commands take a pointer, the others an int (or nothing). */
+int __wrap_fcntl(int fd, int cmd, ...)
+{
+	void *ptr = NULL;
+	int arg = 0;
+	bool is_ptr;
+	va_list ap;
+
+	is_ptr = cmd == F_GETLK || cmd == F_SETLK || cmd == F_SETLKW || cmd == F_OFD_GETLK || cmd == F_OFD_SETLK ||
+		 cmd == F_OFD_SETLKW || cmd == F_GETOWN_EX || cmd == F_SETOWN_EX;
+	va_start(ap, cmd);
+	if (is_ptr)
+		ptr = va_arg(ap, void *);
+	else
+		arg = va_arg(ap, int);
+	va_end(ap);
+	if (fault_hit("fcntl", EMFILE))
+		return -1;
+	return is_ptr ? __real_fcntl(fd, cmd, ptr) : __real_fcntl(fd, cmd, arg);
 }
 
 #endif /* PERFRING_TESTS_FAULT_H */

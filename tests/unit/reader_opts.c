@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,20 +56,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 static int n_online(void)
@@ -285,12 +270,18 @@ TEST(reader_bpf_keeps_map_and_frees_all)
 
 	REQUIREF(map >= 0, "BPF_MAP_CREATE: %s", strerror(errno));
 	REQUIRE(pr_bpf_map_info(map, &info) == 0);
-	fds_before = count_fds();
+	fds_before = th_open_fds();
 	rd = perfring_reader_new_bpf(map, NULL);
 	REQUIREF(rd, "perfring_reader_new_bpf: %s", perfring_errmsg());
 	CHECK_EQ_INT(perfring_reader_ring_cnt(rd), n_online());
-	/* reader: map dup + epoll + eventfd + one event per CPU */
-	CHECK_EQ_INT(count_fds(), fds_before + 3 + n_online());
+	/* reader: map dup + epoll + eventfd + one event per CPU, and the
+	 * uevent socket of hotplug when it could be opened */
+	{
+		struct perfring_reader_hotplug hp;
+
+		CHECK_EQ_INT(perfring_reader_hotplug_stats(rd, &hp), 0);
+		CHECK_EQ_INT(th_open_fds(), fds_before + 3 + n_online() + (hp.active ? 1 : 0));
+	}
 	close(map);
 	memset(&attr, 0, sizeof(attr));
 	attr.map_id = info.id;
@@ -299,7 +290,7 @@ TEST(reader_bpf_keeps_map_and_frees_all)
 	if (again >= 0)
 		close(again);
 	perfring_reader_free(rd);
-	CHECK_EQ_INT(count_fds(), fds_before - 1);
+	CHECK_EQ_INT(th_open_fds(), fds_before - 1);
 	/* The map is freed asynchronously once its last reference is gone. */
 	for (again = 0; again < 200; again++) {
 		int fd = pr_bpf(BPF_MAP_GET_FD_BY_ID, &attr, sizeof(attr));
