@@ -172,6 +172,7 @@ ratio perfring-fileorder/perf-report-stats "$t_pr" "$t_ps" " (file order)"
 # The floor: no reader touches every byte of the file in less than this.
 ratio perfring/floor "$t_pro" "$t_fl" " (time order over the time to map the file and add up its words)"
 ratio perfring-fileorder/floor "$t_pr" "$t_fl" " (file order)"
+ratio floor/perf-report-stats "$t_fl" "$t_ps" " (the least any reader of every byte can take, against perf report)"
 
 # Peak memory of one pass each (max RSS, /usr/bin/time): time ordering holds
 # about a round and a window of the mapping, not the file.
