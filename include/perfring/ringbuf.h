@@ -156,10 +156,14 @@ PERFRING_API int perfring_ringbuf_stats(const struct perfring_ringbuf *rb, struc
  * size2 = 0, rec = NULL) and cpu = opts.cpu for a per_cpu ring, else -1;
  * losses counted by perfring_ringbuf.bpf.h come as PERFRING_MSG_LOST
  * (checked after a drain that found records, at most once a millisecond,
- * and on every flush; those counted after the ring was added). A ring buffer cannot be paused from user space:
- * perfring_reader_pause() leaves it writing, pause_ring() on it is
- * -EOPNOTSUPP. Not concurrent with reads (set-up only, as
- * perfring_reader_add()).
+ * and on every flush; those counted after the ring was added). The
+ * reader's wakeup_events/wakeup_bytes apply to perf rings: a ring buffer's
+ * records are due as soon as they are submitted, its wakeups are the
+ * kernel's (or the program's BPF_RB_* flags). A ring buffer cannot be
+ * paused from user space: perfring_reader_pause() leaves it writing,
+ * pause_ring() on it is -EOPNOTSUPP. A reader in time order
+ * (order_window_ns) takes none: -EOPNOTSUPP. Not concurrent with reads
+ * (set-up only, as perfring_reader_add()).
  */
 PERFRING_API int perfring_reader_add_ringbuf(struct perfring_reader *rd, int map_fd,
 					     const struct perfring_ringbuf_opts *opts);

@@ -31,6 +31,10 @@ int perfring_reader_add_ringbuf(struct perfring_reader *rd, int map_fd, const st
 		return pr_fail(EINVAL, "perfring_reader_add_ringbuf: reader is NULL");
 	if (__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
 		return pr_fail(PERFRING_ECLOSED, "perfring_reader_add_ringbuf: the reader is closed");
+	if (rd->order)
+		return pr_fail(EOPNOTSUPP, "perfring_reader_add_ringbuf: the reader delivers in time order "
+				       "(order_window_ns), which merges perf rings only; read the ring buffer in a "
+				       "reader without it (a shared ring buffer is in reservation order already)");
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return pr_fail(ENOMEM, "perfring reader: out of memory");
@@ -41,6 +45,8 @@ int perfring_reader_add_ringbuf(struct perfring_reader *rd, int map_fd, const st
 		return ret;
 	}
 	r->fd = r->rb->fd;
+	r->wfd = -1; /* perf rings only (hotplug, arming) */
+	r->arm_fd = -1;
 	r->cpu = r->rb->cpu;
 	ret = pr_rd_append_ring(rd, r);
 	if (ret < 0) {
@@ -178,9 +184,19 @@ int perfring_reader_ring_info(const struct perfring_reader *rd, int idx, struct 
 	return 0;
 }
 
+/*
+ * Something to consume: a record at our position that is not BUSY. A BUSY
+ * one (reserved, not yet submitted; a sleepable program may hold it long)
+ * is not data: waiting on it, the reader sleeps until the kernel commits
+ * it, which wakes the ring buffer's waiters because it is at consumer_pos.
+ */
 bool pr_rd_rb_has_data(const struct pr_rd_ring *r)
 {
-	return pr_rb_avail(r->rb) != 0;
+	const struct perfring_ringbuf *rb = r->rb;
+
+	if (!pr_rb_avail(rb))
+		return false;
+	return !(pr_rb_load_len((const volatile uint32_t *)(rb->data + (pr_rb_cons(rb) & rb->mask))) & PR_RB_BUSY);
 }
 
 /* Whether the lost map is due a read: after records, at most once per

@@ -125,13 +125,19 @@ static int overwrite_probe(void)
 		       u.release, strerror(errno));
 }
 
+/* How BPF_OBJ_GET_INFO_BY_FD failed, for messages. */
+static const char *map_info_what(int ret)
+{
+	return ret == -EBADF || ret == -EBADFD || ret == -EINVAL ? "is not a BPF map" : "cannot be queried (BPF_OBJ_GET_INFO_BY_FD)";
+}
+
 static int check_lost_map(int fd)
 {
 	struct bpf_map_info info;
 	int ret = pr_bpf_map_info(fd, &info);
 
 	if (ret)
-		return pr_fail(-ret, "lost_map_fd %d is not a BPF map: %s", fd, strerror(-ret));
+		return pr_fail(-ret, "lost_map_fd %d %s: %s", fd, map_info_what(ret), strerror(-ret));
 	if (info.type != BPF_MAP_TYPE_PERCPU_ARRAY || info.key_size != 4 || info.value_size != 8 ||
 	    info.max_entries < 1)
 		return pr_fail(EINVAL,
@@ -164,7 +170,7 @@ struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const struct perfring_
 
 	ret = pr_bpf_map_info(map_fd, &info);
 	if (ret)
-		return pr_fail_null(-ret, "fd %d is not a BPF map: %s", map_fd, strerror(-ret));
+		return pr_fail_null(-ret, "fd %d %s: %s", map_fd, map_info_what(ret), strerror(-ret));
 	if (info.type != BPF_MAP_TYPE_RINGBUF)
 		return pr_fail_null(EINVAL,
 				    "map fd %d (\"%s\") is a %s, not a BPF_MAP_TYPE_RINGBUF (a perf event array "
@@ -226,10 +232,12 @@ struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const struct perfring_
 	rb->prod_len = page + 2 * rb->data_size;
 	rb->prod_map = mmap(NULL, rb->prod_len, PROT_READ, MAP_SHARED, rb->fd, (off_t)page);
 	if (rb->prod_map == MAP_FAILED) {
+		size_t len = rb->prod_len;
+
 		ret = errno;
 		rb->prod_map = NULL;
 		rb_release(rb);
-		return pr_errno_null(-map_error(ret, map_fd, rb->prod_len));
+		return pr_errno_null(-map_error(ret, map_fd, len));
 	}
 	rb->consumer_pos = (volatile uint64_t *)rb->cons_map;
 	rb->producer_pos = (const volatile uint64_t *)rb->prod_map;
@@ -297,7 +305,7 @@ uint64_t perfring_ringbuf_discard(struct perfring_ringbuf *rb)
 		return 0;
 	prod = pr_rb_load_producer(rb->producer_pos);
 	n = prod - rb->cons;
-	rb->cons = prod;
+	__atomic_store_n(&rb->cons, prod, __ATOMIC_RELAXED);
 	pr_rb_store_consumer(rb->consumer_pos, prod);
 	pr_counter_add(&rb->stats.dropped_bytes, n);
 	return n;

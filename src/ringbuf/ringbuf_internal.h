@@ -25,7 +25,9 @@ struct perfring_ringbuf {
 	/* Read on every record. */
 	const uint8_t *data; /* the data area (mapped twice after it) */
 	uint64_t mask;       /* data_size - 1 */
-	uint64_t cons;       /* our consumer position (only we write it) */
+	uint64_t cons;       /* our consumer position (only the consuming thread
+			      * writes it; other threads read it with
+			      * pr_rb_cons(): pending, stats, accessors) */
 	volatile uint64_t *consumer_pos;
 	const volatile uint64_t *producer_pos;
 
@@ -60,7 +62,7 @@ static inline void pr_rb_commit(struct perfring_ringbuf *rb, uint64_t start, uin
 {
 	if (pos == start)
 		return;
-	rb->cons = pos;
+	__atomic_store_n(&rb->cons, pos, __ATOMIC_RELAXED);
 	pr_rb_store_consumer(rb->consumer_pos, pos);
 	pr_counter_add(&rb->stats.records, (uint64_t)n);
 	pr_counter_add(&rb->stats.bytes, pos - start);
@@ -75,18 +77,16 @@ static inline void pr_rb_commit(struct perfring_ringbuf *rb, uint64_t start, uin
  */
 typedef int (*pr_rb_deliver_fn)(void *arg, const void *data, uint32_t len, uint64_t remaining);
 
-static inline __attribute__((always_inline)) int pr_rb_walk(struct perfring_ringbuf *rb, size_t budget,
-							     pr_rb_deliver_fn deliver, void *arg, bool *stopped)
+static inline __attribute__((always_inline)) int pr_rb_walk_impl(struct perfring_ringbuf *rb, size_t budget,
+								  pr_rb_deliver_fn deliver, void *arg, bool *stopped)
 {
 	const uint64_t start = rb->cons;
 	const uint64_t prod = pr_rb_load_producer(rb->producer_pos);
-	const size_t quota0 = budget ? budget : SIZE_MAX;
-	uint64_t left = prod - start; /* bytes of the batch not yet walked */
-	size_t quota = quota0;
-	const uint8_t *p;
+	const uint8_t *p, *end, *next;
+	size_t n = 0;
 	int ret = 0;
 
-	if (PR_UNLIKELY(left > rb->data_size))
+	if (PR_UNLIKELY(prod - start > rb->data_size))
 		return pr_rb_corrupt(rb, start, "producer_pos is more than the ring size ahead of consumer_pos");
 	if (PR_UNLIKELY(start & 7))
 		return pr_rb_corrupt(rb, start, "consumer_pos is not 8-byte aligned");
@@ -94,54 +94,67 @@ static inline __attribute__((always_inline)) int pr_rb_walk(struct perfring_ring
 	 * first copy, the at most data_size bytes of a batch stay inside the
 	 * two, so the walk never wraps and a record is never split. */
 	p = rb->data + (start & rb->mask);
-	while (left) {
+	end = p + (prod - start);
+	while (p != end) {
 		uint32_t len = pr_rb_load_len((const volatile uint32_t *)p);
-		uint64_t total;
 
 		if (PR_UNLIKELY(len & (PR_RB_BUSY | PR_RB_DISCARD))) {
 			if (len & PR_RB_BUSY)
 				break; /* reserved, not yet submitted: the rest waits */
-			total = ((uint64_t)(len & ~PR_RB_DISCARD) + PR_RB_HDR + 7) & ~(uint64_t)7;
-			if (PR_UNLIKELY(total > left))
+			next = p + (((uint64_t)(len & ~PR_RB_DISCARD) + PR_RB_HDR + 7) & ~(uint64_t)7);
+			if (PR_UNLIKELY(next > end))
 				goto corrupt;
-			p += total;
-			left -= total;
+			p = next;
 			rb->discarded++;
 			continue;
 		}
-		total = ((uint64_t)len + PR_RB_HDR + 7) & ~(uint64_t)7;
-		if (PR_UNLIKELY(total > left))
+		next = p + (((uint64_t)len + PR_RB_HDR + 7) & ~(uint64_t)7);
+		if (PR_UNLIKELY(next > end))
 			goto corrupt;
-		ret = deliver(arg, p + PR_RB_HDR, len, left - total);
+		ret = deliver(arg, p + PR_RB_HDR, len, (uint64_t)(end - next));
 		if (PR_UNLIKELY(ret)) {
 			if (ret < 0)
 				break; /* not consumed: delivered again next time */
-			p += total;
-			left -= total;
-			quota--;
+			p = next;
+			n++;
 			*stopped = true;
 			ret = 0;
 			break;
 		}
-		p += total;
-		left -= total;
-		if (PR_UNLIKELY(--quota == 0))
+		p = next;
+		n++;
+		if (budget && PR_UNLIKELY(n == budget))
 			break;
 	}
-	pr_rb_commit(rb, start, prod - left, (int)(quota0 - quota));
-	return ret < 0 ? ret : (int)(quota0 - quota);
+	pr_rb_commit(rb, start, prod - (uint64_t)(end - p), (int)n);
+	return ret < 0 ? ret : (int)n;
 corrupt:
-	pr_rb_commit(rb, start, prod - left, (int)(quota0 - quota));
-	return pr_rb_corrupt(rb, prod - left,
+	pr_rb_commit(rb, start, prod - (uint64_t)(end - p), (int)n);
+	return pr_rb_corrupt(rb, prod - (uint64_t)(end - p),
 			     (uint64_t)((len_word_at(p) & ~PR_RB_DISCARD) + PR_RB_HDR) > rb->data_size ?
 				     "a record longer than the ring" :
 				     "a record reaching beyond producer_pos");
 }
 
-/* Unread bytes, no syscall. */
+/* The walk, specialised for no budget (the common drain) and a budget. */
+static inline __attribute__((always_inline)) int pr_rb_walk(struct perfring_ringbuf *rb, size_t budget,
+							     pr_rb_deliver_fn deliver, void *arg, bool *stopped)
+{
+	if (!budget)
+		return pr_rb_walk_impl(rb, 0, deliver, arg, stopped);
+	return pr_rb_walk_impl(rb, budget, deliver, arg, stopped);
+}
+
+/* Our consumer position, from any thread. */
+static inline uint64_t pr_rb_cons(const struct perfring_ringbuf *rb)
+{
+	return __atomic_load_n(&rb->cons, __ATOMIC_RELAXED);
+}
+
+/* Unread bytes, no syscall; from any thread. */
 static inline uint64_t pr_rb_avail(const struct perfring_ringbuf *rb)
 {
-	return pr_rb_load_producer(rb->producer_pos) - rb->cons;
+	return pr_rb_load_producer(rb->producer_pos) - pr_rb_cons(rb);
 }
 
 /* The lost map's count for this ring (syscall). 0 or -errno (no message). */

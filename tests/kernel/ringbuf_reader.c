@@ -479,3 +479,44 @@ TEST(rb_reader_consume_samples_and_poll_ms)
 	ktest_teardown(&kt);
 	rbtest_teardown(&rt);
 }
+
+/* The reader's wakeup threshold is for perf rings: ring buffer records are
+ * due at once; a reader in time order takes no ring buffer. */
+TEST(rb_reader_threshold_and_order)
+{
+	struct perfring_reader_opts wo = PERFRING_OPTS_INIT(perfring_reader_opts, .wakeup_events = 1000);
+	struct perfring_reader_opts oo = PERFRING_OPTS_INIT(perfring_reader_opts, .order_window_ns = 1000000);
+	struct perfring_reader *rd;
+	struct rb_collect c;
+	struct rbtest rt;
+	struct ktest kt;
+	uint64_t t0;
+	int ret;
+
+	RBTEST_SETUP(&rt, 0);
+	KTEST_SETUP(&kt, 0);
+	rd = perfring_reader_new_bpf(kt.map_fd, &wo);
+	REQUIREF(rd, "%s", perfring_errmsg());
+	REQUIRE(perfring_reader_add_ringbuf(rd, rt.rb_fd, NULL) == kt.ncpus);
+	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 3) == 3);
+	REQUIRE(ktest_produce(&kt, 0, 2) == 2);
+	rb_collect_init(&c, 0, 0); /* two producers: their sequence numbers overlap */
+	t0 = ktest_now_ns();
+	ret = perfring_reader_poll(rd, 2000000000ll, rb_collect_fn, &c);
+	/* At once, not after the timeout: the ring buffer's records are due
+	 * (the drain then takes every ring, the perf samples too). */
+	CHECKF(ret >= 3, "poll: %d (%s)", ret, ret < 0 ? perfring_errmsg() : "");
+	CHECKF(ktest_now_ns() - t0 < 1000000000ull, "poll took %.0f ms", (ktest_now_ns() - t0) / 1e6);
+	CHECK_EQ_U64(c.rb_samples, 3);
+	RB_CHECK_COLLECT(&c);
+	rb_collect_free(&c);
+	perfring_reader_free(rd);
+
+	rd = perfring_reader_new_bpf(kt.map_fd, &oo);
+	REQUIREF(rd, "%s", perfring_errmsg());
+	CHECK_EQ_INT(perfring_reader_add_ringbuf(rd, rt.rb_fd, NULL), -EOPNOTSUPP);
+	CHECKF(strstr(perfring_errmsg(), "time order"), "%s", perfring_errmsg());
+	perfring_reader_free(rd);
+	ktest_teardown(&kt);
+	rbtest_teardown(&rt);
+}

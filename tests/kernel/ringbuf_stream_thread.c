@@ -28,14 +28,41 @@ static void *producer_thread(void *p)
 	return NULL;
 }
 
+/* Another thread watching the reader as the contract allows (any thread,
+ * any time): pending, stats, ring info, the ring buffer's bytes. */
+struct observer {
+	struct perfring_reader *rd;
+	int stop;
+	uint64_t looks, bad;
+};
+
+static void *observer_thread(void *p)
+{
+	struct observer *ob = p;
+
+	while (!__atomic_load_n(&ob->stop, __ATOMIC_ACQUIRE)) {
+		struct perfring_reader_ring_info info = { .sz = sizeof(info) };
+		struct perfring_ring_stats st;
+
+		if (perfring_reader_pending(ob->rd) < 0 || perfring_reader_stats(ob->rd, 0, &st) ||
+		    perfring_reader_ring_info(ob->rd, 0, &info) || info.kind != PERFRING_RING_BPF_RINGBUF ||
+		    perfring_ringbuf_bytes_available(perfring_reader_ringbuf(ob->rd, 0)) > info.data_size)
+			ob->bad++;
+		ob->looks++;
+		ktest_sleep_ns(100000);
+	}
+	return NULL;
+}
+
 static void stream_case(uint32_t rb_size, uint32_t len, uint32_t n)
 {
 	struct perfring_ringbuf_opts o = PERFRING_OPTS_INIT(perfring_ringbuf_opts);
 	struct perfring_reader *rd;
 	struct producer_arg a;
+	struct observer ob = { 0 };
 	struct rb_collect c;
 	struct rbtest rt;
-	pthread_t th;
+	pthread_t th, oth;
 	uint64_t produced, t0;
 	int ret;
 
@@ -53,6 +80,8 @@ static void stream_case(uint32_t rb_size, uint32_t len, uint32_t n)
 	a.cpu = 1;
 	a.n = n;
 	REQUIRE(pthread_create(&th, NULL, producer_thread, &a) == 0);
+	ob.rd = rd;
+	REQUIRE(pthread_create(&oth, NULL, observer_thread, &ob) == 0);
 	t0 = ktest_now_ns();
 	while (!__atomic_load_n(&a.finished, __ATOMIC_ACQUIRE) && ktest_now_ns() - t0 < 60 * GIVE_UP_NS) {
 		ret = perfring_reader_poll(rd, 100000000ll, rb_collect_fn, &c);
@@ -62,6 +91,10 @@ static void stream_case(uint32_t rb_size, uint32_t len, uint32_t n)
 		}
 	}
 	pthread_join(th, NULL);
+	__atomic_store_n(&ob.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(oth, NULL);
+	CHECKF(ob.looks > 0 && ob.bad == 0, "observer: %llu looks, %llu bad", (unsigned long long)ob.looks,
+	       (unsigned long long)ob.bad);
 	REQUIREF(a.done == n, "producer: %lld", (long long)a.done);
 	perfring_reader_flush(rd);
 	do
