@@ -12,13 +12,20 @@
  * linux-perf-data 0.6 and perf report always do); without, in file order.
  *
  *   perfdata_decode FILE [--reps N] [--ordered]
+ *   perfdata_decode FILE --floor [--reps N]
+ *           the memory floor: map the file and add up its 8-byte words,
+ *           nothing decoded (no reader can touch every byte in less)
  *   perfdata_decode FILE --callgrind [--max-records N] [--ordered]
  *           one pass through decode_file() for valgrind --tool=callgrind
  *           --toggle-collect=decode_file, stopping after N records
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <perfring/perfdata.h>
 
@@ -68,16 +75,41 @@ static BENCH_NOINLINE struct result decode_file(const char *path, bool ordered, 
 	return r;
 }
 
+/* The floor: every byte of the file read once, through a populated mapping. */
+static BENCH_NOINLINE uint64_t touch_file(const char *path)
+{
+	const uint64_t *w;
+	uint64_t sum = 0;
+	struct stat st;
+	size_t i, n;
+	void *m;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || fstat(fd, &st))
+		bench_die("%s: %s", path, strerror(errno));
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (m == MAP_FAILED)
+		bench_die("%s: mmap: %s", path, strerror(errno));
+	w = m;
+	n = (size_t)st.st_size / 8;
+	for (i = 0; i < n; i++)
+		sum += w[i];
+	munmap(m, (size_t)st.st_size);
+	close(fd);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "reps", required_argument, NULL, 'r' },	 { "ordered", no_argument, NULL, 'o' },
 		{ "callgrind", no_argument, NULL, 'g' },	 { "max-records", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
+		{ "floor", no_argument, NULL, 'f' },		 { NULL, 0, NULL, 0 },
 	};
 	const char *name, *path;
 	uint64_t max = UINT64_MAX;
-	int reps = 3, callgrind = 0, opt, i;
+	int reps = 3, callgrind = 0, floor = 0, opt, i;
 	bool ordered = false;
 	struct result r = { 0, 0, 0, 0 };
 	double *t, med;
@@ -93,6 +125,9 @@ int main(int argc, char **argv)
 		case 'g':
 			callgrind = 1;
 			break;
+		case 'f':
+			floor = 1;
+			break;
 		case 'm':
 			max = strtoull(optarg, NULL, 0);
 			break;
@@ -105,6 +140,21 @@ int main(int argc, char **argv)
 	path = argv[optind];
 	name = ordered ? "perfring-ordered" : "perfring";
 
+	if (floor) {
+		t = calloc((size_t)reps, sizeof(*t));
+		if (!t)
+			bench_die("out of memory");
+		for (i = 0; i < reps; i++) {
+			uint64_t t0 = bench_now_ns(), sum = touch_file(path);
+
+			t[i] = (double)(bench_now_ns() - t0) / 1e9;
+			printf("perfdata_decode_pass floor seconds %.6f sum %" PRIx64 "\n", t[i], sum);
+		}
+		printf("perfdata_decode floor seconds %.6f (median of %d: the file mapped and its words added up)\n",
+		       bench_median(t, (size_t)reps), reps);
+		free(t);
+		return 0;
+	}
 	if (callgrind) {
 		r = decode_file(path, ordered, max);
 		printf("perfdata_decode_callgrind %s records %" PRIu64 " samples %" PRIu64 " sum %" PRIx64 "\n", name,
@@ -130,6 +180,6 @@ int main(int argc, char **argv)
 	free(t);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s FILE [--reps N] [--ordered] [--callgrind [--max-records N]]\n", argv[0]);
+	fprintf(stderr, "usage: %s FILE [--reps N] [--ordered | --floor] [--callgrind [--max-records N]]\n", argv[0]);
 	return 2;
 }

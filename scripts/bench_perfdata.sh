@@ -156,10 +156,33 @@ ratio() { # name a b note
 	[[ "$2" =~ ^[0-9.]+$ && "$3" =~ ^[0-9.]+$ ]] || return 0
 	awk -v n="$1" -v a="$2" -v b="$3" -v note="$4" 'BEGIN { printf "RATIO perfdata_decode %s %.3f%s\n", n, a / b, note }'
 }
+# perfring/* is time order (what the peers do); perfring-fileorder/* the same reading in file order.
 ratio perfring/linux-perf-data "$t_pro" "$t_rs" " (time order, as linux-perf-data)"
 ratio perfring/perf-report-stats "$t_pro" "$t_ps" " (time order, as perf report)"
-ratio perfring-fileorder/linux-perf-data "$t_pr" "$t_rs" ""
-ratio perfring-fileorder/perf-report-stats "$t_pr" "$t_ps" ""
+ratio perfring-fileorder/linux-perf-data "$t_pr" "$t_rs" " (file order)"
+ratio perfring-fileorder/perf-report-stats "$t_pr" "$t_ps" " (file order)"
+
+# The floor: no reader touches every byte of the file in less than this.
+fl_out=$("$bin/perfdata_decode" "$file" --floor --reps "$reps") && echo "$fl_out" | tail -1
+t_fl=$(awk '/^perfdata_decode floor/ {print $4}' <<<"$fl_out")
+ratio perfring/floor "$t_pro" "$t_fl" " (time order over the time to map the file and add up its words)"
+ratio perfring-fileorder/floor "$t_pr" "$t_fl" " (file order)"
+
+# Peak memory of one pass each (max RSS, /usr/bin/time): time ordering holds
+# about a round and a window of the mapping, not the file.
+maxrss() { # name cmd...
+	local name=$1 kb
+	shift
+	/usr/bin/time -f %M -o "$O/perfdata-maxrss" "$@" >/dev/null 2>&1
+	kb=$(tail -n 1 "$O/perfdata-maxrss" 2>/dev/null)
+	[[ "$kb" =~ ^[0-9]+$ ]] && echo "perfdata_decode_maxrss $name $kb KB"
+}
+if [ -x /usr/bin/time ]; then
+	maxrss perfring "$bin/perfdata_decode" "$file" --reps 1
+	maxrss perfring-ordered "$bin/perfdata_decode" "$file" --reps 1 --ordered
+	[ -n "$rust_bin" ] && maxrss linux-perf-data "$rust_bin" "$file" 1
+	maxrss perf-report-stats perf report --stats -i "$file"
+fi
 [ -z "$t_rs" ] && echo "RATIO perfdata_decode perfring/linux-perf-data SKIPPED: the Rust peer did not build"
 
 if [ "${BENCH_PERFDATA_CALLGRIND:-1}" != 0 ] && command -v valgrind >/dev/null; then

@@ -29,6 +29,11 @@ declare -A need=(
 	[cmake]=/usr/bin/cmake
 	[groff]=/usr/bin/groff
 	[man-db]=/usr/bin/man
+	# the exports' oracles: go tool pprof reads pprof files; speedscope (npm) under headless chromium
+	[golang-go]=/usr/bin/go
+	[chromium]=/usr/bin/chromium
+	[nodejs]=/usr/bin/node
+	[npm]=/usr/bin/npm
 )
 
 missing=()

@@ -78,6 +78,12 @@ struct perfring_event_opts {
 	 * when half the ring is full. */
 	uint32_t wakeup_events;
 	uint32_t wakeup_bytes;
+	/* With task_events: MMAP2 records carry the mapped file's build id
+	 * instead of its device and inode (attr.build_id, Linux 5.12+). */
+	bool build_id;
+	/* PERF_RECORD_SWITCH / SWITCH_CPU_WIDE records at each context switch
+	 * (attr.context_switch). */
+	bool context_switch;
 };
 
 /*

@@ -40,6 +40,18 @@ struct perfring_perfdata_writer_opts {
 	const char *hostname, *osrelease, *arch, *cmdline;
 	/* NRCPUS feature; 0: from sysconf(). */
 	uint32_t nr_cpus_online, nr_cpus_available;
+	/* Write the HEADER_BUILD_ID feature: the build ids of the kernel and of
+	 * every binary a sample's ip or call chain hit, found with a process
+	 * model fed by the records written (MMAP2 build ids when the kernel put
+	 * them there, else each file's ELF note, read at close). */
+	bool build_ids;
+	/* zstd level 1..22 (0: no compression): kernel records are written in
+	 * PERF_RECORD_COMPRESSED records (type 81, which perf 5.x/6.x reads;
+	 * each one a zstd frame of whole records, 8-byte aligned by a skippable
+	 * frame) and the HEADER_COMPRESSED feature describes them, as `perf
+	 * record -z` writes them. Records of type 64 and above (FINISHED_ROUND,
+	 * ...) stay outside, in order. */
+	int compress_level;
 };
 
 /* Create (or truncate) path. NULL with errno and perfring_errmsg() on failure. */

@@ -11,9 +11,13 @@
  *
  * After any wakeup every ring is drained to its head: the kernel reports a
  * ring readable only once per wakeup, so a ring left half read would not be
- * reported again (see KERNEL-NOTES). Records below the wakeup threshold are
- * delivered at the latest max_delay_ns after they were written, while a
- * thread waits in perfring_reader_poll()/perfring_reader_read().
+ * reported again (see KERNEL-NOTES). Records wait for the wakeup threshold
+ * (as cilium's Read does), also those already in a ring when
+ * perfring_reader_poll()/_read()/_wait() is called: they come out with the
+ * record that reaches it, on a flush, when the deadline passes, or at the
+ * latest max_delay_ns after they were written while a thread waits in
+ * poll/read. A timeout alone does not release them (-ETIMEDOUT). Records
+ * left by an early stop are due at once. _consume() takes whatever is there.
  *
  * Thread-safety contract:
  *  - perfring_reader_poll(), _read(), _consume() and _wait(): one thread at
@@ -50,6 +54,7 @@ extern "C" {
 #endif
 
 struct perfring_reader;
+struct perfring_msg;
 
 struct perfring_reader_opts {
 	size_t sz; /* sizeof(struct perfring_reader_opts) */
@@ -66,7 +71,10 @@ struct perfring_reader_opts {
 	uint32_t wakeup_bytes;
 	/* Upper bound, in nanoseconds, on how long a record may wait below the
 	 * wakeup threshold before a blocked poll/read delivers it anyway.
-	 * 0: no bound (records wait for the threshold). */
+	 * 0: no bound (records wait for the threshold, a flush or the
+	 * deadline). For perfring_reader_new() readers, give the wakeup
+	 * fields the values of your events' attrs: the default (1) takes
+	 * every record at once. */
 	uint64_t max_delay_ns;
 	/* Overwritable rings (write_backward): the kernel overwrites the
 	 * oldest records; reads pause output and return newest first. */
@@ -83,6 +91,45 @@ struct perfring_reader_opts {
 	 * ring's scratch buffer) instead of two: the payload and the raw
 	 * record (ev->rec) alike. */
 	bool linearize;
+	/* CPU hotplug, BPF readers (see perfring_reader_hotplug_stats()):
+	 * the reader follows CPUs going offline and online; true turns this
+	 * off. on_cpu (may be NULL) is called from the thread in
+	 * poll/read/wait with on_cpu_ctx for each change it made. */
+	bool no_hotplug;
+	void (*on_cpu)(void *ctx, int cpu, int ring_idx, int what); /* what: enum perfring_cpu_change */
+	void *on_cpu_ctx;
+	/* Time order across rings (see perfring_reader_order_stats()): > 0
+	 * makes perfring_reader_poll() and _consume() deliver the records of
+	 * all rings oldest first, holding a record back until it is this many
+	 * nanoseconds older than the newest time seen (or no record came for
+	 * that long). Each record's time is found by order_time_fn(ev,
+	 * order_time_ctx) if set (UINT64_MAX: none), else for BPF readers the
+	 * u64 at byte order_time_offset of the payload, else (caller-opened
+	 * events) by the events' order_sample_type (which must hold
+	 * PERF_SAMPLE_TIME) and order_sample_id_all. */
+	uint64_t order_window_ns;
+	uint32_t order_time_offset;
+	uint64_t order_sample_type;
+	bool order_sample_id_all;
+	uint64_t (*order_time_fn)(const struct perfring_msg *ev, void *ctx);
+	void *order_time_ctx;
+};
+
+/* What on_cpu reports. */
+enum perfring_cpu_change {
+	PERFRING_CPU_RING_ADDED = 1, /* a CPU offline at creation came online: new ring ring_idx */
+	PERFRING_CPU_REOPENED = 2,   /* a CPU came back online: its event was opened anew into its ring */
+	PERFRING_CPU_OFFLINE = 3,    /* a CPU went offline: its ring keeps its records */
+	PERFRING_CPU_FAILED = 4,     /* a CPU came online but its event could not be opened (see the log) */
+};
+
+/* Hotplug counters of a reader. */
+struct perfring_reader_hotplug {
+	uint64_t rings_added;  /* PERFRING_CPU_RING_ADDED */
+	uint64_t reopened;     /* PERFRING_CPU_REOPENED */
+	uint64_t offline;      /* PERFRING_CPU_OFFLINE */
+	uint64_t failed;       /* PERFRING_CPU_FAILED */
+	bool active;           /* hotplug is followed (BPF reader, not switched off, uevents readable) */
 };
 
 enum perfring_msg_kind {
@@ -121,7 +168,8 @@ typedef int (*perfring_msg_fn)(const struct perfring_msg *ev, void *ctx);
  * of map_fd (the caller may close its own). It serves every possible CPU
  * (or opts.cpus): those that are offline, or whose id is not below the
  * map's max_entries, are skipped and reported through the log and
- * perfring_reader_skipped_cpus(). A CPU that comes online later has no ring. Returns NULL and sets errno:
+ * perfring_reader_skipped_cpus(). A CPU that comes online later gets a ring
+ * (see perfring_reader_hotplug_stats()). Returns NULL and sets errno:
  * EINVAL for a map of another type or bad options, E2BIG for
  * max_sample_size too large for the buffer, EACCES/EPERM when perf events
  * may not be opened (perfring_errmsg() names perf_event_paranoid and
@@ -353,8 +401,50 @@ PERFRING_API int perfring_reader_stats(const struct perfring_reader *rd, int idx
 /* The per-CPU data area size actually used, in bytes. */
 PERFRING_API size_t perfring_reader_data_size(const struct perfring_reader *rd);
 
+/*
+ * CPU hotplug of a BPF reader. The reader listens to the kernel's uevents
+ * (NETLINK_KOBJECT_UEVENT) and, in the thread that waits in
+ * poll/read/wait (no thread of its own), follows CPU changes: a CPU that
+ * was offline at creation and comes online gets its event and ring (a new
+ * ring index; the ring array never moves, so accessors stay safe), stored
+ * in the map; a CPU that went offline and comes back gets a new event
+ * whose output goes into its existing ring (the kernel leaves the old
+ * event dead: re-enabling it does not revive it), so no record is lost or
+ * read twice. Records a program writes on a CPU before the reader has
+ * reopened it fail in the program (bpf_perf_event_output() returns an
+ * error), as for any CPU without a ring. Uevents are taken while a thread
+ * sleeps in the reader and, when it never sleeps, every 64 batches; an
+ * external event loop that never calls poll/read/wait does not follow
+ * hotplug. Writes the counters to *st; -EINVAL for NULL.
+ */
+PERFRING_API int perfring_reader_hotplug_stats(const struct perfring_reader *rd, struct perfring_reader_hotplug *st);
+
+/* Time order counters of a reader (opts.order_window_ns). */
+struct perfring_reader_order {
+	uint64_t late;       /* records delivered after a newer one: they came later than the window */
+	uint64_t forced;     /* times the held records were all released because a queue was full */
+	uint64_t held;       /* records held (copied out) now */
+	uint64_t held_bytes; /* their bytes */
+	bool active;         /* the reader delivers in time order */
+};
+
+/*
+ * In time order (opts.order_window_ns > 0), a k-way merge over the rings:
+ * a record goes out once it is order_window_ns older than the newest time
+ * seen in any ring, in place (zero copy) when it is that old when the
+ * reader finds it; a record that must wait is copied out of its ring
+ * (queues hold at most the ring size each; beyond that, everything held is
+ * released and counted as forced). When no record arrives for a window,
+ * everything held goes out, as on a flush or a passed deadline. A record
+ * older than one already delivered is delivered anyway and counted late.
+ * perfring_reader_read(), _consume_samples() and _consume_ring() return
+ * -EINVAL in this mode; ev->remaining is 0. Writes the counters to *st.
+ */
+PERFRING_API int perfring_reader_order_stats(const struct perfring_reader *rd, struct perfring_reader_order *st);
+
 /* CPU ids skipped at creation (offline, or beyond max_entries): writes up
- * to cnt of them to cpus and returns how many there are. */
+ * to cnt of them to cpus and returns how many there are. A CPU added
+ * later by hotplug stays in this list. */
 PERFRING_API int perfring_reader_skipped_cpus(const struct perfring_reader *rd, int *cpus, size_t cnt);
 
 /*

@@ -150,7 +150,9 @@ static int apply_opts(const char *name, const struct perfring_event_opts *opts, 
 		attr->mmap = 1; /* the kernel only tracks mmaps with mmap set; mmap2 picks the format */
 		attr->mmap2 = 1;
 		attr->task = 1;
+		attr->build_id = PR_OPT(opts, build_id, false);
 	}
+	attr->context_switch = PR_OPT(opts, context_switch, false);
 	if (wbytes) {
 		attr->watermark = 1;
 		attr->wakeup_watermark = wbytes;

@@ -247,13 +247,88 @@ int pr_event_parse_pmu(const char *name, const char *sysfs_root, struct perf_eve
 	return 0;
 }
 
+static bool named_event(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++)
+		if (strlen(named_events[i].name) == len && !strncmp(name, named_events[i].name, len))
+			return true;
+	return false;
+}
+
+/*
+ * perf's event modifiers at the end of a name: "cycles:u", "sched:sched_switch:k",
+ * "cpu/config=0/uk": u (user), k (kernel), h (hypervisor) select the
+ * privilege levels counted (any of them: the others are excluded), each p
+ * raises precise_ip. Returns the length of the name without them.
+ */
+static size_t event_modifiers(const char *name, struct perf_event_attr *mods, bool *any)
+{
+	size_t len = strlen(name), base = len, i;
+	const char *slash = strrchr(name, '/'), *colon = strrchr(name, ':');
+	bool u = false, k = false, h = false;
+
+	*any = false;
+	if (slash && slash != name + len - 1) {
+		base = (size_t)(slash - name) + 1;
+	} else if (!slash && colon && colon[1]) {
+		/* only when what precedes is an event: a known name or SYS:EVENT */
+		if (!named_event(name, (size_t)(colon - name)) && !memchr(name, ':', (size_t)(colon - name)))
+			return len;
+		base = (size_t)(colon - name);
+	} else {
+		return len;
+	}
+	for (i = base + (name[base] == ':'); i < len; i++) {
+		switch (name[i]) {
+		case 'u': u = true; break;
+		case 'k': k = true; break;
+		case 'h': h = true; break;
+		case 'p':
+			if (mods->precise_ip < 3)
+				mods->precise_ip++;
+			break;
+		default:
+			return len; /* not modifiers: let the name fail as a whole */
+		}
+	}
+	if (u || k || h) {
+		mods->exclude_user = !u;
+		mods->exclude_kernel = !k;
+		mods->exclude_hv = !h;
+	}
+	*any = true;
+	return base;
+}
+
 int perfring_event_parse(const char *name, struct perf_event_attr *attr)
 {
+	struct perf_event_attr mods;
 	const char *colon;
-	size_t i;
+	char base[512];
+	size_t i, n;
+	bool any;
+	int err;
 
 	if (!name || !attr)
 		return pr_fail(EINVAL, "perfring_event_parse: name and attr must not be NULL");
+	memset(&mods, 0, sizeof(mods));
+	n = event_modifiers(name, &mods, &any);
+	if (any) {
+		if (n >= sizeof(base))
+			return pr_fail(EINVAL, "event name '%.64s...' is too long", name);
+		memcpy(base, name, n);
+		base[n] = '\0';
+		err = perfring_event_parse(base, attr);
+		if (err)
+			return err;
+		attr->exclude_user = mods.exclude_user;
+		attr->exclude_kernel = mods.exclude_kernel;
+		attr->exclude_hv = mods.exclude_hv;
+		attr->precise_ip = mods.precise_ip;
+		return 0;
+	}
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
 	for (i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++) {

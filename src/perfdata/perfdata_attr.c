@@ -113,6 +113,7 @@ int pd_attr_add_id(struct perfring_perfdata *pd, int idx, uint64_t id)
 		a->pub.ids = n;
 	}
 	a->ids[a->pub.nr_ids++] = id;
+	memset(pd->idcache, 0, sizeof(pd->idcache));
 	if (pd->nr_ids == pd->cap_ids) {
 		size_t cap = pd->cap_ids ? pd->cap_ids * 2 : 16;
 		struct pd_id *n = realloc(pd->idtab, cap * sizeof(*n));
@@ -127,6 +128,47 @@ int pd_attr_add_id(struct perfring_perfdata *pd, int idx, uint64_t id)
 	pd->nr_ids++;
 	pd->idtab_dirty = true;
 	return 0;
+}
+
+/* IDENTIFIER .. CPU: the SAMPLE front slots a sample_id takes (one u64 each). */
+#define PD_FRONT_ID_BITS                                                                            \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
+	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
+#define PD_SAMPLE_ID_BITS                                                                                      \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | \
+	 PERF_SAMPLE_IDENTIFIER)
+
+static int bits(uint64_t v)
+{
+	return __builtin_popcountll(v);
+}
+
+/* The field `field` (TIME, or IDENTIFIER else ID) of this sample_type: in a
+ * SAMPLE after the front slots before it, in the trailer (sample_id_all:
+ * TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER) after the trailer's slots
+ * before it. The needs are the decoder's (perfring_record_sample_id). */
+static struct pd_field_at field_at(const struct pd_attr *a, uint64_t field)
+{
+	struct pd_field_at at = { -1, -1, 0, 0 };
+	uint64_t st = a->pub.cfg.sample_type;
+	int tsz = 8 * bits(st & PD_SAMPLE_ID_BITS);
+
+	if (!a->cfg_ok || !(st & field))
+		return at;
+	/* IDENTIFIER comes first, the rest in bit order up to ADDR, ID */
+	at.sample_off = (int16_t)(field == PERF_SAMPLE_IDENTIFIER
+					  ? 8
+					  : 8 + 8 * bits(st & ((PD_FRONT_ID_BITS & (field - 1)) | PERF_SAMPLE_IDENTIFIER)));
+	at.sample_need = (uint16_t)(8 + 8 * bits(st & PD_FRONT_ID_BITS));
+	if (a->pub.cfg.sample_id_all) {
+		/* IDENTIFIER comes last there, the rest in bit order */
+		uint64_t before = field == PERF_SAMPLE_IDENTIFIER ? st & PD_SAMPLE_ID_BITS & ~field
+								  : st & PD_SAMPLE_ID_BITS & (field - 1);
+
+		at.trailer_back = (int16_t)(tsz - 8 * bits(before));
+		at.trailer_need = (uint16_t)(8 + tsz);
+	}
+	return at;
 }
 
 /* Add an attr (host order) with nr_ids ids (u64s in the file's order). Returns its index. */
@@ -157,7 +199,11 @@ int pd_attr_add(struct perfring_perfdata *pd, const struct perf_event_attr *attr
 	a->cfg_ok = perfring_parse_config_init(&a->pub.cfg, &a->attr, pd->swapped) == 0;
 	if (!a->cfg_ok)
 		a->pub.cfg.swapped = pd->swapped;
+	a->time_at = field_at(a, PERF_SAMPLE_TIME);
+	a->id_at = field_at(a, a->pub.cfg.sample_type & PERF_SAMPLE_IDENTIFIER ? PERF_SAMPLE_IDENTIFIER
+										 : PERF_SAMPLE_ID);
 	idx = pd->nr_attrs;
+	a->idx = idx;
 	pd->attrs[pd->nr_attrs++] = a;
 	/* the clock of the events, until a CLOCK_DATA feature says it */
 	if (pd->info.clockid == ~0u && attr->use_clockid)
@@ -200,26 +246,15 @@ int pd_attr_find_id(struct perfring_perfdata *pd, uint64_t id)
 	return lo < pd->nr_ids && pd->idtab[lo].id == id ? pd->idtab[lo].idx : -1;
 }
 
-/* perf's way: one attr takes all; otherwise the id at IDENTIFIER's or ID's
- * place (all attrs of a file share it); id 0 or unknown: the first attr. */
-const struct perfring_perfdata_attr *pd_attr_for_record(struct perfring_perfdata *pd, const void *rec, size_t len)
+/* An id the cache of pd_attr_idx_for_record() missed: the table, then the cache. */
+int pd_attr_idx_for_id(struct perfring_perfdata *pd, uint64_t id)
 {
-	struct perfring_sample_id sid;
-	uint64_t id = 0;
-	int idx;
+	struct pd_id *c = &pd->idcache[id % PD_IDCACHE];
+	int idx = pd_attr_find_id(pd, id);
 
-	if (pd->nr_attrs == 0)
-		return NULL;
-	if (pd->nr_attrs == 1 || !pd->attrs[0]->cfg_ok)
-		return &pd->attrs[0]->pub;
-	if (perfring_record_sample_id(&pd->attrs[0]->pub.cfg, rec, len, &sid) == 0) {
-		if (sid.present & PERF_SAMPLE_IDENTIFIER)
-			id = sid.identifier;
-		else if (sid.present & PERF_SAMPLE_ID)
-			id = sid.id;
-	}
-	idx = id ? pd_attr_find_id(pd, id) : -1;
-	return &pd->attrs[idx < 0 ? 0 : idx]->pub;
+	c->id = id;
+	c->idx = idx < 0 ? 0 : idx;
+	return c->idx;
 }
 
 int pd_attr_set_name(struct perfring_perfdata *pd, int idx, const char *name, size_t len)

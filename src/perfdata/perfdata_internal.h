@@ -10,12 +10,14 @@
 #include <linux/perf_event.h>
 
 #include <perfring/perfdata.h>
+#include <perfring/record.h>
 
 #define PD_MAGIC 0x32454c4946524550ULL /* "PERFILE2" read as a little-endian u64 */
 #define PD_FILE_HEADER_SIZE 104
 #define PD_PIPE_HEADER_SIZE 16
 #define PD_ATTR_SIZE_VER0 64
 #define PD_FEAT_BITS 256
+#define PD_IDCACHE 64 /* ids remembered by pd_attr_idx_for_record() */
 
 /* perf's feature bit numbers (tools/perf/util/header.h). */
 enum {
@@ -36,6 +38,17 @@ enum {
 	PD_FEAT_CLOCK_DATA = 29,
 };
 
+/* Where one sample_id field (time, or the id that names the attr) sits in
+ * a kernel record, worked out once from sample_type so that ordering and
+ * attr matching load it directly instead of decoding the record: in a
+ * SAMPLE at byte sample_off (the record needs sample_need bytes, as its
+ * sample_id fields take), in other kernel records trailer_back bytes before
+ * the end (sample_id_all; trailer_need bytes). Negative: not there. */
+struct pd_field_at {
+	int16_t sample_off, trailer_back;
+	uint16_t sample_need, trailer_need;
+};
+
 /* An attr and what the reader keeps for it; pub is what callers see. */
 struct pd_attr {
 	struct perfring_perfdata_attr pub;
@@ -44,6 +57,8 @@ struct pd_attr {
 	uint64_t ids_cap;
 	bool cfg_ok;
 	char *name_own;
+	int idx;                         /* in pd->attrs */
+	struct pd_field_at time_at, id_at;
 };
 
 /* Where the bytes come from: a buffer the caller owns, a mapping of a
@@ -56,28 +71,28 @@ struct pd_input {
 	size_t cap;
 	void *map;
 	size_t map_len;
+	size_t populated;   /* bytes of the mapping populated ahead of the reader */
+	size_t released;    /* bytes of the mapping released behind it */
 	int fd;
 	bool close_fd;
 	bool stream;
 	bool eof;
 };
 
-/* A record queued for time ordering. Its bytes stay where they are when
- * they outlive the queue (a file held whole in memory), else they are
- * copied into the arena. */
+/* A record queued for time ordering: what the sort moves, 32 bytes, never
+ * the record. Its bytes stay where they are when they outlive the queue (a
+ * file held whole in memory), else they are copied into the arena. The
+ * queue is kept in arrival order between flushes and sorted stably, so
+ * equal times keep their arrival order without a sequence number. */
 struct pd_queued {
 	uint64_t time;
-	uint64_t seq;
-	size_t data_off;    /* in the arena, when in_arena */
-	bool in_arena;
-	struct perfring_perfdata_record rec;
-};
-
-/* What the sort moves: small, so that sorting a round stays cheap. */
-struct pd_order_key {
-	uint64_t time;
-	uint64_t seq;  /* arrival order: equal times keep it (a stable sort) */
-	size_t idx;    /* in the queue */
+	uint64_t offset;    /* rec.offset */
+	union {
+		const uint8_t *data; /* the record in the input */
+		size_t arena_off;    /* when in_arena */
+	} at;
+	int32_t attr_idx;
+	bool in_arena, from_compressed;
 };
 
 struct perfring_perfdata {
@@ -93,6 +108,9 @@ struct perfring_perfdata {
 	uint64_t data_off, data_size;
 	uint64_t feat_bitmap[PD_FEAT_BITS / 64];
 	uint64_t pos;        /* next record's offset */
+	uint64_t prefetched; /* the input is prefetched up to here */
+	uint64_t fast_end;   /* records wholly before this are in memory: the end of
+			      * the data or the input, 0 for a stream */
 	uint64_t end;        /* end of the data section (UINT64_MAX in pipe mode) */
 
 	/* attrs and the id table */
@@ -101,6 +119,9 @@ struct perfring_perfdata {
 	struct pd_id { uint64_t id; int idx; } *idtab;
 	size_t nr_ids, cap_ids;
 	bool idtab_dirty;
+	/* The last ids looked up (id 0: empty), cleared when ids are added:
+	 * a file has a few ids (one per event and CPU) used over and over. */
+	struct pd_id idcache[PD_IDCACHE];
 
 	/* features: bytes in the file's order (owned in pipe mode) */
 	const uint8_t *feat_data[PD_FEAT_BITS];
@@ -117,16 +138,15 @@ struct perfring_perfdata {
 	size_t dcap, dpos, dlen;
 	uint64_t dsrc_off;   /* offset of the compressed record the bytes came from */
 
-	/* ordering (perf's ordered_events): the queue is sorted by (time, seq)
-	 * when a flush starts; flush_cnt of its first entries are delivered */
-	struct pd_queued *queue, *queue_spare; /* the spare takes the rest after a flush */
-	struct pd_order_key *keys, *keys_tmp;  /* the queue's order, built at a flush */
+	/* ordering (perf's ordered_events): the queue is sorted by time
+	 * (stably) when a flush starts; flush_cnt of its first entries are
+	 * delivered */
+	struct pd_queued *queue, *queue_tmp; /* the merge sort's second half */
 	size_t nr_queue, cap_queue, flush_pos, flush_cnt;
-	uint8_t *arena;
+	uint8_t *arena, *arena_spare;        /* the spare takes the rest after a flush */
 	size_t arena_len, arena_cap;
 	bool flushing, at_eof;
 	int sticky_err;
-	uint64_t seq;
 	uint64_t max_time;   /* the largest time queued so far */
 	uint64_t next_flush; /* a round flushes up to this: the max time at the previous round */
 };
@@ -155,12 +175,50 @@ static inline uint64_t pd64(const struct perfring_perfdata *pd, const void *p)
 	return pd->swapped ? __builtin_bswap64(v) : v;
 }
 
+/* The field at *at of a kernel record of this type and size (header.size
+ * already checked to be in the input): true with *v, false when the record
+ * does not carry it (or is too short to, which the decoder would refuse). */
+static inline bool pd_field(const struct perfring_perfdata *pd, const struct pd_field_at *at, const uint8_t *rec,
+			    uint32_t type, uint16_t size, uint64_t *v)
+{
+	if (type == PERF_RECORD_SAMPLE) {
+		if (at->sample_off < 0 || size < at->sample_need)
+			return false;
+		*v = pd64(pd, rec + at->sample_off);
+		return true;
+	}
+	/* the kernel's records (1 .. 22) carry the trailer, the others none */
+	if (type == 0 || type > 22 || at->trailer_back < 0 || size < at->trailer_need)
+		return false;
+	*v = pd64(pd, rec + size - at->trailer_back);
+	return true;
+}
+
+/* perf's way: one attr takes all; otherwise the id at IDENTIFIER's or ID's
+ * place (all attrs of a file share it, so the first attr's layout finds it);
+ * id 0 or unknown: the first attr. Returns the attr's index, -1 for none. */
+int pd_attr_idx_for_id(struct perfring_perfdata *pd, uint64_t id);
+static inline int pd_attr_idx_for_record(struct perfring_perfdata *pd, const uint8_t *rec, uint32_t type,
+					 uint16_t size)
+{
+	const struct pd_id *c;
+	uint64_t id;
+
+	if (pd->nr_attrs <= 1)
+		return pd->nr_attrs - 1;
+	if (!pd_field(pd, &pd->attrs[0]->id_at, rec, type, size, &id) || !id)
+		return 0;
+	c = &pd->idcache[id % PD_IDCACHE];
+	return c->id == id ? c->idx : pd_attr_idx_for_id(pd, id);
+}
+
 /* perfdata_open.c: fail with the fault's offset in the file, in the message
  * itself (open-time errors free the reader) and in error_offset. */
 int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* perfdata_input.c */
+void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto);
 int pd_input_ensure(struct perfring_perfdata *pd, uint64_t off, uint64_t n, const uint8_t **p);
 void pd_input_discard(struct perfring_perfdata *pd, uint64_t off);
 void pd_input_close(struct pd_input *in);
@@ -172,7 +230,7 @@ int pd_attr_add(struct perfring_perfdata *pd, const struct perf_event_attr *attr
 		const uint8_t *ids, uint64_t nr_ids);
 int pd_attr_add_id(struct perfring_perfdata *pd, int idx, uint64_t id);
 int pd_attr_find_id(struct perfring_perfdata *pd, uint64_t id);
-const struct perfring_perfdata_attr *pd_attr_for_record(struct perfring_perfdata *pd, const void *rec, size_t len);
+int pd_attr_idx_for_id(struct perfring_perfdata *pd, uint64_t id);
 int pd_attr_set_name(struct perfring_perfdata *pd, int idx, const char *name, size_t len);
 void pd_attrs_free(struct perfring_perfdata *pd);
 
@@ -181,7 +239,25 @@ int pd_feature_set(struct perfring_perfdata *pd, int feat, const uint8_t *data, 
 void pd_features_free(struct perfring_perfdata *pd);
 
 /* perfdata_next.c */
-int pd_raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec);
+/* The HEADER_TRACING_DATA feature for the tracepoints with these ids
+ * (perfdata_tracing.c): *out (malloc'd) and *out_len, or a negative errno. */
+int pd_tracing_data(const uint64_t *ids, size_t nr, uint8_t **out, size_t *out_len);
+
+/* The build ids of the binaries samples hit (perfdata_buildid.c), for the
+ * writer's HEADER_BUILD_ID feature. */
+struct pw_bid_attr {
+	struct perfring_parse_config cfg;
+	const uint64_t *ids; /* the writer's: they outlive the pw_bids */
+	size_t nr_ids;
+};
+struct pw_bids;
+struct pw_bids *pw_bids_new(const struct pw_bid_attr *attrs, int nr);
+/* A record written to the file: the model learns from it, a sample marks what it hit. */
+int pw_bids_record(struct pw_bids *b, const void *rec, size_t len);
+/* The feature's entries, given to emit; 0 or emit's error. */
+int pw_bids_write(struct pw_bids *b, int (*emit)(void *ctx, const void *p, size_t n), void *ctx);
+void pw_bids_free(struct pw_bids *b);
+
 void pd_next_free(struct perfring_perfdata *pd);
 
 #endif /* PERFRING_PERFDATA_INTERNAL_H */

@@ -171,18 +171,21 @@ static int consume(struct perfring_perfdata *pd, uint64_t off, const uint8_t *p,
 	}
 }
 
-static void fill(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec, uint64_t off,
-		 const uint8_t *p, bool from_compressed)
+/* The record at p, whose header says type and size. */
+static inline void fill(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec, uint64_t off,
+			const uint8_t *p, uint32_t type, uint16_t size, bool from_compressed)
 {
-	memset(rec, 0, sizeof(*rec));
+	int idx = type < PERFRING_RECORD_HEADER_ATTR ? pd_attr_idx_for_record(pd, p, type, size) : -1;
+
 	rec->offset = off;
 	rec->from_compressed = from_compressed;
-	rec->type = pd32(pd, p);
+	rec->type = type;
 	rec->misc = pd16(pd, p + 4);
-	rec->size = pd16(pd, p + 6);
+	rec->size = size;
 	rec->data = p;
-	if (rec->type < PERFRING_RECORD_HEADER_ATTR)
-		rec->attr = pd_attr_for_record(pd, p, rec->size);
+	rec->payload = NULL;
+	rec->payload_len = 0;
+	rec->attr = idx < 0 ? NULL : &pd->attrs[idx]->pub;
 }
 
 /* A complete record out of the decompression buffer: 1, 0 when none, or an error. */
@@ -222,7 +225,7 @@ static int next_decompressed(struct perfring_perfdata *pd, struct perfring_perfd
 	err = consume(pd, pd->dsrc_off, p, type, size);
 	if (err)
 		return err;
-	fill(pd, rec, pd->dsrc_off, p, true);
+	fill(pd, rec, pd->dsrc_off, p, type, size, true);
 	if (payload) {
 		rec->payload = p + size;
 		rec->payload_len = payload;
@@ -230,7 +233,63 @@ static int next_decompressed(struct perfring_perfdata *pd, struct perfring_perfd
 	return 1;
 }
 
-int pd_raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+#ifndef PD_PREFETCH_AHEAD
+#define PD_PREFETCH_AHEAD 2048
+#endif
+/* While ordering delivers a round, the next round is prefetched: at most
+ * this far ahead, PD_PREFETCH_STEP bytes per record delivered. */
+#ifndef PD_PREFETCH_ROUND
+#define PD_PREFETCH_ROUND (256u << 10)
+#endif
+#ifndef PD_PREFETCH_STEP
+#define PD_PREFETCH_STEP 256
+#endif
+
+/*
+ * Ask for the input's cache lines up to want (clamped to the input), each
+ * line once. A reader that only looks at a record's header and time
+ * (ordering, counting) skips most of its bytes, and the hardware's
+ * prefetcher does not follow such a walk: every header was a miss to
+ * memory. Prefetching cannot fault; only bytes of the input are asked for.
+ */
+static inline void prefetch_to(struct perfring_perfdata *pd, uint64_t want)
+{
+	uint64_t have = pd->in.base + pd->in.len;
+
+	if (pd->prefetched < pd->pos)
+		pd->prefetched = pd->pos;
+	if (want > have)
+		want = have;
+	if (PR_UNLIKELY(want > pd->in.populated))
+		pd_input_populate(pd, want);
+	for (; pd->prefetched < want; pd->prefetched += 64)
+		__builtin_prefetch(pd->in.buf + (pd->prefetched - pd->in.base));
+}
+
+/* The common case: a kernel record wholly inside a file held in memory, no
+ * decompressed records pending. Small, so that it needs few registers; the
+ * rest is raw_next_slow(). 1 with *rec filled, 0 when it does not apply. */
+static inline int raw_next_fast(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	uint64_t off = pd->pos;
+	const uint8_t *p;
+	uint32_t type;
+	uint16_t size;
+
+	if (off >= pd->fast_end || pd->fast_end - off < 8 || pd->dlen != pd->dpos)
+		return 0;
+	p = pd->in.buf + off;
+	type = pd32(pd, p);
+	size = pd16(pd, p + 6);
+	if (type >= PERFRING_RECORD_HEADER_ATTR || size < 8 || pd->fast_end - off < size)
+		return 0;
+	prefetch_to(pd, off + PD_PREFETCH_AHEAD);
+	fill(pd, rec, off, p, type, size, false);
+	pd->pos = off + size;
+	return 1;
+}
+
+static __attribute__((noinline)) int raw_next_slow(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
 {
 	uint64_t off = pd->pos, payload = 0;
 	const uint8_t *p;
@@ -280,12 +339,14 @@ int pd_raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *r
 	r = consume(pd, off, p, type, size);
 	if (r)
 		return r;
-	fill(pd, rec, off, p, false);
+	fill(pd, rec, off, p, type, size, false);
 	if (payload) {
 		rec->payload = p + size;
 		rec->payload_len = payload;
 	}
 	pd->pos = off + size + payload;
+	if (!pd->in.stream) /* populates and releases the mapping as the fast path does */
+		prefetch_to(pd, pd->pos + PD_PREFETCH_AHEAD);
 	return 1;
 
 at_end:
@@ -298,80 +359,100 @@ at_end:
 	return 0;
 }
 
-/* ---- time order, perf's way (tools/perf/util/ordered-events.c) ---- */
-
-static inline bool key_le(const struct pd_order_key *x, const struct pd_order_key *y)
+/* The next record in file order: 1, 0 at the end, or an error. */
+static inline int raw_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
 {
-	return x->time < y->time || (x->time == y->time && x->seq <= y->seq);
+	return raw_next_fast(pd, rec) ? 1 : raw_next_slow(pd, rec);
 }
 
+/* ---- time order, perf's way (tools/perf/util/ordered-events.c) ---- */
+
 /*
- * Sort keys[0, n) by (time, arrival) with a natural merge sort: merge
- * neighbouring ascending runs, pass after pass, until one is left. A round
- * of perf.data is a few long runs (one per ring the recorder read, plus what
- * the last flush left, already sorted), so this is a few linear passes.
- * Returns whichever of a and tmp holds the result.
+ * Sort q[0, n) by time, stably (equal times keep their arrival order), with
+ * a natural merge sort: merge neighbouring ascending runs, pass after pass,
+ * until one is left. A round of perf.data is a few long runs (one per ring
+ * the recorder read, plus what the last flush left, already sorted), so
+ * this is a few linear passes over 32-byte entries; the records themselves
+ * never move. Returns whichever of q and tmp holds the result.
  */
-static struct pd_order_key *natural_sort(struct pd_order_key *a, struct pd_order_key *tmp, size_t n)
+static struct pd_queued *natural_sort(struct pd_queued *q, struct pd_queued *tmp, size_t n)
 {
 	for (;;) {
 		size_t i = 0, out = 0, runs = 0;
-		struct pd_order_key *swap;
+		struct pd_queued *swap;
 
 		while (i < n) {
 			size_t e1 = i + 1, e2, x = i, y;
 
-			while (e1 < n && key_le(&a[e1 - 1], &a[e1]))
+			while (e1 < n && q[e1 - 1].time <= q[e1].time)
 				e1++;
+			if (i == 0 && e1 == n)
+				return q; /* already in order */
 			e2 = e1 < n ? e1 + 1 : e1;
-			while (e2 < n && key_le(&a[e2 - 1], &a[e2]))
+			while (e2 < n && q[e2 - 1].time <= q[e2].time)
 				e2++;
 			y = e1;
 			while (x < e1 && y < e2)
-				tmp[out++] = key_le(&a[x], &a[y]) ? a[x++] : a[y++];
-			while (x < e1)
-				tmp[out++] = a[x++];
-			while (y < e2)
-				tmp[out++] = a[y++];
+				tmp[out++] = q[y].time < q[x].time ? q[y++] : q[x++];
+			memcpy(tmp + out, q + x, (e1 - x) * sizeof(*q));
+			out += e1 - x;
+			memcpy(tmp + out, q + y, (e2 - y) * sizeof(*q));
+			out += e2 - y;
 			i = e2;
 			runs++;
 		}
-		swap = a;
-		a = tmp;
+		swap = q;
+		q = tmp;
 		tmp = swap;
 		if (runs <= 1)
-			return a;
+			return q;
 	}
 }
 
-/* Grow the queue, its spare and the keys together. */
+/* Room for one more queued record (the queue and the sort's second half grow together). */
 static int queue_reserve(struct perfring_perfdata *pd)
 {
 	size_t cap = pd->cap_queue ? pd->cap_queue * 2 : 1024;
-	struct pd_queued *q, *spare;
-	struct pd_order_key *keys, *tmp;
+	struct pd_queued *q, *tmp;
 
 	if (pd->nr_queue < pd->cap_queue)
 		return 0;
 	q = realloc(pd->queue, cap * sizeof(*q));
 	if (q)
 		pd->queue = q;
-	spare = realloc(pd->queue_spare, cap * sizeof(*spare));
-	if (spare)
-		pd->queue_spare = spare;
-	keys = realloc(pd->keys, cap * sizeof(*keys));
-	if (keys)
-		pd->keys = keys;
-	tmp = realloc(pd->keys_tmp, cap * sizeof(*tmp));
+	tmp = realloc(pd->queue_tmp, cap * sizeof(*tmp));
 	if (tmp)
-		pd->keys_tmp = tmp;
-	if (!q || !spare || !keys || !tmp)
+		pd->queue_tmp = tmp;
+	if (!q || !tmp)
 		return pr_fail(ENOMEM, "perf.data: no memory to order %zu records", cap);
 	pd->cap_queue = cap;
 	return 0;
 }
 
-static int enqueue(struct perfring_perfdata *pd, const struct perfring_perfdata_record *rec, uint64_t time)
+/* Room for n more bytes of copies (the arena and its spare grow together). */
+static int arena_reserve(struct perfring_perfdata *pd, size_t n)
+{
+	size_t cap = pd->arena_cap ? pd->arena_cap : (1u << 20);
+	uint8_t *a, *spare;
+
+	if (pd->arena_cap - pd->arena_len >= n)
+		return 0;
+	while (cap - pd->arena_len < n)
+		cap *= 2;
+	a = realloc(pd->arena, cap);
+	if (a)
+		pd->arena = a;
+	spare = realloc(pd->arena_spare, cap);
+	if (spare)
+		pd->arena_spare = spare;
+	if (!a || !spare)
+		return pr_fail(ENOMEM, "perf.data: no memory to order records (%zu bytes)", cap);
+	pd->arena_cap = cap;
+	return 0;
+}
+
+static int enqueue(struct perfring_perfdata *pd, const struct perfring_perfdata_record *rec, int attr_idx,
+		   uint64_t time)
 {
 	/* Bytes of a file held whole stay valid as long as the reader; bytes
 	 * of a stream or of a decompression buffer are reused. */
@@ -380,110 +461,111 @@ static int enqueue(struct perfring_perfdata *pd, const struct perfring_perfdata_
 	int err;
 
 	err = queue_reserve(pd);
+	if (!err && copy)
+		err = arena_reserve(pd, rec->size);
 	if (err)
 		return err;
-	if (copy && pd->arena_cap - pd->arena_len < rec->size) {
-		size_t cap = pd->arena_cap ? pd->arena_cap * 2 : (1u << 20);
-		uint8_t *n;
-
-		while (cap - pd->arena_len < rec->size)
-			cap *= 2;
-		n = realloc(pd->arena, cap);
-		if (!n)
-			return pr_fail(ENOMEM, "perf.data: no memory to order records (%zu bytes)", cap);
-		pd->arena = n;
-		pd->arena_cap = cap;
-	}
 	q = &pd->queue[pd->nr_queue++];
 	q->time = time;
-	q->seq = pd->seq++;
-	q->rec = *rec;
+	q->offset = rec->offset;
+	q->attr_idx = attr_idx;
 	q->in_arena = copy;
+	q->from_compressed = rec->from_compressed;
 	if (copy) {
-		q->data_off = pd->arena_len;
+		q->at.arena_off = pd->arena_len;
 		memcpy(pd->arena + pd->arena_len, rec->data, rec->size);
 		pd->arena_len += rec->size;
+	} else {
+		q->at.data = rec->data;
 	}
 	if (time > pd->max_time)
 		pd->max_time = time;
 	return 0;
 }
 
-/* What ordering holds for the records queued now: their entries in the
- * queue, its spare and the keys, and their copies. The arrays grow by
- * doubling, so what is allocated stays within twice this. */
+/* What ordering holds for the records queued now: their entries (and the
+ * sort's second half), and their copies (and the spare the rest moves to).
+ * The arrays grow by doubling, so what is allocated stays within twice this. */
 static uint64_t queue_bytes(const struct perfring_perfdata *pd)
 {
-	return (uint64_t)pd->nr_queue * (2 * sizeof(struct pd_queued) + 2 * sizeof(struct pd_order_key)) +
-	       pd->arena_len;
+	return (uint64_t)pd->nr_queue * 2 * sizeof(struct pd_queued) + 2 * (uint64_t)pd->arena_len;
 }
 
 /* Deliver, in time order, the queued records up to limit, at most max_cnt. */
 static void start_flush(struct perfring_perfdata *pd, uint64_t limit, size_t max_cnt)
 {
-	size_t k = 0, i, n = pd->nr_queue;
+	size_t k = 0, n = pd->nr_queue;
 
-	for (i = 0; i < n; i++) {
-		pd->keys[i].time = pd->queue[i].time;
-		pd->keys[i].seq = pd->queue[i].seq;
-		pd->keys[i].idx = i;
-	}
 	if (n > 1) {
-		struct pd_order_key *sorted = natural_sort(pd->keys, pd->keys_tmp, n);
+		struct pd_queued *sorted = natural_sort(pd->queue, pd->queue_tmp, n);
 
-		if (sorted != pd->keys) {
-			pd->keys_tmp = pd->keys;
-			pd->keys = sorted;
+		if (sorted != pd->queue) {
+			pd->queue_tmp = pd->queue;
+			pd->queue = sorted;
 		}
 	}
-	while (k < n && k < max_cnt && pd->keys[k].time <= limit)
-		k++;
+	if (limit == UINT64_MAX)
+		k = n < max_cnt ? n : max_cnt;
+	else /* the queue is sorted: the first entry past limit ends it */
+		while (k < n && k < max_cnt && pd->queue[k].time <= limit)
+			k++;
 	pd->flush_pos = 0;
 	pd->flush_cnt = k;
 	pd->flushing = true;
 }
 
-/* Drop the delivered records: the rest, in time order, become the queue,
- * and the copied bytes among them move to the front of the arena. */
-static int end_flush(struct perfring_perfdata *pd)
+/* Drop the delivered records: the rest, in time order, move to the front
+ * of the queue (the next flush finds them as one run), and the copied
+ * bytes among them to the arena's spare, which becomes the arena. */
+static void end_flush(struct perfring_perfdata *pd)
 {
 	size_t rest = pd->nr_queue - pd->flush_cnt, i, off = 0;
-	struct pd_queued *swap;
-	uint8_t *n = NULL;
+	struct pd_queued *q = pd->queue;
+	uint8_t *swap;
 
 	pd->flushing = false;
-	for (i = 0; i < rest; i++)
-		pd->queue_spare[i] = pd->queue[pd->keys[pd->flush_cnt + i].idx];
-	swap = pd->queue;
-	pd->queue = pd->queue_spare;
-	pd->queue_spare = swap;
-	pd->nr_queue = rest; /* in time order: the next flush finds it as one run */
+	if (rest && pd->flush_cnt)
+		memmove(q, q + pd->flush_cnt, rest * sizeof(*q));
+	pd->nr_queue = rest;
 	pd->flush_cnt = 0;
 	if (!pd->arena_len)
-		return 0;
-	for (i = 0; i < rest; i++)
-		if (pd->queue[i].in_arena)
-			break;
-	if (i == rest) { /* nothing left in the arena */
-		pd->arena_len = 0;
-		return 0;
-	}
-	n = malloc(pd->arena_cap);
-	if (!n)
-		return pr_fail(ENOMEM, "perf.data: no memory to order records (%zu bytes)", pd->arena_cap);
+		return;
 	for (i = 0; i < rest; i++) {
-		struct pd_queued *q = &pd->queue[i];
+		uint16_t size;
 
-		if (!q->in_arena)
+		if (!q[i].in_arena)
 			continue;
-		memcpy(n + off, pd->arena + q->data_off, q->rec.size);
-		q->data_off = off;
-		off += q->rec.size;
+		size = pd16(pd, pd->arena + q[i].at.arena_off + 6);
+		memcpy(pd->arena_spare + off, pd->arena + q[i].at.arena_off, size);
+		q[i].at.arena_off = off;
+		off += size;
 	}
-	free(pd->arena);
-	pd->arena = n;
+	swap = pd->arena;
+	pd->arena = pd->arena_spare;
+	pd->arena_spare = swap;
 	pd->arena_len = off;
-	return 0;
+}
+
+/* The next record of a flush. */
+static void deliver(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	const struct pd_queued *q = &pd->queue[pd->flush_pos++];
+	const uint8_t *p = q->in_arena ? pd->arena + q->at.arena_off : q->at.data;
+
+	/* Memory is idle while the consumer works on a round: bring in
+	 * the next one, a few lines per record delivered. */
+	if (!pd->in.stream && pd->prefetched < pd->pos + PD_PREFETCH_ROUND)
+		prefetch_to(pd, pd->prefetched + PD_PREFETCH_STEP);
+
+	rec->offset = q->offset;
+	rec->from_compressed = q->from_compressed;
+	rec->type = pd32(pd, p);
+	rec->misc = pd16(pd, p + 4);
+	rec->size = pd16(pd, p + 6);
+	rec->data = p;
+	rec->payload = NULL;
+	rec->payload_len = 0;
+	rec->attr = &pd->attrs[q->attr_idx]->pub;
 }
 
 /*
@@ -496,26 +578,20 @@ static int end_flush(struct perfring_perfdata *pd)
 static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
 {
 	for (;;) {
-		struct perfring_sample_id sid;
 		const struct pd_attr *a;
+		uint64_t time;
 		int r;
 
 		if (pd->flushing) {
 			if (pd->flush_pos < pd->flush_cnt) {
-				struct pd_queued *q = &pd->queue[pd->keys[pd->flush_pos++].idx];
-
-				*rec = q->rec;
-				if (q->in_arena)
-					rec->data = pd->arena + q->data_off;
+				deliver(pd, rec);
 				return 1;
 			}
-			r = end_flush(pd);
-			if (r)
-				return r;
+			end_flush(pd);
 		}
 		if (pd->at_eof)
 			return pd->sticky_err;
-		r = pd_raw_next(pd, rec);
+		r = raw_next(pd, rec);
 		if (r <= 0) {
 			pd->at_eof = true;
 			pd->sticky_err = r;
@@ -530,10 +606,10 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 		if (!rec->attr)
 			return 1;
 		a = (const struct pd_attr *)rec->attr;
-		if (!a->cfg_ok || perfring_record_sample_id(&a->pub.cfg, rec->data, rec->size, &sid) ||
-		    !(sid.present & PERF_SAMPLE_TIME) || sid.time == 0 || sid.time == UINT64_MAX)
+		if (!pd_field(pd, &a->time_at, rec->data, rec->type, (uint16_t)rec->size, &time) || time == 0 ||
+		    time == UINT64_MAX)
 			return 1;
-		r = enqueue(pd, rec, sid.time);
+		r = enqueue(pd, rec, a->idx, time);
 		if (r)
 			return r;
 		if (queue_bytes(pd) > pd->max_queue_bytes) {
@@ -555,7 +631,7 @@ int perfring_perfdata_next(struct perfring_perfdata *pd, struct perfring_perfdat
 		return pr_fail(EINVAL, "perfring_perfdata_next: %s is NULL", !pd ? "pd" : "rec");
 	if (pd->ordered)
 		return next_ordered(pd, rec);
-	return pd_raw_next(pd, rec);
+	return raw_next(pd, rec);
 }
 
 void pd_next_free(struct perfring_perfdata *pd)
@@ -566,8 +642,7 @@ void pd_next_free(struct perfring_perfdata *pd)
 #endif
 	free(pd->dbuf);
 	free(pd->queue);
-	free(pd->queue_spare);
-	free(pd->keys);
-	free(pd->keys_tmp);
+	free(pd->queue_tmp);
 	free(pd->arena);
+	free(pd->arena_spare);
 }

@@ -25,6 +25,7 @@ static struct perfring_perfdata *pd_alloc(const struct perfring_perfdata_opts *o
 	if (!pd)
 		return pr_fail_null(ENOMEM, "perf.data: no memory for the reader");
 	pd->in.fd = -1;
+	pd->in.populated = SIZE_MAX; /* only a mapped file is populated ahead */
 	pd->ordered = PR_OPT(opts, ordered, false);
 	pd->max_queue_bytes = PR_OPT(opts, max_queue_bytes, 0);
 	if (!pd->max_queue_bytes)
@@ -239,6 +240,10 @@ static struct perfring_perfdata *pd_start(struct perfring_perfdata *pd)
 		perfring_perfdata_free(pd);
 		return pr_errno_null(-err);
 	}
+	/* A file held in memory (mapped, the caller's, or a stream read whole
+	 * in file mode) starts at 0 and does not grow. */
+	if (!pd->in.stream)
+		pd->fast_end = pd->end < pd->in.len ? pd->end : pd->in.len;
 	return pd;
 }
 
@@ -260,6 +265,7 @@ static struct perfring_perfdata *open_fd(int fd, bool close_fd, const struct per
 		if (m != MAP_FAILED) {
 			pd->in.map = m;
 			pd->in.map_len = (size_t)st.st_size;
+			pd->in.populated = 0;
 			pd->in.buf = m;
 			pd->in.len = (size_t)st.st_size;
 			return pd_start(pd);

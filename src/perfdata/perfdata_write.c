@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <zstd.h>
 #include <linux/perf_event.h>
 
 #include <perfring/perfdata_write.h>
@@ -20,6 +21,13 @@
 #include "perfdata/perfdata_internal.h"
 
 #define PW_BUF_SIZE (256u << 10)
+/* Records per COMPRESSED record: at most this many bytes, so that the
+ * compressed bytes (zstd's bound: a little more) fit the u16 record size.
+ * perf decompresses each into a buffer of the feature's mmap_len. */
+#define PW_Z_CHUNK 60000u
+#define PW_Z_MMAP_LEN (256u << 10)
+#define PW_RECORD_COMPRESSED 81
+#define PW_ZSTD_SKIPPABLE 0x184D2A50u
 #define PW_NAME_ALIGN 64
 #define PW_STR_(x) #x
 #define PW_STR(x) PW_STR_(x)
@@ -45,6 +53,13 @@ struct perfring_perfdata_writer {
 	int nr_attrs;
 	char *hostname, *osrelease, *arch, *cmdline;
 	uint32_t nr_online, nr_avail;
+	bool build_ids;
+	struct pw_bids *bids; /* with build_ids, from the first record on */
+	int z_level;          /* compression: 0 = off */
+	ZSTD_CCtx *zctx;
+	uint8_t *zin, *zout;  /* records waiting to be compressed, a COMPRESSED record */
+	size_t zin_len;
+	uint64_t z_plain, z_packed; /* bytes in and out, for the feature's ratio */
 };
 
 static int pw_flush(struct perfring_perfdata_writer *w)
@@ -88,6 +103,8 @@ static int pw_bytes(struct perfring_perfdata_writer *w, const void *p, size_t n)
 	}
 	return 0;
 }
+
+static int data_bytes(struct perfring_perfdata_writer *w, const void *rec, size_t len, uint32_t type);
 
 static int pw_u32(struct perfring_perfdata_writer *w, uint32_t v)
 {
@@ -142,6 +159,25 @@ struct perfring_perfdata_writer *perfring_perfdata_writer_open(const char *path,
 	if (!w->buf || !w->hostname || !w->osrelease || !w->arch || (cmdline && !w->cmdline)) {
 		perfring_perfdata_writer_free(w);
 		return pr_fail_null(ENOMEM, "perf.data writer: no memory");
+	}
+	w->build_ids = PR_OPT(opts, build_ids, false);
+	w->z_level = PR_OPT(opts, compress_level, 0);
+	if (w->z_level < 0 || w->z_level > ZSTD_maxCLevel()) {
+		int lvl = w->z_level;
+
+		perfring_perfdata_writer_free(w);
+		return pr_fail_null(EINVAL, "perf.data writer: compression level %d (want 0..%d)", lvl,
+				    ZSTD_maxCLevel());
+	}
+	if (w->z_level) {
+		w->zctx = ZSTD_createCCtx();
+		w->zin = malloc(PW_Z_CHUNK);
+		w->zout = malloc(8 + ZSTD_compressBound(PW_Z_CHUNK) + 16);
+		if (!w->zctx || !w->zin || !w->zout ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_compressionLevel, w->z_level))) {
+			perfring_perfdata_writer_free(w);
+			return pr_fail_null(ENOMEM, "perf.data writer: no memory for zstd");
+		}
 	}
 	w->nr_online = PR_OPT(opts, nr_cpus_online, 0);
 	w->nr_avail = PR_OPT(opts, nr_cpus_available, 0);
@@ -284,7 +320,28 @@ static int write_kernel_mmap(struct perfring_perfdata_writer *w)
 	memcpy(rec + 8, pid_tid, 8);
 	memcpy(rec + 16, v, 24);
 	memcpy(rec + 40, fname, sizeof(fname));
-	return pw_bytes(w, rec, h.size);
+	return data_bytes(w, rec, h.size, h.type) ?: (w->bids ? pw_bids_record(w->bids, rec, h.size) : 0);
+}
+
+/* The attrs are final: the build id tracker gets their parse configs. */
+static int bids_start(struct perfring_perfdata_writer *w)
+{
+	struct pw_bid_attr *ba = calloc((size_t)w->nr_attrs, sizeof(*ba));
+	int i;
+
+	if (!ba)
+		return pr_fail(ENOMEM, "perf.data writer: no memory");
+	for (i = 0; i < w->nr_attrs; i++) {
+		if (perfring_parse_config_init(&ba[i].cfg, &w->attrs[i].attr, false)) {
+			free(ba);
+			return pr_fail(EINVAL, "perf.data writer: attr %d cannot be decoded: %s", i, perfring_errmsg());
+		}
+		ba[i].ids = w->attrs[i].ids;
+		ba[i].nr_ids = w->attrs[i].nr_ids;
+	}
+	w->bids = pw_bids_new(ba, w->nr_attrs);
+	free(ba);
+	return w->bids ? 0 : -errno;
 }
 
 /* The ids of every attr, then the attrs (each followed by its ids' section). */
@@ -306,7 +363,60 @@ static int write_attrs(struct perfring_perfdata_writer *w)
 		ids_off += a->nr_ids * 8;
 	}
 	w->data_off = w->pos;
+	if (!err && w->build_ids)
+		err = bids_start(w);
 	return err ?: write_kernel_mmap(w);
+}
+
+/* The waiting records as one COMPRESSED record: header, one zstd frame,
+ * and a skippable frame when needed to end on an 8-byte boundary (the
+ * records after it stay aligned; decoders skip such frames). */
+static int z_flush(struct perfring_perfdata_writer *w)
+{
+	struct perf_event_header h = { PW_RECORD_COMPRESSED, 0, 0 };
+	size_t n, total, pad;
+	uint32_t skip[2];
+
+	if (!w->zin_len)
+		return 0;
+	n = ZSTD_compress2(w->zctx, w->zout + 8, ZSTD_compressBound(PW_Z_CHUNK), w->zin, w->zin_len);
+	if (ZSTD_isError(n))
+		return pr_fail(EIO, "perf.data writer: zstd: %s", ZSTD_getErrorName(n));
+	total = 8 + n;
+	if (total % 8) {
+		pad = 8 - total % 8;
+		skip[0] = PW_ZSTD_SKIPPABLE;
+		skip[1] = (uint32_t)pad;
+		memcpy(w->zout + total, skip, 8);
+		memset(w->zout + total + 8, 0, pad);
+		total += 8 + pad;
+	}
+	if (total > UINT16_MAX)
+		return pr_fail(EIO, "perf.data writer: %zu compressed bytes do not fit a record", total);
+	h.size = (uint16_t)total;
+	memcpy(w->zout, &h, 8);
+	w->z_plain += w->zin_len;
+	w->z_packed += total;
+	w->zin_len = 0;
+	return pw_bytes(w, w->zout, total);
+}
+
+/* A record into the data section: compressed (kernel record types) or as is. */
+static int data_bytes(struct perfring_perfdata_writer *w, const void *rec, size_t len, uint32_t type)
+{
+	int err;
+
+	if (!w->zctx)
+		return pw_bytes(w, rec, len);
+	/* user records, and a record too large to compress within a record's
+	 * size, go as they are, after what waits */
+	if (type >= PERF_RECORD_MAX || len > PW_Z_CHUNK)
+		return z_flush(w) ?: pw_bytes(w, rec, len);
+	if (w->zin_len + len > PW_Z_CHUNK && (err = z_flush(w)))
+		return err;
+	memcpy(w->zin + w->zin_len, rec, len);
+	w->zin_len += len;
+	return 0;
 }
 
 int perfring_perfdata_writer_write(struct perfring_perfdata_writer *w, const void *rec, size_t len)
@@ -328,7 +438,9 @@ int perfring_perfdata_writer_write(struct perfring_perfdata_writer *w, const voi
 		return pr_fail(EINVAL, "perfring_perfdata_writer_write: no attr was added");
 	if (!w->started && (err = write_attrs(w)))
 		return w->err = err;
-	err = pw_bytes(w, rec, len);
+	err = data_bytes(w, rec, len, h.type);
+	if (!err && w->bids)
+		err = pw_bids_record(w->bids, rec, len);
 	if (err)
 		w->err = err;
 	return err;
@@ -376,9 +488,70 @@ static int feat_event_desc(struct perfring_perfdata_writer *w)
 	return err;
 }
 
+/* The formats of the recorded tracepoints; without them perf refuses the
+ * file ("broken or missing trace data"). */
+static int feat_tracing_data(struct perfring_perfdata_writer *w)
+{
+	uint64_t *ids;
+	uint8_t *data = NULL;
+	size_t nr = 0, len = 0;
+	int i, err;
+
+	ids = malloc((size_t)w->nr_attrs * sizeof(*ids));
+	if (!ids)
+		return pr_fail(ENOMEM, "perf.data writer: no memory");
+	for (i = 0; i < w->nr_attrs; i++)
+		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT)
+			ids[nr++] = w->attrs[i].attr.config;
+	err = pd_tracing_data(ids, nr, &data, &len);
+	free(ids);
+	if (!err)
+		err = pw_bytes(w, data, len);
+	free(data);
+	return err;
+}
+
+static int emit_bytes(void *ctx, const void *p, size_t n)
+{
+	return pw_bytes(ctx, p, n);
+}
+
+static int feat_build_id(struct perfring_perfdata_writer *w)
+{
+	return pw_bids_write(w->bids, emit_bytes, w);
+}
+
+static bool has_tracepoints(const struct perfring_perfdata_writer *w)
+{
+	int i;
+
+	for (i = 0; i < w->nr_attrs; i++)
+		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT)
+			return true;
+	return false;
+}
+
+/* Whether the file carries feature feat (the table lists only those). */
+static bool want_feature(const struct perfring_perfdata_writer *w, int feat)
+{
+	switch (feat) {
+	case PD_FEAT_TRACING_DATA: return has_tracepoints(w);
+	case PD_FEAT_BUILD_ID: return w->bids != NULL;
+	case PD_FEAT_COMPRESSED: return w->zctx != NULL;
+	}
+	return true;
+}
+
 static int write_feature(struct perfring_perfdata_writer *w, int feat)
 {
 	switch (feat) {
+	case PD_FEAT_TRACING_DATA: return feat_tracing_data(w);
+	case PD_FEAT_BUILD_ID: return feat_build_id(w);
+	case PD_FEAT_COMPRESSED:
+		/* version 0, type 1 (zstd), level, ratio (rounded), mmap_len */
+		return pw_u32(w, 0) ?: pw_u32(w, 1) ?: pw_u32(w, (uint32_t)w->z_level) ?:
+		       pw_u32(w, (uint32_t)(w->z_packed ? (w->z_plain + w->z_packed / 2) / w->z_packed : 0)) ?:
+		       pw_u32(w, PW_Z_MMAP_LEN);
 	case PD_FEAT_HOSTNAME: return pw_string(w, w->hostname, strlen(w->hostname));
 	case PD_FEAT_OSRELEASE: return pw_string(w, w->osrelease, strlen(w->osrelease));
 	case PD_FEAT_VERSION: return pw_string(w, PW_VERSION, strlen(PW_VERSION));
@@ -391,8 +564,8 @@ static int write_feature(struct perfring_perfdata_writer *w, int feat)
 }
 
 static const int pw_features[] = {
-	PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE, PD_FEAT_VERSION, PD_FEAT_ARCH,
-	PD_FEAT_NRCPUS, PD_FEAT_CMDLINE, PD_FEAT_EVENT_DESC,
+	PD_FEAT_TRACING_DATA, PD_FEAT_BUILD_ID, PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE, PD_FEAT_VERSION, PD_FEAT_ARCH,
+	PD_FEAT_NRCPUS, PD_FEAT_CMDLINE, PD_FEAT_EVENT_DESC, PD_FEAT_COMPRESSED,
 };
 #define PW_NR_FEATURES (int)(sizeof(pw_features) / sizeof(pw_features[0]))
 
@@ -401,19 +574,22 @@ static int write_features(struct perfring_perfdata_writer *w, uint64_t *bitmap)
 {
 	uint64_t secs[PW_NR_FEATURES][2];
 	uint64_t table = w->pos;
-	int i, err;
+	int feats[PW_NR_FEATURES], nr = 0, i, err;
 
+	for (i = 0; i < PW_NR_FEATURES; i++)
+		if (want_feature(w, pw_features[i]))
+			feats[nr++] = pw_features[i];
 	memset(secs, 0, sizeof(secs));
-	err = pw_bytes(w, secs, sizeof(secs));
-	for (i = 0; i < PW_NR_FEATURES && !err; i++) {
+	err = pw_bytes(w, secs, (size_t)nr * 16);
+	for (i = 0; i < nr && !err; i++) {
 		secs[i][0] = w->pos;
-		err = write_feature(w, pw_features[i]);
+		err = write_feature(w, feats[i]);
 		secs[i][1] = w->pos - secs[i][0];
-		bitmap[pw_features[i] / 64] |= 1ULL << (pw_features[i] % 64);
+		bitmap[feats[i] / 64] |= 1ULL << (feats[i] % 64);
 	}
 	if (err || (err = pw_flush(w)))
 		return err;
-	if (pwrite(w->fd, secs, sizeof(secs), (off_t)table) != (ssize_t)sizeof(secs))
+	if (pwrite(w->fd, secs, (size_t)nr * 16, (off_t)table) != (ssize_t)nr * 16)
 		return pr_fail(errno ? errno : EIO, "perf.data writer: cannot write the feature table: %s",
 			       strerror(errno));
 	return 0;
@@ -432,6 +608,8 @@ int perfring_perfdata_writer_close(struct perfring_perfdata_writer *w)
 		err = pr_fail(EINVAL, "perf.data writer: no attr was added");
 	if (!err && !w->started)
 		err = write_attrs(w);
+	if (!err && w->zctx)
+		err = z_flush(w);
 	data_size = w->pos - w->data_off;
 	if (!err)
 		err = write_features(w, bitmap);
@@ -470,6 +648,10 @@ void perfring_perfdata_writer_free(struct perfring_perfdata_writer *w)
 		free(w->attrs[i].name);
 	}
 	free(w->attrs);
+	pw_bids_free(w->bids);
+	ZSTD_freeCCtx(w->zctx);
+	free(w->zin);
+	free(w->zout);
 	free(w->buf);
 	free(w->hostname);
 	free(w->osrelease);

@@ -137,6 +137,9 @@ int pr_rd_parse_opts(const struct perfring_reader_opts *opts, bool bpf, struct p
 	cfg->max_delay_ns = PR_OPT(opts, max_delay_ns, 0);
 	cfg->overwrite = PR_OPT(opts, overwrite, false);
 	cfg->linearize = PR_OPT(opts, linearize, false);
+	cfg->no_hotplug = PR_OPT(opts, no_hotplug, false);
+	cfg->on_cpu = PR_OPT(opts, on_cpu, NULL);
+	cfg->on_cpu_ctx = PR_OPT(opts, on_cpu_ctx, NULL);
 	cfg->cpus = PR_OPT(opts, cpus, NULL);
 	cfg->cpu_cnt = PR_OPT(opts, cpu_cnt, 0);
 	if (cfg->cpus && !cfg->cpu_cnt)
@@ -161,6 +164,7 @@ struct perfring_reader *pr_rd_alloc(const struct pr_rd_config *cfg)
 	rd->cfg.cpu_cnt = 0;
 	rd->map_fd = -1;
 	rd->event_fd = -1;
+	rd->hp_fd = -1;
 	pthread_mutex_init(&rd->lock, NULL);
 	rd->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (rd->epoll_fd < 0) {
@@ -195,10 +199,21 @@ struct perfring_reader *perfring_reader_new(const struct perfring_reader_opts *o
 		errno = -err;
 		return NULL;
 	}
+	struct perfring_reader *rd;
+
 	if (cfg.cpus)
 		return pr_fail_null(EINVAL, "opts.cpus applies to perfring_reader_new_bpf() only; label the rings "
 					    "of perfring_reader_new() with perfring_reader_add(rd, fd, cpu)");
-	return pr_rd_alloc(&cfg);
+	rd = pr_rd_alloc(&cfg);
+	if (rd) {
+		err = pr_rd_order_init(rd, opts);
+		if (err) {
+			perfring_reader_free(rd);
+			errno = -err;
+			return NULL;
+		}
+	}
+	return rd;
 }
 
 /* Read a small /proc value for a message ("?" if unreadable). */
@@ -281,6 +296,7 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 		return ring_map_error(err, fd, cpu, rd->cfg.data_bytes, ring_msg);
 	}
 	r->fd = fd;
+	r->wfd = -1;
 	r->cpu = cpu;
 	r->own_fd = own_fd;
 	r->overwrite = rd->cfg.overwrite;
@@ -358,10 +374,14 @@ void perfring_reader_free(struct perfring_reader *rd)
 		perfring_ring_free(r->ring);
 		if (r->own_fd)
 			close(r->fd);
+		if (r->wfd >= 0)
+			close(r->wfd);
 		free(r);
 	}
 	free(rd->rings);
 	free(rd->skipped);
+	pr_rd_hp_free(rd);
+	pr_rd_order_free(rd);
 	if (rd->map_fd >= 0)
 		close(rd->map_fd);
 	if (rd->epoll_fd >= 0)

@@ -81,8 +81,7 @@ static int open_error(int err, int cpu)
 		       cpu, strerror(err), paranoid);
 }
 
-/* Returns the fd, -ENODEV (offline CPU: no message) or another error. */
-static int open_output_event(const struct perfring_reader *rd, int cpu)
+int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -117,7 +116,7 @@ int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, 
 	/* Key = the CPU id. Deleting an empty slot is not an error: pause is
 	 * idempotent. */
 	if (on)
-		ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)r->fd);
+		ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)(r->wfd >= 0 ? r->wfd : r->fd));
 	else
 		ret = pr_bpf_map_delete_u32(rd->map_fd, (uint32_t)r->cpu);
 	if (ret == -ENOENT && !on)
@@ -216,7 +215,7 @@ static int open_cpu(struct perfring_reader *rd, int cpu, const char *map_name, c
 		       cpu, map_name, rd->map_max_entries);
 		return pr_rd_skip_cpu(rd, cpu);
 	}
-	fd = open_output_event(rd, cpu);
+	fd = pr_rd_bpf_open_event(rd, cpu);
 	if (fd == -ENODEV) {
 		pr_log(PERFRING_LOG_WARN, "CPU %d skipped: it is offline (perf_event_open: ENODEV)", cpu);
 		return pr_rd_skip_cpu(rd, cpu);
@@ -239,7 +238,7 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	struct perfring_reader *rd = NULL;
 	struct pr_rd_config cfg;
 	struct bpf_map_info info;
-	int err, i, cnt = 0, *cpus = NULL, *online = NULL, online_cnt;
+	int err, i, j, cnt = 0, *cpus = NULL, *online = NULL, online_cnt;
 
 	err = pr_rd_parse_opts(opts, true, &cfg);
 	if (err)
@@ -270,12 +269,23 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	}
 	rd->is_bpf = true;
 	rd->map_max_entries = info.max_entries;
+	err = pr_rd_order_init(rd, opts);
+	if (err)
+		goto fail;
 	/* Closing a map's last fd empties it: keep our own reference. */
 	rd->map_fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 0);
 	if (rd->map_fd < 0) {
 		err = pr_fail(errno, "cannot dup map_fd %d: %s", map_fd, strerror(errno));
 		goto fail;
 	}
+	/* Room for a ring per CPU served, hotplug included: the array never
+	 * moves once readers of other threads may look at it. */
+	rd->rings = calloc((size_t)(cnt ? cnt : 1), sizeof(*rd->rings));
+	if (!rd->rings) {
+		err = pr_fail(ENOMEM, "perfring reader: out of memory");
+		goto fail;
+	}
+	rd->ring_cap = cnt ? cnt : 1;
 	online_cnt = pr_cpu_list_alloc(perfring_online_cpus, &online);
 	if (online_cnt < 0) {
 		err = online_cnt;
@@ -292,6 +302,13 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 		goto fail;
 	}
 	err = pr_rd_bpf_set_output(rd, true, false);
+	if (err)
+		goto fail;
+	/* The CPUs hotplug may serve: those with a slot in the map. */
+	for (i = j = 0; i < cnt; i++)
+		if ((uint32_t)cpus[i] < rd->map_max_entries)
+			cpus[j++] = cpus[i];
+	err = pr_rd_hp_init(rd, cpus, j);
 	if (err)
 		goto fail;
 	free(cpus);

@@ -202,12 +202,65 @@ void pr_rd_commit_forward(struct pr_rd_ring *r, uint64_t start, uint64_t pos, in
 }
 
 /*
+ * The inline loop over one contiguous stretch [p, limit) of the data area:
+ * BPF samples that lie wholly inside it. Positions are kept as pointers
+ * (a record's ring offset is p + to_pos, the bytes left in the batch after
+ * it batch_end - p - size) so that only p, limit, fn, ctx and the two
+ * constants live across the callback; the event and its raw record are
+ * filled with plain stores, their constant fields set once by the caller.
+ * Stops at the end of the stretch, at the first record it does not take
+ * (left for deliver_slow()), or when the callback returns non-zero (*ret).
+ */
+static inline __attribute__((always_inline)) const uint8_t *
+msg_stretch(const uint8_t *p, const uint8_t *limit, perfring_msg_fn fn, void *ctx, struct perfring_msg *ev,
+	    struct perfring_ring_record *rec, uintptr_t batch_end, uintptr_t to_pos, int *n_io, int *ret)
+{
+	while (p != limit) {
+		uint64_t hv;
+		unsigned int size;
+		uint32_t raw;
+		uintptr_t left;
+		int r;
+
+		memcpy(&hv, p, sizeof(hv)); /* struct perf_event_header: type, misc, size */
+		size = (unsigned int)(hv >> 48);
+		if (PR_UNLIKELY((uint32_t)hv != PERF_RECORD_SAMPLE || size < 16 || (size & 7) ||
+				size > (size_t)(limit - p)))
+			break;
+		memcpy(&raw, p + 8, sizeof(raw));
+		if (PR_UNLIKELY(raw > size - 12u))
+			break;
+		memcpy(rec, &hv, sizeof(hv)); /* type, misc, size (see ring_internal.h) */
+		rec->data = p;
+		rec->len = size;
+		rec->offset = (uintptr_t)p + to_pos;
+		left = batch_end - (uintptr_t)p - size;
+		rec->remaining = left;
+		ev->remaining = left;
+		ev->data = p + 12;
+		ev->size = raw;
+		r = fn(ev, ctx);
+		if (PR_UNLIKELY(r)) {
+			if (r > 0) { /* PERFRING_STOP: this one counts as consumed */
+				p += size;
+				(*n_io)++;
+			}
+			*ret = r;
+			break;
+		}
+		p += size;
+		(*n_io)++;
+	}
+	return p;
+}
+
+/*
  * Drain a forward ring of a BPF reader up to end (a head snapshot). The
  * common record, a sample that does not straddle the end of the ring, is
- * handled inline: the user's callback is the only indirect call, and the
- * event's constant fields are set once per batch. Anything else goes
- * through deliver_slow(), one record at a time, and the loop goes on. The
- * tail is stored once, at the end.
+ * handled by msg_stretch(): the user's callback is the only indirect call,
+ * and the event's constant fields are set once per batch. Anything else
+ * goes through deliver_slow(), one record at a time, and the loop goes on.
+ * The tail is stored once, at the end.
  */
 static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t end, perfring_msg_fn fn,
 		      void *ctx, bool *stopped)
@@ -231,57 +284,64 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 	rec.data2 = NULL;
 	rec.len2 = 0;
 	while (pos != end) {
-		uint64_t off = pos & mask, one_lost = 0;
-		const uint8_t *hdr = data + off;
+		uint64_t off = pos & mask, stretch = data_size - off < end - pos ? data_size - off : end - pos;
+		const uint8_t *p0 = data + off, *p;
+		uint64_t one_lost = 0;
 		unsigned int size;
-		uint32_t raw = 0;
-		bool fast = false;
+		uint32_t type;
 
-		memcpy(&rec, hdr, 8); /* type, misc, size (see ring_internal.h) */
-		size = rec.size;
-		if (rec.type == PERF_RECORD_SAMPLE && size >= 16 && !(size & 7) && size <= end - pos &&
-		    off + size <= data_size) {
-			memcpy(&raw, hdr + 8, sizeof(raw));
-			fast = raw <= size - 12u;
-		}
-		if (PR_LIKELY(fast)) {
-			rec.data = hdr;
-			rec.len = size;
-			rec.offset = pos;
-			rec.remaining = end - pos - size;
-			ev.data = hdr + 12;
-			ev.size = raw;
-			ev.remaining = rec.remaining;
-			ret = fn(&ev, ctx);
-		} else {
-			ret = deliver_slow(rd, r, pos, end, fn, ctx, &size, &one_lost);
-		}
-		if (PR_LIKELY(!ret && fast)) {
-			pos += size;
-			n++;
-			continue;
-		}
+		p = msg_stretch(p0, p0 + stretch, fn, ctx, &ev, &rec, (uintptr_t)p0 + (uintptr_t)(end - pos),
+				(uintptr_t)pos - (uintptr_t)p0, &n, &ret);
+		pos += (uint64_t)(p - p0);
+		if (ret || pos == end)
+			break;
+		if ((uint64_t)(p - p0) == stretch)
+			continue; /* the stretch ended at the end of the data area */
+		/* A record the stretch did not take: wrapped, LOST, other, bad. */
+		memcpy(&type, p, sizeof(type));
+		ret = deliver_slow(rd, r, pos, end, fn, ctx, &size, &one_lost);
 		if (ret < 0)
 			break; /* not consumed: delivered again next time */
 		pos += size;
 		n++;
-		if (!fast && rec.type == PERF_RECORD_LOST) {
+		if (type == PERF_RECORD_LOST) {
 			lost += one_lost;
 			lost_records++;
 		}
-		if (ret > 0) {
-			*stopped = true;
-			ret = 0;
+		if (ret > 0)
 			break;
-		}
+	}
+	if (ret > 0) {
+		*stopped = true;
+		ret = 0;
 	}
 	pr_rd_commit_forward(r, start, pos, n, lost, lost_records);
 	return ret < 0 ? ret : n;
 }
 
-/* Drain one ring to its head. Returns records delivered or an error. */
+static int drain_ring_once(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
+			   bool *stopped);
+
+/* Drain one ring to its head. Returns records delivered or an error. A ring
+ * drained to its head owes nothing more; one left by an early stop owes the
+ * rest at once (reader_wait.c). */
 static int drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
 		      bool *stopped)
+{
+	bool stop = false;
+	int ret = drain_ring_once(rd, r, fn, ctx, &stop);
+
+	if (stop) {
+		*stopped = true;
+		r->owed = true;
+	} else if (ret >= 0) {
+		r->owed = false;
+	}
+	return ret;
+}
+
+static int drain_ring_once(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
+			   bool *stopped)
 {
 	struct deliver_ctx dc = { .rd = rd, .r = r, .fn = fn, .ctx = ctx };
 	uint64_t head = 0;
@@ -357,12 +417,18 @@ int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfrin
 		pr_rd_pass_abandon(rd);
 	pr_wait_init(&w, timeout_ns);
 	for (;;) {
+		uint64_t t;
+
 		ret = pr_rd_gate(rd, &w);
 		if (ret < 0)
 			return ret;
-		n = drain_all(rd, fn, ctx, &stopped);
+		t = pr_rd_drain_begin(rd);
+		n = rd->order ? pr_rd_order_drain(rd, fn, ctx, ret == PR_GO_FLUSH, &stopped)
+			      : drain_all(rd, fn, ctx, &stopped);
 		if (n < 0)
 			return n;
+		if (!stopped)
+			pr_rd_drained(rd, t);
 		if (ret == PR_GO_FLUSH && !stopped) {
 			/* Everything written before the flush is delivered. */
 			pr_rd_flush_done(rd, w.flush_snap);
@@ -386,6 +452,8 @@ int perfring_reader_consume(struct perfring_reader *rd, perfring_msg_fn fn, void
 		return pr_fail(EINVAL, "perfring_reader_consume: %s is NULL", rd ? "fn" : "reader");
 	if (rd->pass.active)
 		pr_rd_pass_abandon(rd);
+	if (rd->order)
+		return pr_rd_order_drain(rd, fn, ctx, false, &stopped);
 	return drain_all(rd, fn, ctx, &stopped);
 }
 
@@ -398,6 +466,9 @@ int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_m
 	if (idx < 0 || idx >= rd->ring_cnt)
 		return pr_fail(EINVAL, "perfring_reader_consume_ring: no ring %d (the reader has %d)", idx,
 			       rd->ring_cnt);
+	if (rd->order)
+		return pr_fail(EINVAL, "perfring_reader_consume_ring: the reader delivers in time order "
+				       "(order_window_ns): use perfring_reader_poll() or _consume()");
 	return drain_ring(rd, rd->rings[idx], fn, ctx, &stopped);
 }
 
@@ -421,6 +492,9 @@ int perfring_reader_wait(struct perfring_reader *rd, int64_t timeout_ns)
 		n = pr_rd_rings_with_data(rd);
 		if (n > 0)
 			return n;
+		/* Held records of the time order are due: consume releases them. */
+		if (pr_rd_order_due(rd) != UINT64_MAX)
+			return 1;
 		if (ret == PR_GO_FLUSH) {
 			/* The rings were emptied by the caller's consume calls. */
 			pr_rd_flush_done(rd, w.flush_snap);

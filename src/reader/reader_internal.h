@@ -6,6 +6,8 @@
  *   reader_wait.c     blocking: epoll + eventfd, timeouts, deadline, flush, wakeup
  *   reader_consume.c  zero-copy delivery: poll, consume, consume_ring, wait
  *   reader_read.c     copy-out delivery: read
+ *   reader_hotplug.c  BPF readers: following CPUs going offline and online
+ *   reader_order.c    records of all rings in time order (k-way merge)
  * Not installed.
  */
 #ifndef PERFRING_READER_INTERNAL_H
@@ -19,6 +21,8 @@
 #define PR_RECORD_MAX 65528u
 /* epoll data of the eventfd; ring fds carry their ring index. */
 #define PR_RD_EVENTFD_TAG UINT64_MAX
+/* epoll data of the uevent socket (reader_hotplug.c). */
+#define PR_RD_HOTPLUG_TAG (UINT64_MAX - 1)
 
 /* Copy-out pass state of one ring (perfring_reader_read). */
 enum pr_pass_state {
@@ -49,6 +53,18 @@ struct pr_rd_ring {
 	bool hup;
 	/* Under rd->lock: paused by perfring_reader_pause_ring(). */
 	bool paused;
+	/* Reader thread only: the kernel announced this ring (epoll reported
+	 * it readable: its wakeup threshold was reached), or a drain stopped
+	 * early in it. Its records are due now; cleared once a drain reaches
+	 * the head. Records of a ring that is not owed wait for the threshold,
+	 * a flush, the deadline or max_delay_ns (reader_wait.c). */
+	bool owed;
+	/* BPF readers, under rd->lock: the event stored in the map, whose
+	 * output goes into this ring: fd, or after its CPU went offline and
+	 * came back, an event opened anew with its output set to fd (owned). */
+	int wfd;
+	/* Reader thread only: its CPU went offline since wfd was opened. */
+	bool cpu_gone;
 };
 
 /* The validated options. */
@@ -62,6 +78,9 @@ struct pr_rd_config {
 	size_t cpu_cnt;
 	bool overwrite;
 	bool linearize;
+	bool no_hotplug;
+	void (*on_cpu)(void *ctx, int cpu, int ring_idx, int what);
+	void *on_cpu_ctx;
 };
 
 struct perfring_reader {
@@ -83,6 +102,15 @@ struct perfring_reader {
 	int ring_cap;
 	int *skipped;
 	int skipped_cnt;
+	/* CPU hotplug (reader_hotplug.c): the uevent socket (-1: none), put
+	 * in the epoll set by the first wait; the CPUs the reader may serve. */
+	int hp_fd;
+	bool hp_armed;
+	unsigned int hp_batches;
+	int *hp_cpus;
+	int hp_cpu_cnt;
+	struct perfring_reader_hotplug hp_stats; /* written with __atomic stores */
+	struct pr_order *order; /* time order (reader_order.c), or NULL */
 
 	/* Written by any thread; accessed only with __atomic builtins. */
 	uint64_t deadline_ns; /* absolute CLOCK_MONOTONIC, 0 = none */
@@ -101,11 +129,15 @@ struct perfring_reader {
 	uint64_t wake_seen;
 	bool deadline_report;    /* deliveries after the deadline: next call -ETIMEDOUT */
 	int drain_start;         /* ring a poll/consume starts with (fairness) */
+	/* max_delay_ns: records not yet announced were written after this
+	 * time (CLOCK_MONOTONIC ns; 0: unknown, deliver them at once). */
+	uint64_t quiet_ns;
 	struct {
 		bool active;
 		bool flush;
 		bool deadline;
 		uint64_t flush_snap;
+		uint64_t t_begin; /* pr_rd_drain_begin() when it started */
 		int next;
 	} pass;
 };
@@ -123,6 +155,30 @@ uint64_t pr_rd_ow_head(const struct pr_rd_ring *r);
 int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet);
 /* The same for one ring: store or delete its CPU's map slot. */
 int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, bool on, bool quiet);
+
+/* reader_bpf.c: open CPU cpu's BPF output event, disabled: the fd,
+ * -ENODEV (offline, no message) or another error (message set). */
+int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu);
+
+/* reader_hotplug.c */
+int pr_rd_hp_init(struct perfring_reader *rd, const int *cpus, int cnt);
+void pr_rd_hp_arm(struct perfring_reader *rd);
+void pr_rd_hp_process(struct perfring_reader *rd, bool reconcile);
+void pr_rd_hp_free(struct perfring_reader *rd);
+/* Busy readers take uevents every 64 batches (gate passes without sleep). */
+static inline void pr_rd_hp_tick(struct perfring_reader *rd)
+{
+	if (rd->hp_armed && !(++rd->hp_batches & 63))
+		pr_rd_hp_process(rd, false);
+}
+
+/* reader_order.c */
+int pr_rd_order_init(struct perfring_reader *rd, const struct perfring_reader_opts *opts);
+void pr_rd_order_free(struct perfring_reader *rd);
+/* Drain every ring in time order; release_all: a flush. */
+int pr_rd_order_drain(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool release_all, bool *stopped);
+/* When held records are due: 0 now, UINT64_MAX none held. */
+uint64_t pr_rd_order_due(const struct perfring_reader *rd);
 
 /* reader_wait.c */
 enum pr_gate_result {
@@ -142,6 +198,10 @@ void pr_wait_init(struct pr_wait *w, int64_t timeout_ns);
 int pr_rd_enter(struct perfring_reader *rd);
 int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w);
 bool pr_rd_ring_has_data(const struct pr_rd_ring *r);
+/* A drain of every ring is starting (max_delay bookkeeping); returns the
+ * time to pass to pr_rd_drained() once it completed without an early stop. */
+uint64_t pr_rd_drain_begin(const struct perfring_reader *rd);
+void pr_rd_drained(struct perfring_reader *rd, uint64_t t);
 int pr_rd_rings_with_data(const struct perfring_reader *rd);
 void pr_rd_note_deadline(struct perfring_reader *rd);
 void pr_rd_flush_done(struct perfring_reader *rd, uint64_t snap);

@@ -165,6 +165,7 @@ static void pass_start(struct perfring_reader *rd, bool flush, uint64_t snap)
 	rd->pass.active = true;
 	rd->pass.flush = flush;
 	rd->pass.flush_snap = snap;
+	rd->pass.t_begin = pr_rd_drain_begin(rd);
 	if (rd->pass.next >= rd->ring_cnt)
 		rd->pass.next = 0;
 	/* Started after the deadline: report it when the pass ends. */
@@ -223,10 +224,13 @@ void pr_rd_pass_abandon(struct perfring_reader *rd)
 int perfring_reader_read(struct perfring_reader *rd, struct perfring_msg_buf *rec, int64_t timeout_ns)
 {
 	struct pr_wait w;
-	int ret;
+	int ret, i;
 
 	if (!rd || !rec)
 		return pr_fail(EINVAL, "perfring_reader_read: %s is NULL", rd ? "rec" : "reader");
+	if (rd->order)
+		return pr_fail(EINVAL, "perfring_reader_read: the reader delivers in time order (order_window_ns): "
+				       "use perfring_reader_poll() or _consume()");
 	ret = pr_rd_enter(rd);
 	if (ret)
 		return ret;
@@ -239,6 +243,11 @@ int perfring_reader_read(struct perfring_reader *rd, struct perfring_msg_buf *re
 			if (ret < 0)
 				return ret;
 			rd->pass.active = false;
+			/* Every ring was read to where its head was when the
+			 * pass reached it: what the kernel announced is out. */
+			for (i = 0; i < rd->ring_cnt; i++)
+				rd->rings[i]->owed = false;
+			pr_rd_drained(rd, rd->pass.t_begin);
 			if (rd->pass.flush) {
 				pr_rd_flush_done(rd, rd->pass.flush_snap);
 				return pr_rd_enter(rd);

@@ -169,6 +169,9 @@ int perfring_reader_consume_samples(struct perfring_reader *rd, perfring_sample_
 
 	if (!rd || !sample_fn)
 		return pr_fail(EINVAL, "perfring_reader_consume_samples: %s is NULL", rd ? "sample_fn" : "reader");
+	if (rd->order)
+		return pr_fail(EINVAL, "perfring_reader_consume_samples: the reader delivers in time order "
+				       "(order_window_ns): use perfring_reader_poll() or _consume()");
 	if (rd->pass.active)
 		pr_rd_pass_abandon(rd);
 	cnt = rd->ring_cnt;
@@ -183,9 +186,12 @@ int perfring_reader_consume_samples(struct perfring_reader *rd, perfring_sample_
 			end = pr_load_head(&r->ring->meta->data_head);
 			if (end == r->ring->commit_pos)
 				continue;
-			if (end - r->ring->commit_pos <= r->ring->data_size && !(end & 7))
+			if (end - r->ring->commit_pos <= r->ring->data_size && !(end & 7)) {
 				ret = samples_forward(rd, r, end, &cb, &stopped);
-			else
+				/* What is left after an early stop is due at once. */
+				if (ret >= 0)
+					r->owed = stopped;
+			} else
 				ret = perfring_reader_consume_ring(rd, idx, samples_adapter, &cb);
 		} else {
 			ret = perfring_reader_consume_ring(rd, idx, samples_adapter, &cb);

@@ -5,14 +5,29 @@
  * Every cross-thread request (flush, wakeup, close, a new deadline) is a
  * counter or flag changed with an atomic, followed by a write to the
  * reader's eventfd, which sits in the epoll set with the ring fds. The
- * waiter checks the flags, then every ring's head (a load, no syscall), and
- * only then sleeps: a request made after the check finds the eventfd
- * readable, so none is lost.
+ * waiter checks the flags, then the rings (loads, no syscall), and only
+ * then sleeps: a request made after the check finds the eventfd readable,
+ * so none is lost.
  *
- * The kernel reports a perf ring readable once per wakeup (perf_poll()
- * clears the flag), so a ring with data below its wakeup threshold, or left
- * half read by an early stop, is found by the head check and never by epoll.
- * max_delay_ns bounds each sleep so that such data is picked up in time.
+ * Records wait for the wakeup threshold. The kernel reports a perf ring
+ * readable once per wakeup (perf_poll() clears the flag): that report
+ * marks the ring owed, and an owed ring's records are due until a drain
+ * reaches its head. A ring left half read by an early stop stays owed (the
+ * kernel would not report it again). Without a report, records already in
+ * a ring when a call starts are not due (cilium's Read behaves the same),
+ * except with wakeup_events = 1, where every record is the threshold. The
+ * byte count of a watermark ring is not checked here: the kernel's wakeup
+ * points are not relative to our tail, and a drain of records whose wakeup
+ * flag is still set in the kernel would leave that flag to announce the
+ * next record, below the threshold, as due.
+ *
+ * Records below the threshold come out on a flush, when the deadline
+ * passes (then -ETIMEDOUT), or max_delay_ns after they were written:
+ * rd->quiet_ns is a time after which every record not yet due was written
+ * (the last check or drain that left nothing behind), each sleep lasts at
+ * most max_delay_ns so that a record written meanwhile is seen, and records
+ * become due at quiet_ns + max_delay_ns. A plain timeout does not release
+ * them.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -155,14 +170,41 @@ int pr_rd_rings_with_data(const struct perfring_reader *rd)
 	return n;
 }
 
-static bool any_data(const struct perfring_reader *rd)
+/* Whether r's records are due now (see the top of this file); *pending is
+ * set if it holds records that are not. */
+static bool ring_due(const struct perfring_reader *rd, struct pr_rd_ring *r, bool *pending)
+{
+	/* Empty: what the kernel announced was consumed meanwhile. */
+	if (!pr_rd_ring_has_data(r)) {
+		r->owed = false;
+		return false;
+	}
+	if (r->owed || rd->cfg.wakeup_events == 1)
+		return true;
+	*pending = true;
+	return false;
+}
+
+static bool any_due(const struct perfring_reader *rd, bool *pending)
 {
 	int i;
 
+	*pending = false;
 	for (i = 0; i < rd->ring_cnt; i++)
-		if (pr_rd_ring_has_data(rd->rings[i]))
+		if (ring_due(rd, rd->rings[i], pending))
 			return true;
 	return false;
+}
+
+uint64_t pr_rd_drain_begin(const struct perfring_reader *rd)
+{
+	return rd->cfg.max_delay_ns ? pr_now_ns() : 0;
+}
+
+void pr_rd_drained(struct perfring_reader *rd, uint64_t t)
+{
+	if (t)
+		rd->quiet_ns = t;
 }
 
 /* epoll_pwait2() (nanoseconds), or epoll_wait() with the timeout rounded
@@ -213,10 +255,18 @@ static int sleep_once(struct perfring_reader *rd, int64_t ns)
 		if (tag == PR_RD_EVENTFD_TAG) {
 			if (!__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE))
 				eventfd_clear(rd);
-		} else if (tag < (uint64_t)rd->ring_cnt && (evs[i].events & (EPOLLHUP | EPOLLERR))) {
+		} else if (tag == PR_RD_HOTPLUG_TAG) {
+			pr_rd_hp_process(rd, false);
+		} else if (tag < (uint64_t)rd->ring_cnt) {
 			struct pr_rd_ring *r = rd->rings[tag];
 
+			/* A kernel wakeup: the ring's threshold was reached. */
+			if (evs[i].events & EPOLLIN)
+				r->owed = true;
+			if (!(evs[i].events & (EPOLLHUP | EPOLLERR)))
+				continue;
 			/* Its data is still drained by the head checks. */
+			r->owed = true;
 			if (!r->hup) {
 				r->hup = true;
 				epoll_ctl(rd->epoll_fd, EPOLL_CTL_DEL, r->fd, NULL);
@@ -228,8 +278,10 @@ static int sleep_once(struct perfring_reader *rd, int64_t ns)
 
 int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 {
+	pr_rd_hp_tick(rd);
 	for (;;) {
-		uint64_t now, dl, req, wake, target;
+		uint64_t now, dl, req, wake, target, due, od;
+		bool pending, checked;
 		int ret;
 
 		if (__atomic_load_n(&rd->notify_pending, __ATOMIC_RELAXED) &&
@@ -247,14 +299,37 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 			w->flush_snap = req;
 			return PR_GO_FLUSH;
 		}
-		if (!w->skip_data && any_data(rd))
+		pending = false;
+		checked = !w->skip_data;
+		if (checked && any_due(rd, &pending))
 			return PR_GO_DATA;
 		w->skip_data = false;
 
+		/* Records held back by the time order: due at a time. */
+		od = pr_rd_order_due(rd);
+		if (od == 0)
+			return PR_GO_DATA;
 		dl = __atomic_load_n(&rd->deadline_ns, __ATOMIC_ACQUIRE);
-		if (w->timeout_ns == 0 && !dl)
+		if (w->timeout_ns == 0 && !dl && !(pending && rd->cfg.max_delay_ns) && od == UINT64_MAX)
 			return -ETIMEDOUT;
 		now = pr_now_ns();
+		if (od != UINT64_MAX && (now >= od || (dl && now >= dl)))
+			return PR_GO_DATA;
+		/* Records below the threshold: out when the deadline passes
+		 * (delivered first, reported next), or max_delay after the
+		 * last moment the rings were seen without them. */
+		due = UINT64_MAX;
+		if (pending && dl && now >= dl)
+			return PR_GO_DATA;
+		if (rd->cfg.max_delay_ns) {
+			if (checked && !pending)
+				rd->quiet_ns = now;
+			due = rd->quiet_ns + rd->cfg.max_delay_ns;
+			if (pending && now >= due)
+				return PR_GO_DATA;
+		}
+		if (w->timeout_ns == 0 && !dl)
+			return -ETIMEDOUT;
 		if (!w->end_set && w->timeout_ns >= 0) {
 			w->end_ns = now + (uint64_t)w->timeout_ns;
 			if (w->end_ns < now)
@@ -266,8 +341,11 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 		target = w->end_set ? w->end_ns : UINT64_MAX;
 		if (dl && dl < target)
 			target = dl;
-		if (rd->cfg.max_delay_ns && now + rd->cfg.max_delay_ns < target)
-			target = now + rd->cfg.max_delay_ns;
+		if (due < target)
+			target = due;
+		if (od < target)
+			target = od;
+		pr_rd_hp_arm(rd);
 		ret = sleep_once(rd, target == UINT64_MAX ? -1 : (int64_t)(target - now));
 		if (ret)
 			return ret;

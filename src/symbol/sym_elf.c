@@ -229,7 +229,9 @@ struct symvec {
 
 static int bind_rank(unsigned bind)
 {
-	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+	/* perf's choose_best_symbol(): a non-weak symbol over a weak one,
+	 * then a global one over a local one. */
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 2 : 1;
 }
 
 /* Function symbols of every section of type `type` (SHT_SYMTAB or SHT_DYNSYM). */
@@ -259,8 +261,24 @@ static int collect(const struct pr_bin_ctx *ctx, Elf *elf, Elf64_Word type, uint
 			if (!gelf_getsym(d, (int)i, &s))
 				break;
 			st = GELF_ST_TYPE(s.st_info);
-			if ((st != STT_FUNC && st != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || s.st_value == 0)
+			if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
 				continue;
+			if (st == STT_NOTYPE) {
+				/* A code label (asm entry points such as ld.so's
+				 * _dl_start_user): perf names addresses with it too
+				 * (elf_sym__is_label()), if it is visible and in
+				 * code. It has no size: it runs to the next symbol. */
+				unsigned vis = GELF_ST_VISIBILITY(s.st_other);
+				GElf_Shdr tsh;
+				Elf_Scn *ts;
+
+				if (s.st_shndx == SHN_ABS || s.st_shndx >= SHN_LORESERVE || vis == STV_HIDDEN ||
+				    vis == STV_INTERNAL || !(ts = elf_getscn(elf, s.st_shndx)) || !gelf_getshdr(ts, &tsh) ||
+				    !(tsh.sh_flags & SHF_EXECINSTR))
+					continue;
+			} else if (st != STT_FUNC && st != STT_GNU_IFUNC) {
+				continue;
+			}
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
@@ -277,7 +295,7 @@ static int collect(const struct pr_bin_ctx *ctx, Elf *elf, Elf64_Word type, uint
 			if (!name)
 				return -ENOMEM;
 			sv->v[sv->n++] = (struct pr_sym){ s.st_value, s.st_size, name, source,
-							  (uint8_t)bind_rank(GELF_ST_BIND(s.st_info)) };
+							  (uint8_t)bind_rank(GELF_ST_BIND(s.st_info)), (uint32_t)i };
 		}
 	}
 	return 0;
@@ -292,9 +310,11 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
-/* By address; at one address the best name first: one with a size, global
- * over weak over local (as perf prefers), fewer leading underscores,
- * .symtab over .dynsym, then by name so the choice is stable. */
+/* By address; at one address the best name first, as perf's
+ * choose_best_symbol() picks it: one with a size, non-weak over weak,
+ * global over local, fewer leading underscores, the longest name; then
+ * .symtab over .dynsym, and the first in its table (perf keeps the first
+ * of two equals). */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct pr_sym *x = a, *y = b;
@@ -311,8 +331,14 @@ static int cmp_sym(const void *a, const void *b)
 	uy = leading_underscores(y->name);
 	if (ux != uy)
 		return ux < uy ? -1 : 1;
+	ux = strlen(x->name);
+	uy = strlen(y->name);
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
 	if (x->source != y->source)
 		return x->source - y->source;
+	if (x->index != y->index)
+		return x->index < y->index ? -1 : 1;
 	c = strcmp(x->name, y->name);
 	if (c)
 		return c;

@@ -38,8 +38,11 @@ static int cmp_tent(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* Same address: by name, so that results do not depend on qsort's order. */
-	return strcmp(x->name, y->name);
+	/* Same address: in file order (end holds the line's index until the
+	 * ends are computed). The last alias is the one found, the one perf
+	 * names: its symbols__fixup_end() gives only the last a size, and
+	 * symbols__fixup_duplicate() keeps the symbol with a size. */
+	return x->end < y->end ? -1 : x->end > y->end;
 }
 
 static int fail_table(struct pr_table *t, struct pr_strtab *strs, int err, const char *fmt, const char *arg)
@@ -113,6 +116,8 @@ int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *pat
 				  "or sysctl kernel.kptr_restrict=0)", path);
 	if (!t->n)
 		return fail_table(t, strs, ENOENT, "no text symbols in %s", path);
+	for (i = 0; i < t->n; i++)
+		t->v[i].end = i;
 	qsort(t->v, t->n, sizeof(*t->v), cmp_tent);
 	for (i = 0; i < t->n; i++) {
 		struct pr_tent *e = &t->v[i];

@@ -121,7 +121,8 @@ struct pr_sym {
 	uint64_t addr, size;
 	const char *name; /* interned */
 	uint8_t source;   /* enum perfring_sym_source */
-	uint8_t bind;     /* preference rank: 0 global, 1 weak, 2 local */
+	uint8_t bind;     /* preference rank: 0 global, 1 local, 2 weak */
+	uint32_t index;   /* in its symbol table: the last tie-break, as perf keeps the first */
 };
 
 struct pr_load {

@@ -47,16 +47,16 @@ hostile() {
 }
 
 hostile script_pipe_tracing_data_4g pipe 1 "a record of 4294967304 bytes" 65536 \
-	pipe-tracing-data-4g-claim.pipe.data script
+	pipe-tracing-data-4g-claim.pipe.data script --dump
 hostile script_pipe_auxtrace_100g pipe 1 "a record of 107374182448 bytes" 65536 \
-	stdin-auxtrace-100g-payload.pipe.data script
+	stdin-auxtrace-100g-payload.pipe.data script --dump
 hostile report_pipe_oom_fuzzer pipe 1 "larger than the" 65536 pipe-oom-fuzzer-found.pipe.data report --stats
-hostile script_ids_shared_64k file 1 "the sections overlap" 65536 ids-shared-section-64k.data script
+hostile script_ids_shared_64k file 1 "the sections overlap" 65536 ids-shared-section-64k.data script --dump
 hostile report_ids_shared_256k file 1 "the sections overlap" 65536 ids-shared-section-256k.data report --stats
 # The bomb reads correctly (4 M samples) in bounded memory, in time order with a warning that
 # ordering flushed early (no FINISHED_ROUND).
 hostile script_zbomb_ordered file 0 "delivered before their round ended" 262144 zbomb-64MiB-in-5KB.data \
-	script --ordered
+	script --dump --ordered
 n=$(grep -c ' SAMPLE ' "$T_TMP/out")
 t_check script_zbomb_ordered_all_samples "$n SAMPLE lines, want 4194304" [ "$n" -eq 4194304 ]
 t_finish

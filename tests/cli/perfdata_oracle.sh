@@ -100,7 +100,7 @@ oracle() {
 		fail "record_$name" "perf record $* failed: $(head -c 300 "$T_TMP/rec.err")"
 		return
 	fi
-	compare "$name" "$f" "$PERFRING" script --json -i "$f"
+	compare "$name" "$f" "$PERFRING" script --dump --json -i "$f"
 }
 
 # compare NAME FILE COMMAND...: COMMAND prints perfring's JSON for FILE.
@@ -156,9 +156,9 @@ oracle cgroups_pages -e cpu-clock --all-cgroups --sample-cpu --data-page-size --
 # Pipe mode, read by perfring from standard input as perf writes it.
 f="$T_TMP/pipe.data"
 if timeout 20 perf record -q -e cpu-clock -g -o - -- "${WORKLOAD[@]}" 2>"$T_TMP/rec.err" | tee "$f" |
-	"$PERFRING" script --json -i - >"$T_TMP/pipe.stdin.json" 2>"$T_TMP/pipe.stdin.err"; then
+	"$PERFRING" script --dump --json -i - >"$T_TMP/pipe.stdin.json" 2>"$T_TMP/pipe.stdin.err"; then
 	compare pipe "$f" cat "$T_TMP/pipe.stdin.json"
-	t_run "$T_TMP/pipe2.json" "$T_TMP/js.err" "$PERFRING" script --json -i "$f"
+	t_run "$T_TMP/pipe2.json" "$T_TMP/js.err" "$PERFRING" script --dump --json -i "$f"
 	t_check pipe_stdin_same "perfring read the pipe and the saved file differently" \
 		cmp -s "$T_TMP/pipe.stdin.json" "$T_TMP/pipe2.json"
 else
@@ -169,7 +169,7 @@ fi
 for name in cpu_addr switch; do
 	f="$T_TMP/$name.data"
 	[ -f "$f" ] || continue
-	t_run "$T_TMP/$name.ord.json" "$T_TMP/js.err" "$PERFRING" script --json --ordered -i "$f"
+	t_run "$T_TMP/$name.ord.json" "$T_TMP/js.err" "$PERFRING" script --dump --json --ordered -i "$f"
 	perf report -D -i "$f" >"$T_TMP/$name.sorted" 2>/dev/null
 	if [ "$T_RC" -ne 0 ]; then
 		fail "ordered_$name" "perfring script --json --ordered exited $T_RC: $(head -c 300 "$T_TMP/js.err")"

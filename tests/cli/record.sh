@@ -63,7 +63,7 @@ rsamples=$(stat_of "$T_TMP/rstats" SAMPLE)
 t_check record_cmd_samples "perf counts $psamples samples, perfring report $rsamples (want equal and > 50)" \
 	bash -c "[ '$psamples' -eq '$rsamples' ] && [ '$psamples' -gt 50 ]"
 ptotal=$(stat_of "$f.pstats" TOTAL)
-"$PERFRING" script --json -i "$f" >"$T_TMP/json" 2>"$T_TMP/jerr"
+"$PERFRING" script --dump --json -i "$f" >"$T_TMP/json" 2>"$T_TMP/jerr"
 jrc=$?
 jlines=$(wc -l <"$T_TMP/json")
 jsamples=$(grep -c '"type_name":"SAMPLE"' "$T_TMP/json")

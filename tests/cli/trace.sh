@@ -232,6 +232,26 @@ secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b - a}')
 t_check duration "-d 1 took ${secs}s (want 1 to 3), exit $T_RC; summary: $(grep '^summary' "$T_TMP/t.err")" \
 	bash -c "[ $T_RC -eq 0 ] && awk -v s=$secs 'BEGIN{exit !(s >= 1 && s < 3)}' && grep -qE '^summary: [1-9][0-9]* events, 0 lost, in 1\.0[0-9] s' '$T_TMP/t.err' && [ ! -s '$T_TMP/t.out' ]"
 
+# Time order across CPUs: sched_switch happens on every CPU. By default
+# times never go back, except for events the summary counts as late; with
+# --no-order the rings come out one after the other and times go back.
+if [ "$(nproc)" -ge 2 ]; then
+	order_inv() { awk '$1 ~ /^[0-9]+\.[0-9]+$/ { if (n && $1 < last) bad++; else last = $1; n++; c[$2] = 1 } END {print bad + 0, length(c)}' "$1"; }
+	t_run "$T_TMP/o.out" "$T_TMP/o.err" timeout 30 "$PERFRING" trace -e sched:sched_switch -d 1
+	read -r inv ncpu <<<"$(order_inv "$T_TMP/o.out")"
+	late=$(sed -n 's/^  order: all CPUs in time order, window 10 ms; \([0-9]*\) events late, .*/\1/p' "$T_TMP/o.err")
+	t_check order_default "exit $T_RC, $inv times going back, '$late' counted late, events of $ncpu CPUs" \
+		bash -c "[ $T_RC -eq 0 ] && [ -n '$late' ] && [ $inv -le '${late:-0}' ] && [ $ncpu -ge 2 ]"
+	t_run "$T_TMP/o2.out" "$T_TMP/o2.err" timeout 30 "$PERFRING" trace -e sched:sched_switch -d 1 --no-order
+	read -r inv ncpu <<<"$(order_inv "$T_TMP/o2.out")"
+	t_check order_off "--no-order: exit $T_RC, $inv times going back (want > 0), $(grep '^  order' "$T_TMP/o2.err")" \
+		bash -c "[ $T_RC -eq 0 ] && [ $inv -gt 0 ] && grep -q '^  order: each CPU.s events in turn' '$T_TMP/o2.err'"
+else
+	skip order_default "needs 2 online CPUs"
+	skip order_off "needs 2 online CPUs"
+fi
+t_usage_error bad_order_window_exit2 "--order-window-ms" trace --order-window-ms 0
+
 # Ctrl-C: stops at once, drains, and the summary is complete.
 "$PERFRING" trace -e syscalls:sys_enter_openat --pid "$pa,$pb" >"$T_TMP/int.out" 2>"$T_TMP/int.err" &
 tpid=$!

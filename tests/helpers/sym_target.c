@@ -6,10 +6,16 @@
  * inlined or cloned, so that `nm` gives each one's address and size. One
  * static function (only in .symtab) and one always-inlined function (only in
  * DWARF: its frames) complete the set. Run with no argument it calls each
- * once and exits 0.
+ * once and exits 0; with "spin SECONDS" it calls them in a loop for that
+ * long, with libc (qsort, memset) and system calls (write to /dev/null) in
+ * between, for the tests that profile it (tests/cli/script_oracle.sh).
  */
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define SYMT_FN __attribute__((noinline, noclone, used))
 
@@ -72,10 +78,47 @@ SYMT_FN int symt_outer(int x)
 	return r + 1;
 }
 
+static int symt_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Known functions, libc and the kernel, for `seconds`. */
+static SYMT_FN void symt_spin(double seconds)
+{
+	struct timespec t0, t;
+	static int v[2048];
+	char buf[8192];
+	int fd = open("/dev/null", O_WRONLY), i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		symt_alpha(20000);
+		symt_beta(7);
+		symt_gamma("perfring symbolizes this string");
+		symt_local(3);
+		symt_outer(5);
+		for (i = 0; i < 2048; i++)
+			v[i] = (i * 7919) % 2048;
+		qsort(v, 2048, sizeof(v[0]), symt_cmp);
+		memset(buf, symt_sink, sizeof(buf));
+		if (fd >= 0 && write(fd, buf, sizeof(buf)) < 0)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(int argc, char **argv)
 {
-	int r = symt_alpha(3) + symt_beta(4) + symt_gamma("perfring") + symt_local(5) + symt_outer(6);
+	int r;
 
+	if (argc > 2 && !strcmp(argv[1], "spin")) {
+		symt_spin(atof(argv[2]));
+		return 0;
+	}
+	r = symt_alpha(3) + symt_beta(4) + symt_gamma("perfring") + symt_local(5) + symt_outer(6);
 	if (argc > 1 && !strcmp(argv[1], "print"))
 		printf("%d\n", r);
 	return 0;

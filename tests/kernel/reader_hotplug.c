@@ -4,23 +4,8 @@
  * CPU 0 only, reports CPU 1 as skipped, and still delivers CPU 0's records.
  * CPU 1 is always brought back online, whatever the test found.
  */
-#include <fcntl.h>
-
 #include "ktest.h"
-
-#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
-
-static int write_online(const char *value)
-{
-	int fd = open(CPU1_ONLINE, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, 1) != 1)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
+#include "ktest_hotplug.h"
 
 /* The checks, run while CPU 1 is offline. */
 static void with_cpu1_offline(struct ktest *kt)
@@ -54,18 +39,17 @@ TEST(hotplug_offline_cpu_skipped_and_reported)
 
 	KTEST_SETUP(&kt, 0);
 	KTEST_NEED_CPUS(&kt, 2);
-	if (access(CPU1_ONLINE, W_OK)) {
+	if (!ktest_cpu1_hotpluggable(kt.why, sizeof(kt.why))) {
 		ktest_teardown(&kt);
-		SKIP("%s is not writable (%s): this machine cannot take CPU 1 offline", CPU1_ONLINE,
-		     strerror(errno));
+		SKIP("%s", kt.why);
 	}
-	err = write_online("0");
+	err = ktest_cpu1_set(false);
 	if (err) {
 		ktest_teardown(&kt);
 		SKIP("taking CPU 1 offline failed: %s", strerror(-err));
 	}
 	with_cpu1_offline(&kt);
-	err = write_online("1");
+	err = ktest_cpu1_set(true);
 	REQUIREF(!err, "bringing CPU 1 back online failed: %s", strerror(-err));
 	/* Back online: a new reader serves both CPUs again. */
 	rd = perfring_reader_new_bpf(kt.map_fd, NULL);

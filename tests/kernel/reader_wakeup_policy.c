@@ -188,3 +188,101 @@ TEST(policy_default_every_record)
 	perfring_reader_free(rd);
 	ktest_teardown(&kt);
 }
+
+/*
+ * Records already in the ring when a call starts wait for the threshold as
+ * well (cilium's Read does the same): one record below it and a timeout
+ * give -ETIMEDOUT with nothing; the record that reaches it brings out both;
+ * a flush or the deadline brings out one. rb->events of the kernel counts
+ * on across our drains, so the steps below keep its count in mind.
+ */
+static void poll_expect(struct perfring_reader *rd, int64_t timeout_ns, int want_ret, uint64_t want_samples,
+			const char *what)
+{
+	struct ktest_collect c;
+	int ret;
+
+	ktest_collect_init(&c, rd, 0);
+	c.want_cpu = 0;
+	ret = perfring_reader_poll(rd, timeout_ns, ktest_collect_fn, &c);
+	CHECKF(ret == want_ret, "%s: poll returned %d (%s), expected %d (%s)", what, ret, perfring_strerror(ret),
+	       want_ret, perfring_strerror(want_ret));
+	CHECKF(c.samples == want_samples, "%s: %llu records delivered, expected %llu", what,
+	       (unsigned long long)c.samples, (unsigned long long)want_samples);
+	KTEST_CHECK_COLLECT(&c);
+}
+
+static void read_expect(struct perfring_reader *rd, int64_t timeout_ns, int want_ret, const char *what)
+{
+	struct perfring_msg_buf b;
+	int ret;
+
+	memset(&b, 0, sizeof(b));
+	ret = perfring_reader_read(rd, &b, timeout_ns);
+	CHECKF(ret == want_ret, "%s: read returned %d (%s), expected %d (%s)", what, ret, perfring_strerror(ret),
+	       want_ret, perfring_strerror(want_ret));
+	if (ret == 0)
+		CHECKF(b.kind == PERFRING_MSG_SAMPLE && b.cpu == 0, "%s: read gave kind %d cpu %d", what, (int)b.kind,
+		       b.cpu);
+	perfring_msg_buf_release(&b);
+}
+
+#define SHORT_NS 60000000ll /* a poll that must time out */
+
+/* One record below the threshold, then the one that reaches it. */
+static void check_pending_waits(struct ktest *kt, struct perfring_reader *rd, const char *what)
+{
+	char step[160];
+
+	REQUIRE(ktest_produce(kt, 0, 1) == 1);
+	snprintf(step, sizeof(step), "%s: one record below the threshold", what);
+	poll_expect(rd, SHORT_NS, -ETIMEDOUT, 0, step);
+	poll_expect(rd, 0, -ETIMEDOUT, 0, step);
+	CHECK_EQ_INT(perfring_reader_wait(rd, SHORT_NS), -ETIMEDOUT);
+	REQUIRE(ktest_produce(kt, 0, 1) == 1);
+	snprintf(step, sizeof(step), "%s: the second record reaches it", what);
+	poll_expect(rd, 1000000000ll, 2, 2, step);
+	/* Below the threshold again: a flush brings it out. */
+	REQUIRE(ktest_produce(kt, 0, 1) == 1);
+	snprintf(step, sizeof(step), "%s: one record, then a flush", what);
+	poll_expect(rd, SHORT_NS, -ETIMEDOUT, 0, step);
+	perfring_reader_flush(rd);
+	poll_expect(rd, -1, -PERFRING_EFLUSHED, 1, step);
+}
+
+TEST(policy_threshold_holds_pending_records)
+{
+	struct perfring_reader *rd;
+	struct ktest kt;
+
+	KTEST_SETUP(&kt, 0);
+	ktest_set_len(&kt, 24); /* 40-byte records */
+	rd = policy_reader(&kt, 2, 0, 0);
+	REQUIRE(rd);
+	check_pending_waits(&kt, rd, "wakeup_events 2");
+	/* The kernel counted 1 (the flushed one): even it out. */
+	REQUIRE(ktest_produce(&kt, 0, 1) == 1);
+	poll_expect(rd, 1000000000ll, 1, 1, "wakeup_events 2: the kernel's count reached 2");
+	/* The copy-out path waits too. */
+	REQUIRE(ktest_produce(&kt, 0, 1) == 1);
+	read_expect(rd, SHORT_NS, -ETIMEDOUT, "read, one record below the threshold");
+	REQUIRE(ktest_produce(&kt, 0, 1) == 1);
+	read_expect(rd, 1000000000ll, 0, "read, threshold reached (1st)");
+	read_expect(rd, 1000000000ll, 0, "read, threshold reached (2nd)");
+	read_expect(rd, 0, -ETIMEDOUT, "read, nothing left");
+	/* A passed deadline brings out what waits, then reports itself. */
+	REQUIRE(ktest_produce(&kt, 0, 1) == 1);
+	poll_expect(rd, SHORT_NS, -ETIMEDOUT, 0, "deadline: before it");
+	perfring_reader_set_deadline(rd, ktest_now_ns());
+	poll_expect(rd, -1, 1, 1, "deadline passed: the waiting record");
+	poll_expect(rd, -1, -ETIMEDOUT, 0, "deadline passed: reported");
+	perfring_reader_set_deadline(rd, 0);
+	perfring_reader_free(rd);
+
+	/* A watermark: 40 bytes wait below 64, 80 pass it. */
+	rd = policy_reader(&kt, 0, 64, 0);
+	REQUIRE(rd);
+	check_pending_waits(&kt, rd, "wakeup_bytes 64");
+	perfring_reader_free(rd);
+	ktest_teardown(&kt);
+}

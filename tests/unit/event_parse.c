@@ -86,14 +86,14 @@ TEST(hardware_names_and_aliases)
 
 TEST(unknown_names_fail_with_suggestions)
 {
-	static const char *const bad[] = { "", "cpu_clock", "CPU-CLOCK", "cycles:u", "nosuchevent", "cs " };
+	static const char *const bad[] = { "", "cpu_clock", "CPU-CLOCK", "cycles:q", "nosuchevent", "cs " };
 	struct perf_event_attr a;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = perfring_event_parse(bad[i], &a);
 
-		/* "cycles:u" looks like a tracepoint of a system "cycles": ENOENT too. */
+		/* "cycles:q" (not a modifier) looks like a tracepoint of a system "cycles": ENOENT too. */
 		CHECKF(rc == -ENOENT, "'%s': %d (%s)", bad[i], rc, perfring_errmsg());
 		CHECKF(strstr(perfring_errmsg(), bad[i]) != NULL, "'%s': message does not name it: %s", bad[i],
 		       perfring_errmsg());
@@ -104,6 +104,44 @@ TEST(unknown_names_fail_with_suggestions)
 	       "message lists no valid names: %s", perfring_errmsg());
 	CHECK_EQ_INT(perfring_event_parse(NULL, &a), -EINVAL);
 	CHECK_EQ_INT(perfring_event_parse("cpu-clock", NULL), -EINVAL);
+}
+
+/* perf's modifiers: u/k/h choose the privilege levels, p raises precise_ip. */
+TEST(event_modifiers)
+{
+	static const struct {
+		const char *name;
+		uint32_t type;
+		uint64_t config;
+		unsigned int ex_user, ex_kernel, ex_hv, precise;
+	} m[] = {
+		{ "cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 1, 1, 0 },
+		{ "cpu-clock:k", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1, 0, 1, 0 },
+		{ "cpu-clock:uk", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, 0, 1, 0 },
+		{ "task-clock:ppp", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, 0, 0, 3 },
+		{ "instructions:upp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, 1, 1, 2 },
+		{ "software/config=0/u", PERF_TYPE_SOFTWARE, 0, 0, 1, 1, 0 },
+		{ "software/config=1/:k", PERF_TYPE_SOFTWARE, 1, 1, 0, 1, 0 },
+	};
+	struct perf_event_attr a;
+	size_t i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		int rc = perfring_event_parse(m[i].name, &a);
+
+		if (rc == -ENOENT && strchr(m[i].name, '/'))
+			continue; /* no software PMU in sysfs here */
+		CHECKF(rc == 0, "'%s': %d (%s)", m[i].name, rc, perfring_errmsg());
+		CHECKF(a.type == m[i].type && a.config == m[i].config, "'%s': type %u config %llu", m[i].name, a.type,
+		       (unsigned long long)a.config);
+		CHECKF(a.exclude_user == m[i].ex_user && a.exclude_kernel == m[i].ex_kernel &&
+			       a.exclude_hv == m[i].ex_hv && a.precise_ip == m[i].precise,
+		       "'%s': exclude user %u kernel %u hv %u, precise %u", m[i].name, (unsigned)a.exclude_user,
+		       (unsigned)a.exclude_kernel, (unsigned)a.exclude_hv, (unsigned)a.precise_ip);
+	}
+	/* a bad modifier fails with the whole name */
+	CHECK_EQ_INT(perfring_event_parse("cpu-clock:ux", &a), -ENOENT);
+	CHECKF(strstr(perfring_errmsg(), "cpu-clock:ux") != NULL, "%s", perfring_errmsg());
 }
 
 static int read_id(const char *tracefs, const char *sys, const char *ev, uint64_t *id)

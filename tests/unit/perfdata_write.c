@@ -170,12 +170,17 @@ static void build_records(const struct perfring_parse_config *cfgs, const uint64
 }
 
 /* Write a file: attrs with their ids and names, then every record of r. */
+/* The writer's compression level and build ids option for write_file(). */
+static int write_level;
+static bool write_build_ids;
+
 static int write_file(const char *path, const struct perf_event_attr *attrs, const uint64_t (*ids)[2], int nr,
 		      const char *const *names, const struct recs *r)
 {
 	struct perfring_perfdata_writer_opts o = {
 		.sz = sizeof(o), .hostname = "testhost", .osrelease = "6.6.6-test", .arch = "x86_64",
 		.cmdline = "perfring record -e cpu-clock", .nr_cpus_online = 2, .nr_cpus_available = 4,
+		.compress_level = write_level, .build_ids = write_build_ids,
 	};
 	struct perfring_perfdata_writer *w = perfring_perfdata_writer_open(path, &o);
 	size_t off;
@@ -222,6 +227,12 @@ static void check_read_back(const char *path, const struct perf_event_attr *attr
 		       a->name ? a->name : "(null)", names[i]);
 	}
 	while ((ret = perfring_perfdata_next(pd, &rec)) > 0) {
+		if (rec.type == PERFRING_RECORD_COMPRESSED) {
+			/* delivered before the records it holds */
+			CHECK(write_level > 0);
+			continue;
+		}
+		CHECKF(rec.from_compressed == (write_level > 0), "record %u: from_compressed %d", n, rec.from_compressed);
 		CHECKF(off + rec.size <= r->len && memcmp(rec.data, r->buf + off, rec.size) == 0,
 		       "record %u (offset %llu) differs", n, (unsigned long long)rec.offset);
 		CHECK(rec.attr != NULL);
@@ -434,7 +445,8 @@ static void synthetic(int nr)
 	CHECKF(err == 0, "writing %s: %d (%s)", path, err, perfring_errmsg());
 	check_read_back(path, attrs, ids, nr, names, &r);
 	if (have_perf())
-		check_perf(path, &r, true, "perfring-test");
+		/* perf's TOTAL counts the COMPRESSED records as well */
+		check_perf(path, &r, write_level == 0, "perfring-test");
 	else
 		printf("  (perf not installed: the perf checks of %s were not run)\n", __func__);
 	unlink(path);
@@ -449,6 +461,25 @@ TEST(write_one_attr)
 TEST(write_two_attrs)
 {
 	synthetic(2);
+}
+
+/* -z: the same records in PERF_RECORD_COMPRESSED records (read back
+ * identical by perfring and counted by perf), with the build id feature. */
+TEST(write_compressed_with_build_ids)
+{
+	write_level = 3;
+	write_build_ids = true;
+	synthetic(2);
+	write_level = 0;
+	write_build_ids = false;
+}
+
+TEST(write_bad_compression_level)
+{
+	struct perfring_perfdata_writer_opts o = { .sz = sizeof(o), .compress_level = 99 };
+
+	CHECK(perfring_perfdata_writer_open("/tmp/perfring-pdw-never", &o) == NULL && errno == EINVAL);
+	CHECKF(strstr(perfring_errmsg(), "compression level 99") != NULL, "%s", perfring_errmsg());
 }
 
 TEST(write_api_errors)

@@ -274,8 +274,14 @@ TEST(reader_bpf_keeps_map_and_frees_all)
 	rd = perfring_reader_new_bpf(map, NULL);
 	REQUIREF(rd, "perfring_reader_new_bpf: %s", perfring_errmsg());
 	CHECK_EQ_INT(perfring_reader_ring_cnt(rd), n_online());
-	/* reader: map dup + epoll + eventfd + one event per CPU */
-	CHECK_EQ_INT(th_open_fds(), fds_before + 3 + n_online());
+	/* reader: map dup + epoll + eventfd + one event per CPU, and the
+	 * uevent socket of hotplug when it could be opened */
+	{
+		struct perfring_reader_hotplug hp;
+
+		CHECK_EQ_INT(perfring_reader_hotplug_stats(rd, &hp), 0);
+		CHECK_EQ_INT(th_open_fds(), fds_before + 3 + n_online() + (hp.active ? 1 : 0));
+	}
 	close(map);
 	memset(&attr, 0, sizeof(attr));
 	attr.map_id = info.id;

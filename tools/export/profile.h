@@ -52,6 +52,12 @@ struct profile;
 struct profile *prof_new(const char *const *event_names, int nevents);
 void prof_free(struct profile *p);
 
+/* perf's clock (sample times) at epoch_ns (ns since 1970), e.g. from the file's
+ * HEADER_CLOCK_DATA: pprof's time_nanos is then wall-clock time. Without it,
+ * time_nanos is left out (perf's clock is not the epoch); duration_nanos is
+ * always from the samples' times. */
+void prof_set_clock(struct profile *p, uint64_t perf_ns, uint64_t epoch_ns);
+
 /* Adds one sample. 0, or -ENOMEM / -EINVAL. */
 int prof_add(struct profile *p, const struct prof_sample *s);
 
@@ -61,7 +67,8 @@ int prof_add(struct profile *p, const struct prof_sample *s);
 /* "comm;root;...;leaf count" per distinct stack, count = samples (or periods with by_period). */
 int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *out);
 /* gzip'd perftools.profiles.Profile: sample types "samples/count" and "<event>/nanoseconds"
- * (or "<event>/events" when the event is not a clock) per event, locations with mappings and
+ * (or "<event>/count" when the event is not a clock) per event ("<event>-samples/count" when
+ * there are several events), locations with mappings and
  * build ids, functions, labels pid, tid, comm; time_nanos/duration_nanos from the samples. */
 int prof_write_pprof(const struct profile *p, FILE *out);
 /* speedscope's file format (https://www.speedscope.app/file-format-schema.json):

@@ -5,6 +5,7 @@
  * perfring reader and write every record to a perf.data file that `perf
  * report` and `perf script` read.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -16,14 +17,17 @@
 
 #include <perfring/perfring.h>
 #include <perfring/event.h>
+#include <perfring/perfdata.h>
 #include <perfring/perfdata_write.h>
 
+#include "perfdata/record_synth.h"
 #include "shared/command.h"
 #include "shared/tool.h"
 
 #define CMD "record"
 #define RECORD_MAX_EVENTS 32
 #define RECORD_MAX_CPUS 1024
+#define RECORD_MAX_TASKS 4096
 #define RECORD_DEFAULT_HZ 4000
 /* Wake the reader when this much waits in a ring, or after RECORD_MAX_DELAY_NS. */
 #define RECORD_WATERMARK (64 * 1024)
@@ -33,22 +37,30 @@
 void cmd_record_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s record [-e EVENT]... [-c PERIOD | -F HZ] [-g | --call-graph dwarf]\n"
-		"                 [-a | -p PID | -- CMD [ARG]...] [-o FILE]\n\n"
-		"Sample events on every online CPU and write every record of the perf rings\n"
-		"to a perf.data file (read it with `perf report`, `perf script`, or\n"
-		"`perfring report --stats` / `perfring script`).\n\n"
+		"Usage: %s record [-e EVENT]... [-c PERIOD | -F HZ] [-g | --call-graph fp|dwarf[,SIZE]]\n"
+		"                 [-a] [-C CPUS] [-p PID[,PID]... | -t TID[,TID]...] [--switch-events]\n"
+		"                 [-z | --compression-level N] [-o FILE] [-- CMD [ARG]...]\n\n"
+		"Sample events and write every record of the perf rings to a perf.data file\n"
+		"that `perf report` and `perf script` read in full (tracepoint formats, build\n"
+		"ids, the tasks that ran before the recording), as `perf record` writes it.\n\n"
 		"Options:\n"
 		"  -e, --event EVENT      an event to sample (repeatable; default cpu-clock); any\n"
-		"                         name perfring_event_parse() knows (see perfring(1))\n"
+		"                         name perfring_event_parse() knows (see perfring(1)), with\n"
+		"                         perf's modifiers: cycles:u, cpu-clock:k, sched:sched_switch\n"
 		"  -c, --count PERIOD     sample every PERIOD events\n"
 		"  -F, --freq HZ          sample about HZ times a second (default %d, capped by\n"
 		"                         /proc/sys/kernel/perf_event_max_sample_rate)\n"
-		"  -g                     record kernel and user call chains\n"
-		"      --call-graph MODE  fp (as -g) or dwarf (user registers and 8 KiB of stack)\n"
-		"  -a, --all-cpus         every task on every CPU (until SIGINT/SIGTERM)\n"
-		"  -p, --pid PID          process PID and the tasks it creates (until it exits\n"
-		"                         or SIGINT/SIGTERM)\n"
+		"  -g                     record kernel and user call chains (frame pointers)\n"
+		"      --call-graph MODE  fp (as -g) or dwarf[,SIZE] (user registers and SIZE\n"
+		"                         bytes of user stack, default 8192)\n"
+		"  -a, --all-cpus         every task on every CPU (until SIGINT/SIGTERM, or until\n"
+		"                         CMD exits)\n"
+		"  -C, --cpu CPUS         only these CPUs (e.g. 0,2-3); system-wide without -p/-t\n"
+		"  -p, --pid PIDS         these processes (all their threads) and the tasks they\n"
+		"                         create, until they exit or SIGINT/SIGTERM\n"
+		"  -t, --tid TIDS         these threads only\n"
+		"      --switch-events    context switch records (PERF_RECORD_SWITCH*)\n"
+		"  -z, --compression-level[=N]  zstd-compress the records (level N, default 1)\n"
 		"  -- CMD [ARG]...        start CMD and record it and its children until it exits\n"
 		"  -o, --output FILE      the perf.data file to write (default perf.data)\n"
 		"  -h, --help             show this help\n\n"
@@ -61,13 +73,14 @@ void cmd_record_usage(FILE *f)
 struct record_event {
 	const char *name;
 	struct perf_event_attr attr;
-	uint64_t ids[RECORD_MAX_CPUS];
-	int fds[RECORD_MAX_CPUS];
+	uint64_t *ids; /* [task * ncpu + cpu] */
+	int *fds;
+	bool tracepoint;
 };
 
 struct record_state {
 	struct perfring_perfdata_writer *writer;
-	uint64_t records, bytes, lost;
+	uint64_t records, bytes, lost, round_records;
 	int error;
 	unsigned char buf[65536]; /* a record that straddles the ring's end, made contiguous */
 };
@@ -102,6 +115,17 @@ static int record_on_event(const struct perfring_msg *ev, void *ctx)
 	if (ev->kind == PERFRING_MSG_LOST)
 		st->lost += ev->lost;
 	return PERFRING_CONTINUE;
+}
+
+/* The slot of the fd that owns CPU i's ring: the first task's event 0 that opened. */
+static int record_ring_slot(const struct record_event *events, int t, int i, int ncpu)
+{
+	int k;
+
+	for (k = 0; k <= t; k++)
+		if (events[0].fds[k * ncpu + i] >= 0)
+			return k * ncpu + i;
+	return t * ncpu + i;
 }
 
 static uint64_t record_max_rate(void)
@@ -148,35 +172,100 @@ static char *record_cmdline(int argc, char **argv)
 	return s;
 }
 
+/* "1,2,3" into ids (each 1..INT32_MAX); the count, or -1. */
+static int record_id_list(const char *s, int *ids, int cap)
+{
+	char buf[4096], *tok, *save = NULL;
+	uint64_t v;
+	int n = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == cap || !tool_parse_u64(tok, 1, INT32_MAX, &v))
+			return -1;
+		ids[n++] = (int)v;
+	}
+	return n;
+}
+
+/* The threads of process pid (from /proc/PID/task) appended to tids. */
+static int record_threads(int pid, int *tids, int n, int cap)
+{
+	char path[64];
+	struct dirent *d;
+	uint64_t v;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.' && n < cap && tool_parse_u64(d->d_name, 1, INT32_MAX, &v))
+			tids[n++] = (int)v;
+	closedir(dir);
+	return n;
+}
+
+static bool record_alive(const int *ids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (kill(ids[i], 0) == 0 || errno != ESRCH)
+			return true;
+	return false;
+}
+
+/* A FINISHED_ROUND after a pass over the rings that wrote records: perf
+ * sorts and flushes what came before the previous round. */
+static int record_round(struct record_state *st)
+{
+	static const struct perf_event_header fr = { PERFRING_RECORD_FINISHED_ROUND, 0, 8 };
+
+	if (st->records == st->round_records)
+		return 0;
+	st->round_records = st->records;
+	return perfring_perfdata_writer_write(st->writer, &fr, sizeof(fr));
+}
+
 int cmd_record(int argc, char **argv)
 {
-	enum { OPT_CALL_GRAPH = 256 };
+	enum { OPT_CALL_GRAPH = 256, OPT_SWITCH, OPT_ZLEVEL };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "switch-events", no_argument, NULL, OPT_SWITCH },
+		{ "compression-level", optional_argument, NULL, OPT_ZLEVEL },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct record_event events[RECORD_MAX_EVENTS];
 	static struct record_state st;
-	const char *output = "perf.data";
-	uint64_t period = 0, freq = 0, max_rate;
-	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false;
-	int nev = 0, ncpu, cpus[RECORD_MAX_CPUS], c, idx, i, j, ret = EXIT_ERROR;
-	int child_status = 0, err;
-	long target_pid = -1;
-	uint64_t v, last_progress = 0;
+	static int cpus[RECORD_MAX_CPUS], online[RECORD_MAX_CPUS], targets[RECORD_MAX_TASKS], tasks[RECORD_MAX_TASKS];
+	const char *output = "perf.data", *cpu_list = NULL;
+	uint64_t period = 0, freq = 0, max_rate, sample_type, v, last_progress = 0, synth = 0;
+	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false, by_tid = false;
+	bool switch_events = false, system_wide;
+	int nev = 0, ncpu, nonline, ntarget = 0, ntask = 0, c, idx, i, j, k, t, ret = EXIT_ERROR;
+	int child_status = 0, err, zlevel = 0;
+	uint32_t stack_size = 0;
 	struct tool_command command = { .go_fd = -1, .err_fd = -1 };
 	pid_t child = -1;
-	char **cmd = NULL, *cmdline;
+	char **cmd = NULL, *cmdline, *comma;
 	struct perfring_event_opts eo = { .sz = sizeof(eo) };
 	struct perfring_reader_opts ro = { .sz = sizeof(ro) };
 	struct perfring_perfdata_writer_opts wo = { .sz = sizeof(wo) };
+	struct perfring_parse_config cfg;
 	struct perfring_reader *rd = NULL;
 	struct sigaction sa;
 
@@ -184,7 +273,7 @@ int cmd_record(int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:gap:o:h", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:F:gaC:p:t:zo:h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == RECORD_MAX_EVENTS)
@@ -203,20 +292,48 @@ int cmd_record(int argc, char **argv)
 			callchain = true;
 			break;
 		case OPT_CALL_GRAPH:
-			if (strcmp(optarg, "dwarf") == 0)
+			comma = strchr(optarg, ',');
+			if (strncmp(optarg, "dwarf", comma ? (size_t)(comma - optarg) : strlen(optarg) + 1) == 0 &&
+			    (comma ? (size_t)(comma - optarg) : strlen(optarg)) == 5) {
 				dwarf = true;
-			else if (strcmp(optarg, "fp") == 0)
+				if (comma) {
+					if (!tool_parse_u64(comma + 1, 8, 65528, &v) || v % 8)
+						return tool_usage_error(CMD, "bad dwarf stack size '%s' (8..65528, a multiple of 8)",
+									comma + 1);
+					stack_size = (uint32_t)v;
+				}
+			} else if (strcmp(optarg, "fp") == 0) {
 				callchain = true;
-			else
-				return tool_usage_error(CMD, "bad call graph mode '%s' (fp or dwarf)", optarg);
+			} else {
+				return tool_usage_error(CMD, "bad call graph mode '%s' (fp or dwarf[,SIZE])", optarg);
+			}
 			break;
 		case 'a':
 			all_cpus = true;
 			break;
+		case 'C':
+			cpu_list = optarg;
+			break;
 		case 'p':
-			if (!tool_parse_u64(optarg, 1, INT32_MAX, &v))
-				return tool_usage_error(CMD, "bad pid '%s'", optarg);
-			target_pid = (long)v;
+		case 't':
+			if (ntarget)
+				return tool_usage_error(CMD, "give -p or -t once (PID,PID... for several)");
+			ntarget = record_id_list(optarg, targets, RECORD_MAX_TASKS);
+			if (ntarget <= 0)
+				return tool_usage_error(CMD, "bad %s list '%s' (numbers >= 1, separated by commas)",
+							c == 'p' ? "pid" : "tid", optarg);
+			by_tid = c == 't';
+			break;
+		case OPT_SWITCH:
+			switch_events = true;
+			break;
+		case 'z':
+			zlevel = 1;
+			break;
+		case OPT_ZLEVEL:
+			zlevel = 1;
+			if (optarg && (!tool_parse_u64(optarg, 1, 22, &v) || !(zlevel = (int)v)))
+				return tool_usage_error(CMD, "bad compression level '%s' (1..22)", optarg);
 			break;
 		case 'o':
 			output = optarg;
@@ -230,8 +347,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		cmd = argv + optind;
-	if ((all_cpus ? 1 : 0) + (target_pid > 0 ? 1 : 0) + (cmd ? 1 : 0) != 1)
-		return tool_usage_error(CMD, "give exactly one target: -a, -p PID or -- CMD");
+	system_wide = all_cpus || (cpu_list && !ntarget);
+	if (ntarget && (all_cpus || cmd))
+		return tool_usage_error(CMD, "-p/-t go alone: not with -a or a command");
+	if (!system_wide && !ntarget && !cmd)
+		return tool_usage_error(CMD, "give a target: -a, -C CPUS, -p PID, -t TID or -- CMD");
 	if (period && freq)
 		return tool_usage_error(CMD, "give -c PERIOD or -F HZ, not both");
 	if (!nev)
@@ -242,17 +362,58 @@ int cmd_record(int argc, char **argv)
 	else if (freq && max_rate && freq > max_rate)
 		return tool_usage_error(CMD, "-F %llu is above perf_event_max_sample_rate (%llu)",
 					(unsigned long long)freq, (unsigned long long)max_rate);
-	if (target_pid > 0 && kill((pid_t)target_pid, 0) && errno == ESRCH)
-		return tool_error(CMD, "no process %ld", target_pid);
 
-	ncpu = perfring_online_cpus(cpus, RECORD_MAX_CPUS);
-	if (ncpu <= 0)
+	nonline = perfring_online_cpus(online, RECORD_MAX_CPUS);
+	if (nonline <= 0)
 		return tool_error(CMD, "cannot list the online CPUs: %s", perfring_errmsg());
-	if (ncpu > RECORD_MAX_CPUS)
+	if (nonline > RECORD_MAX_CPUS)
 		return tool_error(CMD, "more than %d online CPUs", RECORD_MAX_CPUS);
-	for (j = 0; j < nev; j++)
-		for (i = 0; i < ncpu; i++)
+	if (cpu_list) {
+		ncpu = perfring_parse_cpu_list(cpu_list, cpus, RECORD_MAX_CPUS);
+		if (ncpu <= 0 || ncpu > RECORD_MAX_CPUS)
+			return tool_usage_error(CMD, "bad CPU list '%s' (e.g. 0,2-3)", cpu_list);
+		for (i = 0; i < ncpu; i++) {
+			for (k = 0; k < nonline && online[k] != cpus[i]; k++)
+				;
+			if (k == nonline)
+				return tool_error(CMD, "CPU %d of -C %s is not online", cpus[i], cpu_list);
+		}
+	} else {
+		ncpu = nonline;
+		memcpy(cpus, online, (size_t)ncpu * sizeof(int));
+	}
+	for (j = 0; j < nev; j++) {
+		struct perf_event_attr a;
+
+		if (perfring_event_parse(events[j].name, &a))
+			return tool_error(CMD, "%s", perfring_errmsg());
+		events[j].tracepoint = a.type == PERF_TYPE_TRACEPOINT;
+	}
+	/* The tasks to open events for: -1 (every task), the threads of -p's
+	 * processes (each inherited by the tasks it creates), -t's threads. */
+	for (i = 0; i < ntarget; i++) {
+		if (kill(targets[i], 0) && errno == ESRCH)
+			return tool_error(CMD, "no %s %d", by_tid ? "thread" : "process", targets[i]);
+		if (by_tid) {
+			tasks[ntask++] = targets[i];
+		} else if ((k = record_threads(targets[i], tasks, ntask, RECORD_MAX_TASKS)) < 0) {
+			return tool_error(CMD, "no process %d (/proc/%d/task)", targets[i], targets[i]);
+		} else {
+			ntask = k;
+		}
+	}
+	if (system_wide || cmd)
+		tasks[ntask++] = -1; /* the command's pid once it is forked */
+	for (j = 0; j < nev; j++) {
+		events[j].fds = malloc((size_t)ntask * (size_t)ncpu * sizeof(int));
+		events[j].ids = calloc((size_t)ntask * (size_t)ncpu, sizeof(uint64_t));
+		if (!events[j].fds || !events[j].ids) {
+			tool_error(CMD, "no memory");
+			goto out;
+		}
+		for (i = 0; i < ntask * ncpu; i++)
 			events[j].fds[i] = -1;
+	}
 
 	/* Signals stop the loop (no SA_RESTART: a blocked poll returns). */
 	memset(&sa, 0, sizeof(sa));
@@ -262,23 +423,28 @@ int cmd_record(int argc, char **argv)
 
 	if (cmd) {
 		err = tool_command_fork(cmd, &command);
-		if (err)
-			return tool_error(CMD, "cannot start '%s': %s", cmd[0], strerror(-err));
+		if (err) {
+			tool_error(CMD, "cannot start '%s': %s", cmd[0], strerror(-err));
+			goto out;
+		}
 		child = command.pid;
-		target_pid = child;
+		if (!system_wide)
+			tasks[0] = child;
 	}
 
+	sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (nev > 1)
+		sample_type |= PERF_SAMPLE_IDENTIFIER;
 	eo.sample_period = period;
 	eo.sample_freq = period ? 0 : freq;
-	eo.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	if (nev > 1)
-		eo.sample_type |= PERF_SAMPLE_IDENTIFIER;
 	eo.callchain = callchain;
 	eo.dwarf = dwarf;
+	eo.stack_user_size = stack_size;
 	eo.sample_id_all = true;
 	eo.wakeup_bytes = RECORD_WATERMARK;
-	eo.inherit = target_pid > 0;
-	eo.enable_on_exec = cmd != NULL;
+	eo.inherit = !system_wide && !by_tid;
+	eo.enable_on_exec = cmd && !system_wide;
+	eo.build_id = true;
 
 	ro.data_pages = dwarf ? 256 : 128;
 	ro.wakeup_bytes = RECORD_WATERMARK;
@@ -289,38 +455,59 @@ int cmd_record(int argc, char **argv)
 		tool_error(CMD, "%s", perfring_errmsg());
 		goto out;
 	}
+	/* One ring per CPU: the first fd of the CPU's; every other event and
+	 * task of that CPU writes into it. */
 	for (i = 0; i < ncpu; i++) {
-		for (j = 0; j < nev; j++) {
-			struct perf_event_attr attr;
-			int fd;
+		for (t = 0; t < ntask; t++) {
+			for (j = 0; j < nev; j++) {
+				struct perf_event_attr attr;
+				int fd, slot = t * ncpu + i;
 
-			eo.task_events = j == 0;
-			fd = perfring_event_open(events[j].name, (int)target_pid, cpus[i], -1, &eo, &attr);
-			if (fd < 0) {
-				tool_error(CMD, "%s", perfring_errmsg());
-				goto out;
-			}
-			events[j].fds[i] = fd;
-			if (i == 0)
-				events[j].attr = attr;
-			if (ioctl(fd, PERF_EVENT_IOC_ID, &events[j].ids[i])) {
-				tool_error(CMD, "PERF_EVENT_IOC_ID on %s: %s", events[j].name, strerror(errno));
-				goto out;
-			}
-			if (j == 0) {
-				err = perfring_reader_add(rd, fd, cpus[i]);
-			} else {
-				err = perfring_event_set_output(fd, events[0].fds[i]);
-			}
-			if (err < 0) {
-				tool_error(CMD, "%s", perfring_errmsg());
-				goto out;
+				eo.task_events = j == 0;
+				eo.context_switch = j == 0 && switch_events;
+				eo.sample_type = sample_type;
+				/* tracepoint fields come in the raw data (decoded with the
+				 * file's tracing data) */
+				if (events[j].tracepoint)
+					eo.sample_type |= PERF_SAMPLE_RAW;
+				fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
+				if (fd == -EINVAL && eo.build_id) {
+					/* a kernel before 5.12: MMAP2 with inodes, build ids
+					 * from the files at the end */
+					eo.build_id = false;
+					fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
+				}
+				if (fd == -ESRCH && tasks[t] > 0 && ntask > 1) {
+					/* a thread that exited since /proc listed it */
+					continue;
+				}
+				if (fd < 0) {
+					tool_error(CMD, "%s", perfring_errmsg());
+					goto out;
+				}
+				events[j].fds[slot] = fd;
+				if (!events[j].attr.size)
+					events[j].attr = attr;
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &events[j].ids[slot])) {
+					tool_error(CMD, "PERF_EVENT_IOC_ID on %s: %s", events[j].name, strerror(errno));
+					goto out;
+				}
+				if (perfring_reader_cpu_ring(rd, cpus[i]) < 0)
+					err = perfring_reader_add(rd, fd, cpus[i]);
+				else
+					err = perfring_event_set_output(fd, events[0].fds[record_ring_slot(events, t, i, ncpu)]);
+				if (err < 0) {
+					tool_error(CMD, "%s", perfring_errmsg());
+					goto out;
+				}
 			}
 		}
 	}
 
 	cmdline = record_cmdline(argc, argv);
 	wo.cmdline = cmdline;
+	wo.build_ids = true;
+	wo.compress_level = zlevel;
 	st.writer = perfring_perfdata_writer_open(output, &wo);
 	free(cmdline);
 	if (!st.writer) {
@@ -328,15 +515,32 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	for (j = 0; j < nev; j++) {
-		err = perfring_perfdata_writer_add_attr(st.writer, &events[j].attr, events[j].ids, (size_t)ncpu,
-							events[j].name);
+		size_t n = 0;
+
+		/* the ids of the fds opened (threads gone meanwhile have none) */
+		for (i = 0; i < ntask * ncpu; i++)
+			if (events[j].fds[i] >= 0)
+				events[j].ids[n++] = events[j].ids[i];
+		err = perfring_perfdata_writer_add_attr(st.writer, &events[j].attr, events[j].ids, n, events[j].name);
 		if (err < 0) {
 			tool_error(CMD, "%s: %s", output, perfring_errmsg());
 			goto out;
 		}
 	}
+	/* The tasks that run already, as perf record synthesizes them. */
+	if (system_wide || ntarget) {
+		if (perfring_parse_config_init(&cfg, &events[0].attr, false)) {
+			tool_error(CMD, "%s", perfring_errmsg());
+			goto out;
+		}
+		err = record_synth(st.writer, cfg.id_trailer_size, targets, system_wide ? -1 : ntarget, by_tid, &synth);
+		if (err) {
+			tool_error(CMD, "%s: %s", output, perfring_errmsg());
+			goto out;
+		}
+	}
 
-	if (cmd) {
+	if (command.go_fd >= 0) {
 		/* Let the command exec: that enables the events (enable_on_exec).
 		 * A failed exec leaves a child that exited 127, which the loop
 		 * sees end: the (empty) recording is still written. */
@@ -355,11 +559,15 @@ int cmd_record(int argc, char **argv)
 				tool_error(CMD, "reading the rings: %s", perfring_errmsg());
 			goto out;
 		}
+		if (record_round(&st)) {
+			tool_error(CMD, "%s: %s", output, perfring_errmsg());
+			goto out;
+		}
 		if (child > 0 && waitpid(child, &child_status, WNOHANG) == child) {
 			child_done = true;
 			break;
 		}
-		if (!cmd && target_pid > 0 && kill((pid_t)target_pid, 0) && errno == ESRCH)
+		if (ntarget && !record_alive(targets, ntarget))
 			break;
 		if (tty && tool_now_ns() - last_progress > 500 * 1000 * 1000ULL) {
 			record_progress(&st, false);
@@ -369,13 +577,18 @@ int cmd_record(int argc, char **argv)
 
 	/* Stop the events, then drain what the rings still hold. */
 	for (j = 0; j < nev; j++)
-		for (i = 0; i < ncpu; i++)
-			ioctl(events[j].fds[i], PERF_EVENT_IOC_DISABLE, 0);
+		for (i = 0; i < ntask * ncpu; i++)
+			if (events[j].fds[i] >= 0)
+				ioctl(events[j].fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	do {
 		err = perfring_reader_consume(rd, record_on_event, &st);
 	} while (err > 0);
 	if (err < 0) {
 		tool_error(CMD, "draining the rings: %s", perfring_errmsg());
+		goto out;
+	}
+	if (record_round(&st)) {
+		tool_error(CMD, "%s: %s", output, perfring_errmsg());
 		goto out;
 	}
 	if (tty)
@@ -409,9 +622,12 @@ out:
 	}
 	perfring_perfdata_writer_free(st.writer);
 	perfring_reader_free(rd);
-	for (j = 0; j < nev; j++)
-		for (i = 0; i < ncpu && i < RECORD_MAX_CPUS; i++)
+	for (j = 0; j < nev; j++) {
+		for (i = 0; events[j].fds && i < ntask * ncpu; i++)
 			if (events[j].fds[i] >= 0)
 				close(events[j].fds[i]);
+		free(events[j].fds);
+		free(events[j].ids);
+	}
 	return ret;
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
+ * `perfring report`: without --stats the samples grouped by symbol, binary,
+ * command or pid and sorted by overhead, as `perf report --stdio`
+ * (tools/answers/ans_report.c), and the exports.
  * `perfring report --stats`: count the records of a perf.data file by type,
  * the way `perf report --stats` does (every record the file holds, user
  * records such as FINISHED_ROUND included, COMPRESSED records and the
@@ -11,6 +14,7 @@
 
 #include <perfring/perfring.h>
 
+#include "answers/ans_report.h"
 #include "perfdata/pd_common.h"
 #include "shared/tool.h"
 
@@ -19,17 +23,34 @@
 void cmd_report_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s report --stats [-i FILE]\n\n"
+		"Usage: %s report [-i FILE] [-s KEYS] [--children|--no-children] [--percent-limit PCT]\n"
+		"                     [-g] [--json] [--folded FILE] [--pprof FILE] [--speedscope FILE]\n"
+		"       %s report --stats [-i FILE]\n\n"
 		"Read a perf.data file (file or pipe mode, either byte order, zstd-compressed\n"
-		"records expanded) and print the number of records of each type, as\n"
-		"`perf report --stats` does, then the SAMPLE and LOST_SAMPLES counts per event.\n\n"
+		"records expanded) and print its samples grouped by the sort keys and sorted by\n"
+		"overhead, as `perf report --stdio` does, per event: the share of the event's\n"
+		"period whose leaf frame is the entry (Self) and, when the file has call chains,\n"
+		"whose call chain holds it (Children). Symbols are named as by perfring script.\n"
+		"With --stats: the number of records of each type, as `perf report --stats`,\n"
+		"then the SAMPLE and LOST_SAMPLES counts per event.\n\n"
 		"Options:\n"
-		"  -i, --input FILE   the file to read (default perf.data; '-': standard input)\n"
-		"      --stats        print the record counts (the only report for now)\n"
-		"  -h, --help         show this help\n\n"
-		"Exit status: 0 on success, 1 when the file cannot be opened or is corrupt (the\n"
-		"error names the offset), 2 for a bad command line.\n",
-		TOOL_NAME);
+		"  -i, --input FILE        the file to read (default perf.data; '-': standard input)\n"
+		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid (default comm,dso,sym)\n"
+		"      --children          the inclusive column, sorted by it (default with call chains)\n"
+		"      --no-children       self only\n"
+		"      --percent-limit PCT hide entries below PCT percent\n"
+		"  -g, --call-graph        each entry's call chains (root first, ';'-separated) above 0.5%%\n"
+		"  -j, --json              one JSON object per event: samples, period, entries[] with the\n"
+		"                          keys, self and children percentages and periods\n"
+		"      --folded FILE       write folded stacks (comm;root;...;leaf COUNT; '-': stdout)\n"
+		"      --pprof FILE        write a gzip'd pprof profile (go tool pprof, Pyroscope, ...)\n"
+		"      --speedscope FILE   write a speedscope JSON profile\n"
+		"      --by-period         folded counts are periods rather than samples\n"
+		"      --stats             print the record counts instead\n"
+		"  -h, --help              show this help\n\n"
+		"Exit status: 0 on success, 1 when the file cannot be opened, is corrupt (the\n"
+		"error names the offset) or has no samples, 2 for a bad command line.\n",
+		TOOL_NAME, TOOL_NAME);
 }
 
 struct report_event {
@@ -124,29 +145,85 @@ static int report_stats(const char *path)
 	return EXIT_OK;
 }
 
-enum { OPT_STATS = 256 };
+enum {
+	OPT_STATS = 256,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
+	OPT_PERCENT_LIMIT,
+	OPT_FOLDED,
+	OPT_PPROF,
+	OPT_SPEEDSCOPE,
+	OPT_BY_PERIOD,
+};
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "sort", required_argument, NULL, 's' },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "folded", required_argument, NULL, OPT_FOLDED },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
+		{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
+		{ "by-period", no_argument, NULL, OPT_BY_PERIOD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = "perf.data";
-	bool stats = false;
-	int c, idx;
+	struct ans_report_opts o = { .children = -1 };
+	const char *path = "perf.data", *bad;
+	bool stats = false, other = false;
+	int c, idx, badlen;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:h", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:gjh", longopts, &idx)) != -1) {
+		if (c != 'i' && c != OPT_STATS && c != 'h')
+			other = true;
 		switch (c) {
 		case 'i':
 			path = optarg;
 			break;
 		case OPT_STATS:
 			stats = true;
+			break;
+		case 's':
+			if (ans_report_check_sort(optarg, &bad, &badlen))
+				return tool_usage_error(CMD, "--sort: unknown key '%.*s' (keys: sym, dso, comm, pid)",
+							badlen, bad);
+			o.sort = optarg;
+			break;
+		case OPT_CHILDREN:
+			o.children = 1;
+			break;
+		case OPT_NO_CHILDREN:
+			o.children = 0;
+			break;
+		case OPT_PERCENT_LIMIT:
+			if (!tool_parse_seconds(optarg, 0, 100, &o.percent_limit))
+				return tool_usage_error(CMD, "--percent-limit: '%s' is not a percentage (0 to 100)", optarg);
+			break;
+		case 'g':
+			o.callchains = true;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case OPT_FOLDED:
+			o.exports.folded = optarg;
+			break;
+		case OPT_PPROF:
+			o.exports.pprof = optarg;
+			break;
+		case OPT_SPEEDSCOPE:
+			o.exports.speedscope = optarg;
+			break;
+		case OPT_BY_PERIOD:
+			o.exports.by_period = true;
 			break;
 		case 'h':
 			cmd_report_usage(stdout);
@@ -157,7 +234,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind < argc)
 		return tool_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (!stats)
-		return tool_usage_error(CMD, "only --stats is implemented: give --stats");
-	return report_stats(path);
+	if (stats && other)
+		return tool_usage_error(CMD, "--stats takes no other option than -i");
+	if (stats)
+		return report_stats(path);
+	if (o.json && o.exports.folded && !strcmp(o.exports.folded, "-"))
+		return tool_usage_error(CMD, "--json and --folded - both want standard output");
+	return ans_report_run(CMD, path, &o);
 }

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `perfring script`: every record of a perf.data file, one per line, in
- * file order (or time order with --ordered), as text or as JSON objects.
- * User records (type >= 64) are listed with their header only; kernel
- * records with every field the record layer decodes.
+ * `perfring script`: by default the samples of a perf.data file as `perf
+ * script` prints them, their frames named (tools/answers/ans_script.c);
+ * with --dump every record, one per line, in file order (or time order
+ * with --ordered), as text or as JSON objects: user records (type >= 64)
+ * with their header only, kernel records with every field the record
+ * layer decodes.
  */
 #include <getopt.h>
 #include <string.h>
 
 #include <perfring/perfring.h>
 
+#include "answers/ans_script.h"
 #include "perfdata/pd_common.h"
 #include "perfdata/pd_decode.h"
 #include "shared/pd_emit.h"
@@ -20,18 +23,28 @@
 void cmd_script_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s script [-i FILE] [--json] [--ordered]\n\n"
-		"Print every record of a perf.data file, one per line: its file offset, size,\n"
-		"type and decoded fields (a SAMPLE's ip, pid, tid, time, cpu, period, call\n"
-		"chain, ...). Records of a COMPRESSED record carry that record's offset.\n\n"
+		"Usage: %s script [-i FILE] [--json] [--lines]\n"
+		"       %s script --dump [-i FILE] [--json] [--ordered]\n\n"
+		"Print the samples of a perf.data file in time order as `perf script` does: a\n"
+		"line per sample (comm, tid, [cpu], time, period, event; a tracepoint's fields\n"
+		"from the file's tracing data) and a line per call-chain frame (address,\n"
+		"symbol+offset, binary). Symbols come from the binaries (or their debug files\n"
+		"found by build id, ~/.debug included) and /proc/kallsyms.\n"
+		"With --dump: every record, one per line: its file offset, size, type and\n"
+		"decoded fields (a SAMPLE's ip, pid, tid, time, cpu, period, call chain, ...).\n"
+		"Records of a COMPRESSED record carry that record's offset.\n\n"
 		"Options:\n"
 		"  -i, --input FILE   the file to read (default perf.data; '-': standard input)\n"
-		"  -j, --json         one JSON object per line instead of text\n"
-		"      --ordered      in time order, as perf sorts them (within FINISHED_ROUNDs)\n"
+		"  -j, --json         one JSON object per line (per sample: comm, pid, tid, cpu,\n"
+		"                     time, period, event, frames[] with addr, symbol, offset,\n"
+		"                     dso, build_id, kernel, map_*; tracepoints: trace, fields)\n"
+		"      --lines        each frame's source file and line (DWARF)\n"
+		"      --dump         every record decoded, not the samples named\n"
+		"      --ordered      with --dump: in time order, as perf sorts them\n"
 		"  -h, --help         show this help\n\n"
 		"Exit status: 0 on success, 1 when the file cannot be opened or is corrupt, or a\n"
 		"record could not be decoded (it is printed with its error), 2 for a bad command line.\n",
-		TOOL_NAME);
+		TOOL_NAME, TOOL_NAME);
 }
 
 /* Returns false when the record could not be decoded (written as an error). */
@@ -87,6 +100,8 @@ int cmd_script(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "ordered", no_argument, NULL, 'o' },
+		{ "dump", no_argument, NULL, 'D' },
+		{ "lines", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,7 +110,8 @@ int cmd_script(int argc, char **argv)
 	struct perfring_perfdata_record r;
 	struct perfring_perfdata *pd;
 	uint64_t bad = 0;
-	bool ordered = false;
+	struct ans_script_opts sopts = { 0 };
+	bool ordered = false, dump = false;
 	int c, idx, ret;
 
 	opterr = 0;
@@ -111,6 +127,12 @@ int cmd_script(int argc, char **argv)
 		case 'o':
 			ordered = true;
 			break;
+		case 'D':
+			dump = true;
+			break;
+		case 'L':
+			sopts.lines = true;
+			break;
 		case 'h':
 			cmd_script_usage(stdout);
 			return EXIT_OK;
@@ -120,6 +142,14 @@ int cmd_script(int argc, char **argv)
 	}
 	if (optind < argc)
 		return tool_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (!dump) {
+		if (ordered)
+			return tool_usage_error(CMD, "--ordered goes with --dump (samples are always in time order)");
+		sopts.json = e.json;
+		return ans_script_run(CMD, path, &sopts);
+	}
+	if (sopts.lines)
+		return tool_usage_error(CMD, "--lines does not go with --dump");
 
 	pd = pd_open(CMD, path, ordered);
 	if (!pd)

@@ -50,6 +50,12 @@ void pd_emit_x64(struct pd_emit *e, const char *key, uint64_t v)
 	fprintf(e->f, e->json ? "%llu" : "%#llx", (unsigned long long)v);
 }
 
+void pd_emit_f64(struct pd_emit *e, const char *key, double v, int decimals)
+{
+	pd_key(e, key);
+	fprintf(e->f, "%.*f", decimals, v);
+}
+
 void pd_emit_bool(struct pd_emit *e, const char *key, bool v)
 {
 	pd_key(e, key);

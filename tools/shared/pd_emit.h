@@ -26,6 +26,8 @@ void pd_emit_u64(struct pd_emit *e, const char *key, uint64_t v);
 void pd_emit_i64(struct pd_emit *e, const char *key, int64_t v);
 void pd_emit_x64(struct pd_emit *e, const char *key, uint64_t v);
 void pd_emit_bool(struct pd_emit *e, const char *key, bool v);
+/* A fraction, with `decimals` digits after the point in both formats. */
+void pd_emit_f64(struct pd_emit *e, const char *key, double v, int decimals);
 /* A string (JSON-escaped; in text quoted when it holds blanks or quotes). */
 void pd_emit_str(struct pd_emit *e, const char *key, const char *s);
 /* No value: null in JSON, "?" in text. */

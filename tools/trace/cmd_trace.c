@@ -50,6 +50,7 @@ struct trace_opts {
 	double duration_s; /* 0: until Ctrl-C or the command ends */
 	bool json, quiet, verbose, list;
 	uint64_t buffer_pages, wakeup_bytes, wakeup_events, max_delay_ms;
+	uint64_t order_window_ms; /* 0 (--no-order): each CPU's events in turn */
 	char **command;    /* after --, NULL: none */
 	bool builtin;      /* no events, no command: the built-in workload */
 };
@@ -106,6 +107,10 @@ void cmd_trace_usage(FILE *f)
 		"      --wakeup-events N    wake the reader every N events instead\n"
 		"      --max-delay-ms MS    deliver an event at most MS ms after it happened even\n"
 		"                           below the wakeup threshold (default 100; 0: no bound)\n"
+		"      --order-window-ms MS events of all CPUs come out in time order, each held\n"
+		"                           until MS ms older than the newest seen (default 10;\n"
+		"                           adds up to MS ms to the delay)\n"
+		"      --no-order           print each CPU's events in turn, as they are read\n"
 		"  -v, --verbose            show libbpf's and perfring's log messages\n"
 		"  -h, --help               show this help\n\n"
 		"Ctrl-C (SIGINT) or SIGTERM stops after the events already in the rings are\n"
@@ -115,7 +120,7 @@ void cmd_trace_usage(FILE *f)
 		TOOL_NAME);
 }
 
-enum { OPT_WAKEUP_BYTES = 256, OPT_WAKEUP_EVENTS, OPT_MAX_DELAY, OPT_COMM };
+enum { OPT_WAKEUP_BYTES = 256, OPT_WAKEUP_EVENTS, OPT_MAX_DELAY, OPT_COMM, OPT_ORDER_WINDOW, OPT_NO_ORDER };
 
 static int parse_pids(const char *arg, struct trace_opts *o)
 {
@@ -154,6 +159,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 		{ "wakeup-bytes", required_argument, NULL, OPT_WAKEUP_BYTES },
 		{ "wakeup-events", required_argument, NULL, OPT_WAKEUP_EVENTS },
 		{ "max-delay-ms", required_argument, NULL, OPT_MAX_DELAY },
+		{ "order-window-ms", required_argument, NULL, OPT_ORDER_WINDOW },
+		{ "no-order", no_argument, NULL, OPT_NO_ORDER },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -162,6 +169,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->max_delay_ms = 100;
+	o->order_window_ms = 10;
 	o->buffer_pages = 256;
 	opterr = 0; /* our own one-line messages */
 	optind = 1;
@@ -218,6 +226,14 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 		case OPT_MAX_DELAY:
 			if (!tool_parse_u64(optarg, 0, 3600 * 1000, &o->max_delay_ms))
 				return tool_usage_error(CMD, "--max-delay-ms wants milliseconds, not '%s'", optarg);
+			break;
+		case OPT_ORDER_WINDOW:
+			if (!tool_parse_u64(optarg, 1, 3600 * 1000, &o->order_window_ms))
+				return tool_usage_error(CMD, "--order-window-ms wants milliseconds (1 or more), not '%s'",
+							optarg);
+			break;
+		case OPT_NO_ORDER:
+			o->order_window_ms = 0;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -398,6 +414,9 @@ static void reader_opts(const struct trace_opts *o, struct perfring_reader_opts 
 	ro->data_pages = o->buffer_pages;
 	ro->max_delay_ns = o->max_delay_ms * 1000000ull;
 	ro->linearize = true; /* the decoder wants each sample in one piece */
+	/* All CPUs in time order, by the bpf_ktime_get_ns() of the header. */
+	ro->order_window_ns = o->order_window_ms * 1000000ull;
+	ro->order_time_offset = offsetof(struct trace_sample_hdr, time_ns);
 	if (o->ncpus > 0) {
 		ro->cpus = o->cpus;
 		ro->cpu_cnt = (size_t)o->ncpus;

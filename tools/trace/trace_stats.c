@@ -104,6 +104,19 @@ void trace_stats_status_clear(FILE *f)
 	fflush(f);
 }
 
+/* The time order across CPUs, and how many events came too late for it. */
+static void print_order(FILE *f, struct perfring_reader *rd, const struct perfring_reader_opts *ro)
+{
+	struct perfring_reader_order st;
+
+	if (!ro->order_window_ns || perfring_reader_order_stats(rd, &st))
+		fprintf(f, "  order: each CPU's events in turn (--no-order)\n");
+	else
+		fprintf(f, "  order: all CPUs in time order, window %llu ms; %llu events late, %llu forced releases\n",
+			(unsigned long long)(ro->order_window_ns / 1000000), (unsigned long long)st.late,
+			(unsigned long long)st.forced);
+}
+
 static void print_policy(FILE *f, struct perfring_reader *rd, const struct perfring_reader_opts *ro)
 {
 	size_t bytes = perfring_reader_data_size(rd);
@@ -119,6 +132,7 @@ static void print_policy(FILE *f, struct perfring_reader *rd, const struct perfr
 		fprintf(f, " or %llu ms after an event at the latest\n", (unsigned long long)(ro->max_delay_ns / 1000000));
 	else
 		fprintf(f, ", with no bound on the delay\n");
+	print_order(f, rd, ro);
 }
 
 void trace_stats_summary(const struct trace_stats *st, struct perfring_reader *rd, const struct trace_formats *tf,

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The exports on a file recorded at test time (perf record -g of
+# tests/helpers/prof_work, a workload with known call chains), against perf
+# itself and the outside readers of each format:
+# - folded: the counts sum to the file's samples (perf script) and periods
+#   (perf report's event count); per leaf function, the samples equal perf
+#   report's self samples (--no-children --sort sym), every named symbol;
+# - pprof: go tool pprof reads it; -top's flat samples per function equal
+#   perf report's, its flat percentages (by period) agree with perf report's
+#   self overhead within rounding; the workload's mapping carries its build id
+#   (readelf -n);
+# - speedscope: the format's fields and speedscope's schema
+#   (tests/helpers/speedscope_check.py), the weights sum to the periods, and
+#   speedscope's viewer in headless chromium shows the functions
+#   (tests/cli/export_speedscope.sh);
+# - bad or empty files give a one-line error.
+# The exporter: tests/helpers/export_driver (perf.data -> profile -> export).
+. "$(dirname "$0")/lib.sh"
+
+DRIVER="$PERFRING_BUILD/tests/helpers/export_driver"
+WORK="$PERFRING_BUILD/tests/helpers/prof_work"
+for b in "$DRIVER" "$WORK"; do
+	if [ ! -x "$b" ]; then
+		fail built "$b is not built (make $b)"
+		t_finish
+		exit 1
+	fi
+done
+if ! command -v perf >/dev/null; then
+	skip export "perf (linux-perf) is not installed: it records the file and is the oracle"
+	t_finish
+	exit $?
+fi
+
+# export_cmd FORMAT FILE OUT sets CMD, the command that writes FILE's export to OUT; FORMAT is
+# folded (by samples), folded-period, pprof or speedscope. export_to runs it.
+export_cmd() { CMD=("$DRIVER" "$2" "$1" "$3"); }
+export_to() { export_cmd "$@" && "${CMD[@]}"; }
+
+data="$T_TMP/work.data"
+if ! perf record -q -g -F 999 -o "$data" "$WORK" 400 >"$T_TMP/record.out" 2>&1; then
+	skip export "perf record -g failed here (perf_event_paranoid? no PMU?): $(head -n 1 "$T_TMP/record.out")"
+	t_finish
+	exit $?
+fi
+
+# perf's view: samples, total period, self samples and overhead per symbol.
+nsamples=$(perf script -i "$data" -F time 2>/dev/null | grep -c .)
+total_period=$(perf report -i "$data" --stdio 2>/dev/null | sed -n 's/^# Event count (approx.): //p' | head -n 1)
+perf report -i "$data" --stdio --no-children -n --sort sym -g none 2>/dev/null |
+	awk '$1 ~ /%$/ && $3 ~ /^\[.\]$/ { name = $4; for (i = 5; i <= NF; i++) name = name " " $i;
+					  sub(/%$/, "", $1); print $2 "\t" $1 "\t" name }' >"$T_TMP/perf.self"
+if [ "$nsamples" -lt 100 ] || [ ! -s "$T_TMP/perf.self" ]; then
+	fail perf_report "the recording has $nsamples samples / perf report shows no symbol"
+	t_show "$T_TMP/record.out"
+	t_finish
+	exit 1
+fi
+echo "recorded $nsamples samples, period $total_period; perf report --no-children --sort sym:"
+sed 's/^/    /' "$T_TMP/perf.self" | head -n 12
+
+# The named symbols perf gives (not addresses), with their self samples.
+awk -F'\t' '$3 !~ /^0x[0-9a-f]+$/' "$T_TMP/perf.self" >"$T_TMP/perf.named"
+
+# ---- folded ----
+if export_to folded "$data" "$T_TMP/f.folded" 2>"$T_TMP/f.err"; then
+	sum=$(awk '{ s += $NF } END { print s + 0 }' "$T_TMP/f.folded")
+	t_check folded_sum_is_samples "folded sums to $sum, perf script has $nsamples samples" [ "$sum" -eq "$nsamples" ]
+	# Self samples per leaf (the last frame) against perf report's, every named symbol.
+	awk '{ n = $NF; $NF = ""; sub(/ $/, ""); k = split($0, f, ";"); s[f[k]] += n }
+	     END { for (x in s) print x "\t" s[x] }' "$T_TMP/f.folded" >"$T_TMP/f.leaf"
+	bad=$(awk -F'\t' 'NR == FNR { ours[$1] = $2; next }
+			  { name = $3; sub(/\(.*/, "", name); if (ours[name] + 0 != $1 + 0) print name ": perf " $1 ", folded " ours[name] + 0 }' \
+		"$T_TMP/f.leaf" "$T_TMP/perf.named")
+	t_check folded_leaves_are_perf_self "${bad:-}" [ -z "$bad" ]
+	t_check folded_workload_stack "no prof_work;...;main;work_loop;work_mid;work_leaf_a line" \
+		grep -qE '^prof_work;(.*;)?main;work_loop;work_mid;work_leaf_a [0-9]+$' "$T_TMP/f.folded"
+else
+	fail folded "export failed: $(head -n 1 "$T_TMP/f.err")"
+fi
+if export_to folded-period "$data" "$T_TMP/p.folded" 2>"$T_TMP/p.err"; then
+	sum=$(awk '{ s += $NF } END { printf "%d", s }' "$T_TMP/p.folded")
+	t_check folded_period_sum "folded by period sums to $sum, perf report's event count is $total_period" \
+		[ "$sum" = "$total_period" ]
+else
+	fail folded_period "export failed: $(head -n 1 "$T_TMP/p.err")"
+fi
+
+# ---- pprof ----
+if ! command -v go >/dev/null; then
+	skip pprof "go tool pprof is not installed (scripts/install-deps.sh installs golang-go)"
+elif export_to pprof "$data" "$T_TMP/w.pb.gz" 2>"$T_TMP/pp.err"; then
+	pprof() { HOME=$T_TMP go tool pprof -symbolize=none "$@" "$T_TMP/w.pb.gz" 2>"$T_TMP/pprof.err"; }
+	pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 -sample_index=samples >"$T_TMP/top.samples"
+	pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 >"$T_TMP/top.period"
+	sed 's/^/    /' "$T_TMP/top.period" | head -n 12
+	# pprof -top lines: flat flat% sum% cum cum% name...
+	top_table() { awk '$2 ~ /%$/ && $3 ~ /%$/ && $5 ~ /%$/ { name = $6; for (i = 7; i <= NF; i++) name = name " " $i;
+								  print name "\t" $1 "\t" $2 }' "$1"; }
+	top_table "$T_TMP/top.samples" >"$T_TMP/pp.samples"
+	top_table "$T_TMP/top.period" >"$T_TMP/pp.period"
+	bad=$(awk -F'\t' 'NR == FNR { ours[$1] = $2; next }
+			  { if (ours[$3] + 0 != $1 + 0) print $3 ": perf " $1 ", pprof " ours[$3] + 0 }' \
+		"$T_TMP/pp.samples" "$T_TMP/perf.named")
+	t_check pprof_flat_samples_are_perf_self "${bad:-}" [ -z "$bad" ]
+	# Self percentages by period, as perf report prints them (2 decimals): within rounding.
+	bad=$(awk -F'\t' 'NR == FNR { p = $3; sub(/%$/, "", p); ours[$1] = p; next }
+			  { d = ours[$3] - $2; if (d < 0) d = -d; if (!($3 in ours) || d > 0.011) print $3 ": perf " $2 "%, pprof " ours[$3] "%" }' \
+		"$T_TMP/pp.period" "$T_TMP/perf.named")
+	t_check pprof_self_percent_is_perf "${bad:-}" [ -z "$bad" ]
+	# The workload's mapping and its build id (readelf -n).
+	bid=$(readelf -n "$WORK" | sed -n 's/.*Build ID: //p')
+	pprof -raw >"$T_TMP/raw"
+	t_check pprof_mapping_build_id "no mapping of $WORK with build id $bid in pprof -raw" \
+		grep -qF " $WORK $bid " "$T_TMP/raw"
+else
+	fail pprof "export failed: $(head -n 1 "$T_TMP/pp.err")"
+fi
+
+# ---- speedscope ----
+if export_to speedscope "$data" "$T_TMP/w.json" 2>"$T_TMP/ss.err"; then
+	schema="$PERFRING_BUILD/speedscope/node_modules/speedscope/dist/release/file-format-schema.json"
+	[ -f "$schema" ] || schema=
+	if python3 "$T_ROOT/tests/helpers/speedscope_check.py" "$T_TMP/w.json" $schema >"$T_TMP/ss.txt" 2>&1; then
+		sum=$(awk -F'\t' '$1 == "profile" { s += $5 } END { printf "%d", s }' "$T_TMP/ss.txt")
+		t_check speedscope_weights "weights sum to $sum, perf report's event count is $total_period" \
+			[ "$sum" = "$total_period" ]
+	else
+		fail speedscope_format "$(head -n 1 "$T_TMP/ss.txt")"
+	fi
+	PROFILE="$T_TMP/w.json" FUNCS=$'work_leaf_a\nwork_leaf_b\nwork_mid\nwork_loop\nmain' \
+		bash "$T_ROOT/tests/cli/export_speedscope.sh" >"$T_TMP/viewer.log" 2>&1
+	sed 's/^/    /' "$T_TMP/viewer.log" | grep -v '^    [0-9.]*m\?s ([0-9.<%]*)$' | tail -n 25
+	if grep -q '^skip ' "$T_TMP/viewer.log"; then
+		skip speedscope_viewer "$(sed -n 's/^skip [^:]*: //p' "$T_TMP/viewer.log" | head -n 1)"
+	else
+		t_check speedscope_viewer "$(grep -m1 '^FAIL' "$T_TMP/viewer.log")" grep -q '^2 passed, 0 failed' "$T_TMP/viewer.log"
+	fi
+else
+	fail speedscope "export failed: $(head -n 1 "$T_TMP/ss.err")"
+fi
+
+# ---- bad input ----
+: >"$T_TMP/empty.data"
+head -c 4096 /dev/urandom >"$T_TMP/random.data"
+head -c 2000 "$data" >"$T_TMP/truncated.data"
+for fmt in folded pprof speedscope; do
+	export_cmd "$fmt" "$T_TMP/empty.data" "$T_TMP/out"
+	t_one_line_error "empty_file_$fmt" "empty.data" "${CMD[@]}"
+	export_cmd "$fmt" "$T_TMP/random.data" "$T_TMP/out"
+	t_one_line_error "random_file_$fmt" "random.data" "${CMD[@]}"
+done
+export_cmd pprof "$T_TMP/truncated.data" "$T_TMP/out"
+t_one_line_error truncated_file "truncated.data" "${CMD[@]}"
+export_cmd folded "$T_TMP/nope.data" "$T_TMP/out"
+t_one_line_error missing_file "nope.data" "${CMD[@]}"
+t_finish

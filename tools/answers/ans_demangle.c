@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Demangled names without parameters, as perf shows them (see ans_demangle.h). */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answers/ans_demangle.h"
+
+/* The Itanium C++ ABI's demangler, in the C++ runtime (libstdc++). */
+char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+struct dm_ent {
+	const char *key;
+	const char *val;
+};
+
+struct ans_demangler {
+	struct dm_ent *tab;
+	size_t cap, n;
+};
+
+struct ans_demangler *ans_demangler_new(void)
+{
+	struct ans_demangler *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->cap = 256;
+	d->tab = calloc(d->cap, sizeof(*d->tab));
+	if (!d->tab) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void ans_demangler_free(struct ans_demangler *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->cap; i++)
+		if (d->tab[i].key && d->tab[i].val != d->tab[i].key)
+			free((char *)d->tab[i].val);
+	free(d->tab);
+	free(d);
+}
+
+/* Cut "(params) const" at the end, and a return type before the name
+ * (a space outside <> and (), not the one of "operator new"). */
+static void strip(char *s)
+{
+	size_t n = strlen(s), i;
+	int depth = 0;
+	char *sp = NULL;
+
+	/* The last top-level parameter list: from the last ')', back to its '('. */
+	for (i = n; i-- > 0;) {
+		if (s[i] == ')') {
+			size_t j = i;
+
+			for (;; j--) {
+				if (s[j] == ')')
+					depth++;
+				else if (s[j] == '(' && --depth == 0)
+					break;
+				if (j == 0)
+					return;
+			}
+			/* "operator()" itself is a name, not parameters */
+			if (j >= 8 && !strncmp(s + j - 8, "operator", 8) && i == j + 1)
+				continue;
+			s[j] = 0;
+			break;
+		}
+	}
+	depth = 0;
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '<' || s[i] == '(' || s[i] == '[')
+			depth++;
+		else if ((s[i] == '>' || s[i] == ')' || s[i] == ']') && depth > 0)
+			depth--;
+		else if (s[i] == ' ' && depth == 0 && !(i >= 8 && !strncmp(s + i - 8, "operator", 8)))
+			sp = s + i;
+	}
+	if (sp && sp[1])
+		memmove(s, sp + 1, strlen(sp + 1) + 1);
+}
+
+/* Rust's legacy mangling ends in a hash path element "::h0123456789abcdef": perf drops it. */
+static void strip_rust_hash(char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 19 || strncmp(s + n - 19, "::h", 3))
+		return;
+	for (i = n - 16; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return;
+	s[n - 19] = 0;
+}
+
+char *ans_demangle_str(const char *name)
+{
+	int status = 0;
+	char *out;
+
+	if (strncmp(name, "_Z", 2))
+		return NULL;
+	out = __cxa_demangle(name, NULL, NULL, &status);
+	if (!out || status) {
+		free(out);
+		return NULL;
+	}
+	strip(out);
+	strip_rust_hash(out);
+	return out;
+}
+
+static size_t slot(const struct dm_ent *tab, size_t cap, const char *key)
+{
+	size_t i = ((uintptr_t)key >> 3) * 11400714819323198485ull & (cap - 1);
+
+	while (tab[i].key && tab[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+const char *ans_demangle(struct ans_demangler *d, const char *name)
+{
+	struct dm_ent *e;
+	char *v;
+
+	if (!d || !name || name[0] != '_' || name[1] != 'Z')
+		return name;
+	e = &d->tab[slot(d->tab, d->cap, name)];
+	if (e->key)
+		return e->val;
+	if ((d->n + 1) * 2 > d->cap) {
+		size_t cap = d->cap * 2, i;
+		struct dm_ent *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return name;
+		for (i = 0; i < d->cap; i++)
+			if (d->tab[i].key)
+				t[slot(t, cap, d->tab[i].key)] = d->tab[i];
+		free(d->tab);
+		d->tab = t;
+		d->cap = cap;
+		e = &d->tab[slot(d->tab, d->cap, name)];
+	}
+	v = ans_demangle_str(name);
+	e->key = name;
+	e->val = v ? v : name;
+	d->n++;
+	return e->val;
+}

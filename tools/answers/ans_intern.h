@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Strings to small ids for `perfring report`'s grouping: by content, with
+ * a cache by pointer for the strings that never move (the symbolizer's and
+ * the process model's names), so that a hot frame costs one pointer lookup.
+ */
+#ifndef PERFRING_TOOL_ANS_INTERN_H
+#define PERFRING_TOOL_ANS_INTERN_H
+
+#include <stdint.h>
+
+struct ans_intern;
+
+struct ans_intern *ans_intern_new(void);
+void ans_intern_free(struct ans_intern *t);
+
+/* The id of s's content (a copy is kept); -1 when out of memory. */
+int32_t ans_intern_str(struct ans_intern *t, const char *s);
+/* The same for a string that stays at its address while t is used. */
+int32_t ans_intern_ptr(struct ans_intern *t, const char *s);
+/* The string of an id. */
+const char *ans_intern_get(const struct ans_intern *t, int32_t id);
+
+#endif

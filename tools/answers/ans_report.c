@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * `perfring report`: samples grouped by sort keys (sym, dso, comm, pid, in
+ * any combination), per event, sorted by overhead, printed as `perf report
+ * --stdio` prints them, or as JSON.
+ *
+ * Self: the periods of the samples whose leaf frame belongs to the entry.
+ * Children (inclusive, perf's --children, the default when the file has
+ * call chains): the periods of the samples with the entry anywhere in their
+ * frames, once per sample however often it recurs. Percentages are of the
+ * event's total period, as perf's. An unknown symbol is its own entry per
+ * address (perf: "[.] 0x0000000000001234").
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answers/ans_intern.h"
+#include "answers/ans_report.h"
+#include "answers/ans_samples.h"
+#include "shared/pd_emit.h"
+#include "shared/tool.h"
+
+enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID };
+#define RK_MAX 4
+
+static const struct {
+	const char *name, *header, *json;
+} rk_names[RK_MAX] = {
+	[RK_SYM] = { "sym", "Symbol", "symbol" },
+	[RK_DSO] = { "dso", "Shared Object", "dso" },
+	[RK_COMM] = { "comm", "Command", "comm" },
+	[RK_PID] = { "pid", "Pid:Command", "pid" },
+};
+
+struct entry {
+	uint64_t key[2 * RK_MAX];
+	int event;
+	uint64_t self, children, self_samples;
+	uint64_t stamp;     /* the last sample that counted it in children */
+	/* shown */
+	const char *sym;    /* NULL: unknown, shown by address */
+	uint64_t addr;
+	bool kernel;
+	int32_t dso, comm;  /* interned */
+	uint32_t pid;
+};
+
+struct chain_ent {
+	uint32_t entry;     /* +1; 0 = empty */
+	int32_t chain;
+	uint64_t period;
+};
+
+struct event_tot {
+	uint64_t samples, period;
+};
+
+struct report {
+	const struct ans_report_opts *o;
+	enum rkey keys[RK_MAX];
+	int nkeys;
+	bool children;
+	struct ans_intern *strs;
+	struct entry *v;
+	size_t n, cap;
+	uint32_t *tab;      /* entry index + 1 */
+	size_t tab_cap;
+	struct event_tot *tot;
+	int ntot;
+	uint64_t stamp;
+	/* -g */
+	struct chain_ent *chains;
+	size_t nchains, chains_cap;
+	char *buf;
+	size_t buf_cap;
+	uint32_t *frame_entry; /* per frame of the current sample */
+	size_t fe_cap;
+};
+
+int ans_report_check_sort(const char *sort, const char **bad, int *badlen)
+{
+	const char *p = sort, *e;
+	int k;
+
+	while (*p) {
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		for (k = 0; k < RK_MAX; k++)
+			if ((size_t)(e - p) == strlen(rk_names[k].name) && !strncmp(p, rk_names[k].name, e - p))
+				break;
+		if (k == RK_MAX) {
+			*bad = p;
+			*badlen = (int)(e - p);
+			return -1;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+static int parse_sort(struct report *r, const char *sort)
+{
+	const char *p = sort, *e;
+	int k, i;
+
+	while (*p) {
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		for (k = 0; k < RK_MAX; k++)
+			if ((size_t)(e - p) == strlen(rk_names[k].name) && !strncmp(p, rk_names[k].name, e - p))
+				break;
+		if (k == RK_MAX)
+			return -1;
+		for (i = 0; i < r->nkeys; i++)
+			if (r->keys[i] == (enum rkey)k)
+				break;
+		if (i == r->nkeys && r->nkeys < RK_MAX)
+			r->keys[r->nkeys++] = k;
+		p = *e ? e + 1 : e;
+	}
+	return r->nkeys ? 0 : -1;
+}
+
+static uint64_t hash_key(const uint64_t *k, int event)
+{
+	uint64_t h = (uint64_t)event * 0x9e3779b97f4a7c15ull;
+	int i;
+
+	for (i = 0; i < 2 * RK_MAX; i++)
+		h = (h ^ k[i]) * 0xff51afd7ed558ccdull, h ^= h >> 32;
+	return h;
+}
+
+static int tab_grow(struct report *r)
+{
+	size_t cap = r->tab_cap ? r->tab_cap * 2 : 4096, i, j;
+	uint32_t *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < r->n; i++) {
+		j = hash_key(r->v[i].key, r->v[i].event) & (cap - 1);
+		while (t[j])
+			j = (j + 1) & (cap - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(r->tab);
+	r->tab = t;
+	r->tab_cap = cap;
+	return 0;
+}
+
+/* The entry of (key, event), created with the frame's display fields. */
+static struct entry *get_entry(struct report *r, const uint64_t *key, int event, const struct ans_frame *f,
+			       bool leaf, int32_t dso, int32_t comm, uint32_t pid)
+{
+	struct entry *e;
+	size_t j;
+
+	if ((r->n + 1) * 2 > r->tab_cap && tab_grow(r))
+		return NULL;
+	j = hash_key(key, event) & (r->tab_cap - 1);
+	while (r->tab[j]) {
+		e = &r->v[r->tab[j] - 1];
+		if (e->event == event && !memcmp(e->key, key, sizeof(e->key)))
+			return e;
+		j = (j + 1) & (r->tab_cap - 1);
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 4096;
+		struct entry *v = realloc(r->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		r->v = v;
+		r->cap = cap;
+	}
+	e = &r->v[r->n];
+	memset(e, 0, sizeof(*e));
+	memcpy(e->key, key, sizeof(e->key));
+	e->event = event;
+	e->sym = f ? f->name : NULL;
+	e->addr = f ? (leaf ? f->shown_addr : f->addr) : 0;
+	e->kernel = f ? f->kernel : false;
+	e->dso = dso;
+	e->comm = comm;
+	e->pid = pid;
+	r->tab[j] = (uint32_t)++r->n;
+	return e;
+}
+
+static int32_t dso_id(struct report *r, const struct ans_frame *f)
+{
+	return f->dso == f->dso_buf ? ans_intern_str(r->strs, f->dso) : ans_intern_ptr(r->strs, f->dso);
+}
+
+/* The key of frame f (NULL: a sample without frames) in sample a. */
+static int frame_key(struct report *r, const struct ans_sample *a, const struct ans_frame *f, bool leaf,
+		     int32_t comm, uint64_t *key, int32_t *dso)
+{
+	int i;
+
+	memset(key, 0, sizeof(uint64_t) * 2 * RK_MAX);
+	*dso = f ? dso_id(r, f) : ans_intern_str(r->strs, "[unknown]");
+	if (*dso < 0)
+		return -ENOMEM;
+	for (i = 0; i < r->nkeys; i++) {
+		uint64_t *k = &key[2 * i];
+
+		switch (r->keys[i]) {
+		case RK_SYM:
+			if (f && f->name) {
+				int32_t n = ans_intern_ptr(r->strs, f->name);
+
+				if (n < 0)
+					return -ENOMEM;
+				k[0] = ((uint64_t)(uint32_t)*dso << 33) | ((uint64_t)(uint32_t)n << 1) | 1;
+			} else {
+				/* perf keeps an unknown symbol by its address: in the
+				 * binary for the sampled ip (al->addr), as recorded for
+				 * the callers (the call chain's ips) */
+				k[0] = (uint64_t)(uint32_t)*dso << 33;
+				k[1] = f ? (leaf ? f->shown_addr : f->addr) : 0;
+			}
+			break;
+		case RK_DSO:
+			k[0] = (uint32_t)*dso;
+			break;
+		case RK_COMM:
+			k[0] = (uint32_t)comm;
+			break;
+		case RK_PID:
+			/* perf groups by process, named as its first sample's thread was */
+			k[0] = a->s->pid;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* -g: the chain root..frames[j] of the sample, interned, added to entry e. */
+static int add_chain(struct report *r, const struct ans_sample *a, size_t j, uint32_t e, uint64_t period)
+{
+	size_t i, len = 0, need;
+	int32_t id;
+
+	for (i = a->nframes; i-- > j;) {
+		const struct ans_frame *f = &a->frames[i];
+		char tmp[40];
+		const char *name = f->name;
+
+		if (!name) {
+			snprintf(tmp, sizeof(tmp), "%#" PRIx64, f->shown_addr);
+			name = tmp;
+		}
+		need = len + strlen(name) + 2;
+		if (need > r->buf_cap) {
+			char *b = realloc(r->buf, need * 2);
+
+			if (!b)
+				return -ENOMEM;
+			r->buf = b;
+			r->buf_cap = need * 2;
+		}
+		if (len)
+			r->buf[len++] = ';';
+		strcpy(r->buf + len, name);
+		len += strlen(name);
+	}
+	if (!len)
+		return 0;
+	id = ans_intern_str(r->strs, r->buf);
+	if (id < 0)
+		return -ENOMEM;
+	/* A linear table per report is enough for what -g is read for (one screen of chains). */
+	for (i = 0; i < r->nchains; i++)
+		if (r->chains[i].entry == e + 1 && r->chains[i].chain == id) {
+			r->chains[i].period += period;
+			return 0;
+		}
+	if (r->nchains == r->chains_cap) {
+		size_t cap = r->chains_cap ? r->chains_cap * 2 : 1024;
+		struct chain_ent *c = realloc(r->chains, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		r->chains = c;
+		r->chains_cap = cap;
+	}
+	r->chains[r->nchains++] = (struct chain_ent){ e + 1, id, period };
+	return 0;
+}
+
+static int add_sample(struct report *r, const struct ans_sample *a)
+{
+	uint64_t period = (a->s->present & PERF_SAMPLE_PERIOD) ? a->s->period : 1;
+	uint64_t key[2 * RK_MAX];
+	int32_t comm, dso;
+	struct entry *e;
+	size_t j, n = a->nframes;
+
+	if (a->event >= r->ntot) {
+		struct event_tot *t = realloc(r->tot, (a->event + 1) * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		memset(t + r->ntot, 0, (a->event + 1 - r->ntot) * sizeof(*t));
+		r->tot = t;
+		r->ntot = a->event + 1;
+	}
+	r->tot[a->event].samples++;
+	r->tot[a->event].period += period;
+	r->stamp++;
+	comm = ans_intern_str(r->strs, a->comm);
+	if (comm < 0)
+		return -ENOMEM;
+	for (j = 0; j < (n ? n : 1); j++) {
+		const struct ans_frame *f = n ? &a->frames[j] : NULL;
+
+		if (frame_key(r, a, f, j == 0, comm, key, &dso))
+			return -ENOMEM;
+		e = get_entry(r, key, a->event, f, j == 0, dso, comm, a->s->pid);
+		if (!e)
+			return -ENOMEM;
+		if (j == 0) {
+			e->self += period;
+			e->self_samples++;
+		}
+		if (e->stamp != r->stamp) {
+			e->stamp = r->stamp;
+			e->children += period;
+			if (r->o->callchains && (r->children || j == 0) && add_chain(r, a, j, (uint32_t)(e - r->v), period))
+				return -ENOMEM;
+		}
+		if (!r->children)
+			break;
+	}
+	return 0;
+}
+
+static uint64_t overhead(const struct report *r, const struct entry *e)
+{
+	return r->children ? e->children : e->self;
+}
+
+static const struct report *sort_r;
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
+	uint64_t ox = overhead(sort_r, x), oy = overhead(sort_r, y);
+
+	if (ox != oy)
+		return ox > oy ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return memcmp(x->key, y->key, sizeof(x->key));
+}
+
+static const char *short_dso(const char *dso)
+{
+	const char *s = strrchr(dso, '/');
+
+	return dso[0] == '/' && s ? s + 1 : dso;
+}
+
+/* The text of key k of entry e, into buf. */
+static const char *key_text(const struct report *r, enum rkey k, const struct entry *e, char *buf, size_t len)
+{
+	switch (k) {
+	case RK_SYM:
+		if (e->sym)
+			snprintf(buf, len, "[%c] %s", e->kernel ? 'k' : '.', e->sym);
+		else
+			snprintf(buf, len, "[%c] %#018" PRIx64, e->kernel ? 'k' : '.', e->addr);
+		return buf;
+	case RK_DSO:
+		return short_dso(ans_intern_get(r->strs, e->dso));
+	case RK_COMM:
+		return ans_intern_get(r->strs, e->comm);
+	case RK_PID:
+		snprintf(buf, len, "%7d:%s", (int)e->pid, ans_intern_get(r->strs, e->comm));
+		return buf;
+	}
+	return "";
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+static void print_chains(const struct report *r, const struct entry *e, uint64_t total)
+{
+	size_t i, n = 0, k;
+	struct chain_ent **v;
+	uint32_t idx = (uint32_t)(e - r->v) + 1;
+
+	for (i = 0; i < r->nchains; i++)
+		if (r->chains[i].entry == idx)
+			n++;
+	if (!n || !(v = malloc(n * sizeof(*v))))
+		return;
+	for (i = 0, k = 0; i < r->nchains; i++)
+		if (r->chains[i].entry == idx)
+			v[k++] = &r->chains[i];
+	/* by period, descending (insertion sort: few chains per entry pass the threshold) */
+	for (i = 1; i < n; i++)
+		for (k = i; k > 0 && v[k]->period > v[k - 1]->period; k--) {
+			struct chain_ent *t = v[k];
+
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		/* perf's default call-graph threshold: 0.5% */
+		if (pct(v[i]->period, total) < 0.5)
+			break;
+		printf("            %6.2f%% %s\n", pct(v[i]->period, total), ans_intern_get(r->strs, v[i]->chain));
+	}
+	if (i)
+		putchar('\n');
+	free(v);
+}
+
+static void print_event_text(const struct report *r, const char *name, int ev, struct entry **list, size_t n,
+			     uint64_t lost)
+{
+	const struct event_tot *t = &r->tot[ev];
+	int width[RK_MAX], i;
+	char buf[512], unit = 0;
+	uint64_t ns = t->samples;
+	size_t j;
+
+	if (ns > 1000) {
+		ns /= 1000;
+		unit = 'K';
+		if (ns > 1000) {
+			ns /= 1000;
+			unit = 'M';
+		}
+	}
+	printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
+	if (unit)
+		printf("# Samples: %" PRIu64 "%c of event '%s'\n", ns, unit, name);
+	else
+		printf("# Samples: %" PRIu64 " of event '%s'\n", ns, name);
+	printf("# Event count (approx.): %" PRIu64 "\n#\n", t->period);
+	for (i = 0; i < r->nkeys; i++) {
+		width[i] = (int)strlen(rk_names[r->keys[i]].header);
+		for (j = 0; j < n; j++) {
+			int w = (int)strlen(key_text(r, r->keys[i], list[j], buf, sizeof(buf)));
+
+			if (w > width[i])
+				width[i] = w;
+		}
+	}
+	printf(r->children ? "# Children      Self" : "# Overhead");
+	for (i = 0; i < r->nkeys; i++)
+		printf("  %-*s", i + 1 < r->nkeys ? width[i] : 0, rk_names[r->keys[i]].header);
+	printf(r->children ? "\n# ........  ........" : "\n# ........");
+	for (i = 0; i < r->nkeys; i++) {
+		printf("  ");
+		for (int d = 0; d < width[i]; d++)
+			putchar('.');
+	}
+	printf("\n#\n");
+	for (j = 0; j < n; j++) {
+		const struct entry *e = list[j];
+
+		if (r->children)
+			printf("%9.2f%%  %7.2f%%", pct(e->children, t->period), pct(e->self, t->period));
+		else
+			printf("%9.2f%%", pct(e->self, t->period));
+		for (i = 0; i < r->nkeys; i++)
+			printf("  %-*s", i + 1 < r->nkeys ? width[i] : 0, key_text(r, r->keys[i], e, buf, sizeof(buf)));
+		putchar('\n');
+		if (r->o->callchains)
+			print_chains(r, e, t->period);
+	}
+	printf("\n\n");
+}
+
+static void print_event_json(const struct report *r, const char *name, int ev, struct entry **list, size_t n,
+			     uint64_t lost)
+{
+	const struct event_tot *t = &r->tot[ev];
+	struct pd_emit e = { .f = stdout, .json = true };
+	bool dso_done;
+	size_t j;
+	int i;
+
+	pd_emit_begin(&e);
+	pd_emit_str(&e, "event", name);
+	pd_emit_u64(&e, "samples", t->samples);
+	pd_emit_u64(&e, "period", t->period);
+	pd_emit_u64(&e, "lost_samples", lost);
+	pd_emit_arr_begin(&e, "sort");
+	for (i = 0; i < r->nkeys; i++)
+		pd_emit_str(&e, NULL, rk_names[r->keys[i]].name);
+	pd_emit_arr_end(&e);
+	pd_emit_arr_begin(&e, "entries");
+	for (j = 0; j < n; j++) {
+		const struct entry *x = list[j];
+
+		pd_emit_obj_begin(&e, NULL);
+		dso_done = false;
+		for (i = 0; i < r->nkeys; i++) {
+			switch (r->keys[i]) {
+			case RK_SYM:
+				if (x->sym)
+					pd_emit_str(&e, "symbol", x->sym);
+				else
+					pd_emit_null(&e, "symbol");
+				pd_emit_u64(&e, "addr", x->addr);
+				pd_emit_bool(&e, "kernel", x->kernel);
+				/* a symbol is named with its binary */
+				__attribute__((fallthrough));
+			case RK_DSO:
+				if (!dso_done)
+					pd_emit_str(&e, "dso", ans_intern_get(r->strs, x->dso));
+				dso_done = true;
+				break;
+			case RK_COMM:
+				pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->comm));
+				break;
+			case RK_PID:
+				pd_emit_i64(&e, "pid", (int32_t)x->pid);
+				if (r->keys[0] != RK_COMM)
+					pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->comm));
+				break;
+			}
+		}
+		if (r->children) {
+			pd_emit_f64(&e, "children", pct(x->children, t->period), 4);
+			pd_emit_u64(&e, "children_period", x->children);
+		}
+		pd_emit_f64(&e, "self", pct(x->self, t->period), 4);
+		pd_emit_u64(&e, "self_period", x->self);
+		pd_emit_u64(&e, "self_samples", x->self_samples);
+		pd_emit_obj_end(&e);
+	}
+	pd_emit_arr_end(&e);
+	pd_emit_end(&e);
+}
+
+int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
+{
+	struct report r = { .o = opts };
+	struct ans_opts aopts = { 0 };
+	struct ans_export *x = NULL;
+	struct entry **list = NULL;
+	struct ans_reader *rd;
+	struct ans_sample a;
+	int ret, ev, status = EXIT_OK, i;
+	size_t j, n;
+	bool any_chain = false;
+
+	if (parse_sort(&r, opts->sort ? opts->sort : "comm,dso,sym"))
+		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid)", opts->sort);
+	rd = ans_open(cmd, path, &aopts);
+	if (!rd)
+		return EXIT_ERROR;
+	for (i = 0; i < ans_nevents(rd); i++) {
+		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(ans_perfdata(rd), i);
+
+		if (at && (at->cfg.sample_type & PERF_SAMPLE_CALLCHAIN))
+			any_chain = true;
+	}
+	r.children = opts->children < 0 ? any_chain : opts->children;
+	r.strs = ans_intern_new();
+	if (!r.strs) {
+		ans_close(rd);
+		return tool_error(cmd, "out of memory");
+	}
+	if (ans_export_wanted(&opts->exports) && !(x = ans_export_new(cmd, &opts->exports))) {
+		status = EXIT_ERROR;
+		goto out;
+	}
+	while ((ret = ans_next(rd, &a)) > 0) {
+		if (add_sample(&r, &a)) {
+			status = tool_error(cmd, "out of memory");
+			goto out;
+		}
+		if (x && ans_export_add(x, rd, &a)) {
+			status = EXIT_ERROR;
+			goto out;
+		}
+	}
+	if (ret < 0) {
+		status = EXIT_ERROR;
+		goto out;
+	}
+	if (!r.ntot) {
+		status = tool_error(cmd, "%s: the file has no samples", path);
+		goto out;
+	}
+	list = malloc((r.n ? r.n : 1) * sizeof(*list));
+	if (!list) {
+		status = tool_error(cmd, "out of memory");
+		goto out;
+	}
+	if (!opts->json)
+		printf("# perfring report of %s\n#\n", path);
+	for (ev = 0; ev < r.ntot; ev++) {
+		if (!r.tot[ev].samples)
+			continue;
+		for (j = 0, n = 0; j < r.n; j++)
+			if (r.v[j].event == ev &&
+			    pct(r.children ? r.v[j].children : r.v[j].self, r.tot[ev].period) >= opts->percent_limit &&
+			    (r.children ? r.v[j].children : r.v[j].self))
+				list[n++] = &r.v[j];
+		sort_r = &r;
+		qsort(list, n, sizeof(*list), cmp_entry);
+		if (opts->json)
+			print_event_json(&r, ans_event_name(rd, ev), ev, list, n, ans_lost_samples(rd));
+		else
+			print_event_text(&r, ans_event_name(rd, ev), ev, list, n, ans_lost_samples(rd));
+	}
+	fflush(stdout);
+	if (ferror(stdout))
+		status = tool_error(cmd, "writing the output failed");
+	if (x) {
+		int xs = ans_export_finish(x, path);
+
+		x = NULL;
+		if (xs)
+			status = xs;
+	}
+out:
+	ans_warnings(rd, cmd, path);
+	ans_export_free(x);
+	free(list);
+	free(r.v);
+	free(r.tab);
+	free(r.tot);
+	free(r.chains);
+	free(r.buf);
+	free(r.frame_entry);
+	ans_intern_free(r.strs);
+	ans_close(rd);
+	return status;
+}

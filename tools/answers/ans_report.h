@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `perfring report` (without --stats): the samples of a perf.data file
+ * grouped by sort keys and sorted by overhead, as `perf report --stdio`.
+ */
+#ifndef PERFRING_TOOL_ANS_REPORT_H
+#define PERFRING_TOOL_ANS_REPORT_H
+
+#include <stdbool.h>
+
+#include "answers/ans_export.h"
+
+struct ans_report_opts {
+	const char *sort;       /* "sym", "dso,sym", "comm,dso,sym" (NULL: perf's default, comm,dso,sym) */
+	int children;           /* 1 --children, 0 --no-children, -1 as perf: when the file has call chains */
+	double percent_limit;   /* hide entries below this percentage */
+	bool json;
+	bool callchains;        /* -g: each entry's call chains (root first), folded */
+	struct ans_export_opts exports;
+};
+
+/* Returns the exit status (errors printed). */
+int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts);
+
+/* Checks a --sort value: 0, or -1 with the bad key in *bad. */
+int ans_report_check_sort(const char *sort, const char **bad, int *badlen);
+
+#endif

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The samples of a perf.data file, their frames named (see ans_samples.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#include "answers/ans_demangle.h"
+#include "answers/ans_samples.h"
+#include "answers/ans_threads.h"
+#include "perfdata/pd_common.h"
+#include "shared/tool.h"
+
+#define ANS_MAX_STACK_DEFAULT 127
+
+struct ans_reader {
+	const char *cmd, *path;
+	struct ans_opts opts;
+	struct perfring_perfdata *pd;
+	struct perfring_procs *procs;
+	struct perfring_symbolizer *sym;
+	struct ans_threads *threads;
+	struct ans_demangler *demangler;
+	/* The events: attr pointers of the file and their names. */
+	const struct perfring_perfdata_attr **attrs;
+	char **names;
+	int nattrs;
+	int max_stack;
+	uint64_t bad_samples, lost_samples;
+	struct perfring_perfdata_record rec;
+	struct perfring_decoded d;
+	struct ans_frame *frames;
+	size_t frames_cap;
+	char comm_buf[24];
+	void *tracing;      /* pipe mode: a copy of the HEADER_TRACING_DATA payload */
+	size_t tracing_len;
+};
+
+static int read_max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v > 0 ? v : ANS_MAX_STACK_DEFAULT;
+}
+
+/* Names of the attrs the file has now (pipe mode adds them as it goes). */
+static int sync_attrs(struct ans_reader *r)
+{
+	int n = perfring_perfdata_attr_cnt(r->pd), i;
+	const struct perfring_perfdata_attr **a;
+	char **names, buf[64];
+
+	if (n <= r->nattrs)
+		return 0;
+	a = realloc(r->attrs, n * sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	r->attrs = a;
+	names = realloc(r->names, n * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	r->names = names;
+	for (i = r->nattrs; i < n; i++) {
+		a[i] = perfring_perfdata_attr(r->pd, i);
+		names[i] = strdup(pd_event_name(a[i], buf, sizeof(buf)));
+		if (!names[i]) {
+			r->nattrs = i;
+			return -ENOMEM;
+		}
+	}
+	r->nattrs = n;
+	return 0;
+}
+
+static int event_index(struct ans_reader *r, const struct perfring_perfdata_attr *a)
+{
+	int i;
+
+	for (i = 0; i < r->nattrs; i++)
+		if (r->attrs[i] == a)
+			return i;
+	if (sync_attrs(r))
+		return -ENOMEM;
+	for (i = 0; i < r->nattrs; i++)
+		if (r->attrs[i] == a)
+			return i;
+	return -ENOENT;
+}
+
+/* Build ids of files mapped without one (HEADER_BUILD_ID), as perf reads them. */
+static void load_build_ids(struct ans_reader *r)
+{
+	const struct perfring_perfdata_info *info = perfring_perfdata_info(r->pd);
+	const struct perfring_perfdata_build_id *b;
+	uint32_t i;
+
+	for (i = 0; info && i < info->nr_build_ids; i++) {
+		b = perfring_perfdata_build_id(r->pd, i);
+		if (!b || !b->filename || !b->size)
+			continue;
+		perfring_procs_set_build_id(r->procs, b->pid == -1 ? PERFRING_PID_KERNEL : (uint32_t)b->pid,
+					    b->filename, b->build_id, b->size);
+	}
+}
+
+struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts)
+{
+	struct perfring_procs_opts popts = { .sz = sizeof(popts), .no_build_ids = true };
+	struct perfring_symbolizer_opts sopts = { .sz = sizeof(sopts) };
+	struct ans_reader *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		tool_error(cmd, "out of memory");
+		return NULL;
+	}
+	r->cmd = cmd;
+	r->path = path;
+	if (opts)
+		r->opts = *opts;
+	r->max_stack = r->opts.max_stack > 0 ? r->opts.max_stack : read_max_stack();
+	r->pd = pd_open(cmd, path, true);
+	if (!r->pd) {
+		free(r);
+		return NULL;
+	}
+	sopts.lines = r->opts.lines;
+	sopts.kallsyms = r->opts.kallsyms;
+	r->procs = perfring_procs_new(&popts);
+	r->sym = perfring_symbolizer_new(&sopts);
+	r->threads = ans_threads_new();
+	r->demangler = ans_demangler_new();
+	if (!r->procs || !r->sym || !r->threads || !r->demangler || sync_attrs(r)) {
+		tool_error(cmd, "out of memory");
+		ans_close(r);
+		return NULL;
+	}
+	load_build_ids(r);
+	return r;
+}
+
+void ans_close(struct ans_reader *r)
+{
+	int i;
+
+	if (!r)
+		return;
+	perfring_perfdata_free(r->pd);
+	perfring_procs_free(r->procs);
+	perfring_symbolizer_free(r->sym);
+	ans_threads_free(r->threads);
+	ans_demangler_free(r->demangler);
+	for (i = 0; i < r->nattrs; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r->attrs);
+	free(r->frames);
+	free(r->tracing);
+	free(r);
+}
+
+/* perf maps these with the identity (map_ip): anonymous memory has no file
+ * to be an offset in (util/map.c: is_anon_memory, is_no_dso_memory). */
+static bool is_anon_memory(const char *path)
+{
+	return !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
+}
+
+static bool identity_mapped(const char *path)
+{
+	return is_anon_memory(path) || !strncmp(path, "[stack", 6) || !strncmp(path, "/SYSV", 5) ||
+	       !strcmp(path, "[heap]");
+}
+
+static bool kernel_mode(unsigned cpumode)
+{
+	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+static void name_frame(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct ans_frame *f)
+{
+	struct perfring_sym_result res;
+	struct perfring_map_hit hit;
+	bool kernel = kernel_mode(cpumode) ||
+		      (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && addr >= 0xffff800000000000ull);
+
+	memset(f, 0, sizeof(*f));
+	f->addr = addr;
+	f->shown_addr = addr;
+	f->kernel = kernel;
+	f->dso = "[unknown]";
+	if (perfring_procs_lookup(r->procs, kernel ? PERFRING_PID_KERNEL : pid, addr, &hit) == 0) {
+		f->mapped = true;
+		f->map_start = hit.start;
+		f->map_end = hit.end;
+		f->map_pgoff = hit.pgoff;
+		f->build_id_size = hit.build_id_size;
+		memcpy(f->build_id, hit.build_id, sizeof(f->build_id));
+		if (!kernel) {
+			f->dso = hit.path;
+			if (!identity_mapped(hit.path))
+				f->shown_addr = hit.file_offset;
+			/* perf names anonymous code after the JIT map that may describe it
+			 * (util/map.c: map__new() renames "//anon" to /tmp/perf-PID.map). */
+			if (is_anon_memory(hit.path)) {
+				snprintf(f->dso_buf, sizeof(f->dso_buf), "/tmp/perf-%u.map", pid);
+				f->dso = f->dso_buf;
+			}
+		}
+	}
+	if (kernel)
+		f->dso = "[kernel.kallsyms]";
+	if (r->opts.no_symbols)
+		return;
+	if (perfring_symbolize(r->sym, r->procs, pid, addr, cpumode, &res) == 0) {
+		f->name = ans_demangle(r->demangler, res.name);
+		f->offset = res.offset;
+		f->file = res.file;
+		f->line = res.line;
+		if (kernel && res.binary)
+			f->dso = res.binary;
+		/* perf names a BPF program's dso after the program (bpf_prog_TAG_NAME). */
+		if (res.source == PERFRING_SYM_KSYMBOL && res.binary && !strcmp(res.binary, "[bpf]"))
+			f->dso = res.name;
+	} else {
+		f->reason = res.reason;
+		if (kernel && res.binary)
+			f->dso = res.binary;
+	}
+}
+
+static int reserve_frames(struct ans_reader *r, size_t n)
+{
+	struct ans_frame *f;
+
+	if (n <= r->frames_cap)
+		return 0;
+	f = realloc(r->frames, n * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	r->frames = f;
+	r->frames_cap = n;
+	return 0;
+}
+
+/* The frames of a sample, as perf's thread__resolve_callchain_sample() walks them. */
+static int sample_frames(struct ans_reader *r, struct ans_sample *out)
+{
+	const struct perfring_sample *s = out->s;
+	unsigned cpumode = perfring_misc_cpumode(out->d->misc);
+	uint64_t i, nr = s->callchain.nr, ip;
+	size_t n = 0;
+
+	if (!out->has_callchain || !nr) {
+		if (reserve_frames(r, 1))
+			return -ENOMEM;
+		name_frame(r, s->pid, s->ip, cpumode, &r->frames[0]);
+		out->frames = r->frames;
+		out->nframes = 1;
+		return 0;
+	}
+	/* Entries before the first marker are user ones for perf. */
+	cpumode = PERF_RECORD_MISC_USER;
+	if (reserve_frames(r, nr < (uint64_t)r->max_stack ? nr : (uint64_t)r->max_stack))
+		return -ENOMEM;
+	for (i = 0; i < nr && n < (size_t)r->max_stack; i++) {
+		ip = perfring_u64_at(&s->callchain, i);
+		if (perfring_callchain_is_context(ip)) {
+			switch (ip) {
+			case PERF_CONTEXT_HV:
+				cpumode = PERF_RECORD_MISC_HYPERVISOR;
+				break;
+			case PERF_CONTEXT_KERNEL:
+				cpumode = PERF_RECORD_MISC_KERNEL;
+				break;
+			case PERF_CONTEXT_USER:
+				cpumode = PERF_RECORD_MISC_USER;
+				break;
+			case PERF_CONTEXT_GUEST_KERNEL:
+				cpumode = PERF_RECORD_MISC_GUEST_KERNEL;
+				break;
+			case PERF_CONTEXT_GUEST_USER:
+				cpumode = PERF_RECORD_MISC_GUEST_USER;
+				break;
+			default:
+				/* perf drops the chain at a marker it does not know. */
+				n = 0;
+				i = nr;
+				continue;
+			}
+			continue;
+		}
+		name_frame(r, s->pid, ip, cpumode, &r->frames[n++]);
+	}
+	out->frames = r->frames;
+	out->nframes = n;
+	return 0;
+}
+
+static void feed(struct ans_reader *r)
+{
+	/* The model and the names may refuse a record (out of memory, a bad
+	 * field): the samples that follow are then named "[unknown]", as perf does. */
+	perfring_procs_feed(r->procs, &r->d);
+	ans_threads_feed(r->threads, &r->d);
+}
+
+int ans_next(struct ans_reader *r, struct ans_sample *out)
+{
+	int ret, ev;
+
+	while ((ret = perfring_perfdata_next(r->pd, &r->rec)) > 0) {
+		if (r->rec.type == PERFRING_RECORD_HEADER_TRACING_DATA && r->rec.payload_len && !r->tracing) {
+			r->tracing = malloc(r->rec.payload_len);
+			if (r->tracing) {
+				memcpy(r->tracing, r->rec.payload, r->rec.payload_len);
+				r->tracing_len = r->rec.payload_len;
+			}
+		}
+		if (r->rec.type >= PERFRING_RECORD_HEADER_ATTR || !r->rec.attr)
+			continue;
+		if (perfring_record_parse(&r->rec.attr->cfg, r->rec.data, r->rec.size, &r->d) < 0) {
+			if (r->rec.type == PERF_RECORD_SAMPLE)
+				r->bad_samples++;
+			continue;
+		}
+		if (r->rec.type != PERF_RECORD_SAMPLE) {
+			if (r->rec.type == PERF_RECORD_LOST_SAMPLES)
+				r->lost_samples += r->d.u.lost_samples.lost;
+			feed(r);
+			continue;
+		}
+		ev = event_index(r, r->rec.attr);
+		if (ev < 0) {
+			tool_error(r->cmd, "out of memory");
+			return -ENOMEM;
+		}
+		memset(out, 0, sizeof(*out));
+		out->rec = &r->rec;
+		out->d = &r->d;
+		out->s = &r->d.u.sample;
+		out->event = ev;
+		out->event_name = r->names[ev];
+		out->has_callchain = (r->rec.attr->cfg.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
+		out->comm = ans_threads_comm(r->threads, out->s->tid);
+		if (!out->comm) {
+			snprintf(r->comm_buf, sizeof(r->comm_buf), ":%d", (int)out->s->tid);
+			out->comm = r->comm_buf;
+		}
+		if (sample_frames(r, out)) {
+			tool_error(r->cmd, "out of memory");
+			return -ENOMEM;
+		}
+		return 1;
+	}
+	if (ret < 0) {
+		pd_read_error(r->cmd, r->path, r->pd, ret);
+		return ret;
+	}
+	return 0;
+}
+
+uint64_t ans_lost_samples(const struct ans_reader *r)
+{
+	return r->lost_samples;
+}
+
+struct perfring_perfdata *ans_perfdata(const struct ans_reader *r)
+{
+	return r->pd;
+}
+
+int ans_nevents(const struct ans_reader *r)
+{
+	return r->nattrs;
+}
+
+const char *ans_event_name(const struct ans_reader *r, int event)
+{
+	return event >= 0 && event < r->nattrs ? r->names[event] : "unknown";
+}
+
+uint64_t ans_bad_samples(const struct ans_reader *r)
+{
+	return r->bad_samples;
+}
+
+const struct perfring_symbolizer *ans_symbolizer(const struct ans_reader *r)
+{
+	return r->sym;
+}
+
+bool ans_tracing_data(const struct ans_reader *r, const void **data, size_t *len)
+{
+	if (perfring_perfdata_feature(r->pd, 1, data, len) == 0 && *len)
+		return true;
+	*data = r->tracing;
+	*len = r->tracing_len;
+	return r->tracing != NULL;
+}
+
+void ans_warnings(const struct ans_reader *r, const char *cmd, const char *path)
+{
+	uint64_t early = perfring_perfdata_early_flushed(r->pd);
+
+	if (early)
+		fprintf(stderr, "perfring %s: warning: %s: time ordering reached its memory bound (no FINISHED_ROUND "
+				"for too long): %llu record(s) were delivered before their round ended, so order "
+				"may be imperfect\n",
+			cmd, path, (unsigned long long)early);
+	if (r->bad_samples)
+		fprintf(stderr, "perfring %s: warning: %s: %llu sample(s) could not be decoded and were skipped\n", cmd,
+			path, (unsigned long long)r->bad_samples);
+}

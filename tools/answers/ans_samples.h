@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The samples of a perf.data file with their frames named: what `perfring
+ * script`, `perfring report` and the exports share.
+ *
+ * The file is read in time order (as perf script and perf report do), every
+ * record feeds a process model (perfring_procs) and a thread-name table, the
+ * HEADER_BUILD_ID feature gives the build ids of files mapped without one,
+ * and each SAMPLE comes out with its frames: the call chain when the sample
+ * has one (its PERF_CONTEXT_* markers skipped, each switching the cpumode
+ * of the entries that follow, as perf does; the kernel puts the sampled ip
+ * first, so the ip is not added again), else the ip alone; at most
+ * max_stack frames, as perf's kernel.perf_event_max_stack. Each frame is
+ * symbolized through one perfring_symbolizer and its cache, plus a cache of
+ * this module by (pid, cpumode, address).
+ */
+#ifndef PERFRING_TOOL_ANS_SAMPLES_H
+#define PERFRING_TOOL_ANS_SAMPLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <perfring/perfring.h>
+
+/* One frame, named as perf names it. */
+struct ans_frame {
+	uint64_t addr;        /* as recorded */
+	uint64_t shown_addr;  /* what perf script prints: the address in the binary for
+			       * a file mapping (map_ip: addr - start + pgoff), else addr */
+	const char *name;     /* the function; NULL when unknown ("[unknown]") */
+	uint64_t offset;      /* addr - the function's start */
+	const char *dso;      /* perf's dso column: the mapped file as recorded,
+			       * "[kernel.kallsyms]", "[MODULE]", "//anon", or "[unknown]" */
+	uint8_t build_id_size; /* 0 when unknown */
+	uint8_t build_id[PERFRING_BUILD_ID_MAX];
+	bool kernel;          /* a kernel address (cpumode kernel, or guest kernel) */
+	bool mapped;          /* a mapping holds it: map_* are set */
+	uint64_t map_start, map_end, map_pgoff;
+	const char *file;     /* source file and line when asked for and known */
+	uint32_t line;
+	const char *reason;   /* when name is NULL: why */
+	char dso_buf[32];     /* dso's storage when it is "/tmp/perf-PID.map" */
+};
+
+struct ans_sample {
+	const struct perfring_perfdata_record *rec;
+	const struct perfring_decoded *d;  /* the SAMPLE, decoded */
+	const struct perfring_sample *s;   /* &d->u.sample */
+	int event;                         /* index of its attr in the file */
+	const char *event_name;
+	const char *comm;                  /* the thread's name (":TID" when unknown) */
+	bool has_callchain;                /* the event records call chains */
+	struct ans_frame *frames;          /* [0] the leaf; valid until the next ans_next() */
+	size_t nframes;
+};
+
+struct ans_opts {
+	bool no_symbols;      /* frames without names (faster: script --dump-like uses) */
+	bool lines;           /* source file and line of each frame (DWARF) */
+	int max_stack;        /* 0: /proc/sys/kernel/perf_event_max_stack, else 127 */
+	const char *kallsyms; /* NULL: /proc/kallsyms */
+};
+
+struct ans_reader;
+
+/* Open path for cmd ("script", "report"); prints the one-line error and returns NULL on failure. */
+struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts);
+void ans_close(struct ans_reader *r);
+
+/* The next sample: 1, 0 at the end, or a negative error already printed
+ * ("perfring CMD: PATH: ..."). Samples that cannot be decoded are counted
+ * (ans_bad_samples) and skipped. */
+int ans_next(struct ans_reader *r, struct ans_sample *out);
+
+struct perfring_perfdata *ans_perfdata(const struct ans_reader *r);
+int ans_nevents(const struct ans_reader *r);
+const char *ans_event_name(const struct ans_reader *r, int event);
+uint64_t ans_bad_samples(const struct ans_reader *r);
+/* The sum of the LOST_SAMPLES records' counts read so far (perf report's "Total Lost Samples"). */
+uint64_t ans_lost_samples(const struct ans_reader *r);
+const struct perfring_symbolizer *ans_symbolizer(const struct ans_reader *r);
+
+/* The file's tracing data (the HEADER_TRACING_DATA feature, or in pipe mode
+ * the payload of the record seen so far): true with data and len, or false. */
+bool ans_tracing_data(const struct ans_reader *r, const void **data, size_t *len);
+
+/* The lines every command prints at the end (early flush of the time ordering,
+ * undecodable samples) on stderr. */
+void ans_warnings(const struct ans_reader *r, const char *cmd, const char *path);
+
+#endif

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `perfring script`'s default output: each sample as `perf script` prints
+ * it (a header line, then one line per frame), or as one JSON object.
+ */
+#ifndef PERFRING_TOOL_ANS_SCRIPT_H
+#define PERFRING_TOOL_ANS_SCRIPT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct ans_script_opts {
+	bool json;
+	bool lines;              /* source file:line after each frame */
+};
+
+/* Run script on path; returns the exit status (errors printed). */
+int ans_script_run(const char *cmd, const char *path, const struct ans_script_opts *opts);
+
+#endif

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The tracing data of a perf.data file, read as perf's trace-event-read.c
+ * lays it out:
+ *
+ *   "\x17\x08\x44tracing" VERSION\0 BIGENDIAN(u8) LONG_SIZE(u8) PAGE_SIZE(u32)
+ *   "header_page\0" u64 size, bytes      "header_event\0" u64 size, bytes
+ *   u32 count of ftrace formats, each u64 size + text
+ *   u32 count of systems, each NAME\0 u32 count, each u64 size + text
+ *   u32 size + kallsyms, u32 size + printk formats, [0.6+: u64 size + cmdlines]
+ *
+ * Numbers are in the byte order the header says. Only the event formats
+ * are used (and the printk formats, for bprint-style events); every length
+ * is checked against what is left.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "answers/ans_tracing.h"
+
+struct ans_tracing {
+	struct tep_handle *tep;
+	int count;
+};
+
+struct tcur {
+	const uint8_t *p, *end;
+	bool swap;
+	const char *what; /* on failure: what could not be read */
+};
+
+static bool take(struct tcur *c, size_t n, const uint8_t **out, const char *what)
+{
+	if ((size_t)(c->end - c->p) < n) {
+		c->what = what;
+		return false;
+	}
+	*out = c->p;
+	c->p += n;
+	return true;
+}
+
+static bool take_u32(struct tcur *c, uint32_t *v, const char *what)
+{
+	const uint8_t *b;
+
+	if (!take(c, 4, &b, what))
+		return false;
+	memcpy(v, b, 4);
+	if (c->swap)
+		*v = __builtin_bswap32(*v);
+	return true;
+}
+
+static bool take_u64(struct tcur *c, uint64_t *v, const char *what)
+{
+	const uint8_t *b;
+
+	if (!take(c, 8, &b, what))
+		return false;
+	memcpy(v, b, 8);
+	if (c->swap)
+		*v = __builtin_bswap64(*v);
+	return true;
+}
+
+static bool take_str(struct tcur *c, const char **s, const char *what)
+{
+	const uint8_t *nul = memchr(c->p, 0, c->end - c->p);
+
+	if (!nul) {
+		c->what = what;
+		return false;
+	}
+	*s = (const char *)c->p;
+	c->p = nul + 1;
+	return true;
+}
+
+/* A sized block: u64 size, then the bytes. */
+static bool take_block(struct tcur *c, const uint8_t **b, uint64_t *size, const char *what)
+{
+	if (!take_u64(c, size, what))
+		return false;
+	if (*size > (uint64_t)(c->end - c->p)) {
+		c->what = what;
+		return false;
+	}
+	return take(c, *size, b, what);
+}
+
+/* "0xADDR : \"fmt\"" lines: the formats of trace_printk() call sites. */
+static void register_printk(struct tep_handle *tep, const uint8_t *b, size_t len)
+{
+	char *text = malloc(len + 1), *line, *save = NULL, *fmt;
+	unsigned long long addr;
+
+	if (!text)
+		return;
+	memcpy(text, b, len);
+	text[len] = 0;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		fmt = strchr(line, ':');
+		if (!fmt || sscanf(line, "%llx", &addr) != 1)
+			continue;
+		fmt++;
+		while (*fmt == ' ')
+			fmt++;
+		if (*fmt == '"') {
+			size_t n;
+
+			fmt++;
+			n = strlen(fmt);
+			if (n && fmt[n - 1] == '"')
+				fmt[n - 1] = 0;
+		}
+		tep_register_print_string(tep, fmt, addr);
+	}
+	free(text);
+}
+
+static bool parse(struct ans_tracing *t, struct tcur *c)
+{
+	static const uint8_t magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	const uint8_t *b, *hdr;
+	const char *version, *sys;
+	uint32_t page_size, n, nsys, i, j, sz32;
+	uint64_t size;
+	int long_size;
+
+	if (!take(c, 10, &b, "the magic") || memcmp(b, magic, 10)) {
+		c->what = "the magic (not tracing data)";
+		return false;
+	}
+	if (!take_str(c, &version, "the version") || !take(c, 2, &hdr, "the byte order and long size"))
+		return false;
+	c->swap = (hdr[0] != 0) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	long_size = hdr[1];
+	if (long_size != 4 && long_size != 8) {
+		c->what = "the long size (neither 4 nor 8)";
+		return false;
+	}
+	tep_set_file_bigendian(t->tep, hdr[0] ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(t->tep, long_size);
+	if (!take_u32(c, &page_size, "the page size"))
+		return false;
+	tep_set_page_size(t->tep, page_size);
+	if (!take(c, 12, &b, "header_page") || memcmp(b, "header_page", 12) ||
+	    !take_block(c, &b, &size, "header_page's size"))
+		return false;
+	if (!take(c, 13, &b, "header_event") || memcmp(b, "header_event", 13) ||
+	    !take_block(c, &b, &size, "header_event's size"))
+		return false;
+	if (!take_u32(c, &n, "the count of ftrace formats"))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!take_block(c, &b, &size, "an ftrace format"))
+			return false;
+		if (tep_parse_event(t->tep, (const char *)b, size, "ftrace") == 0)
+			t->count++;
+	}
+	if (!take_u32(c, &nsys, "the count of systems"))
+		return false;
+	for (i = 0; i < nsys; i++) {
+		if (!take_str(c, &sys, "a system's name") || !take_u32(c, &n, "a system's count of formats"))
+			return false;
+		for (j = 0; j < n; j++) {
+			if (!take_block(c, &b, &size, "an event format"))
+				return false;
+			if (tep_parse_event(t->tep, (const char *)b, size, sys) == 0)
+				t->count++;
+		}
+	}
+	/* kallsyms, then the printk formats: optional for decoding; a file cut here is still usable. */
+	if (!take_u32(c, &sz32, "kallsyms") || !take(c, sz32, &b, "kallsyms"))
+		return true;
+	if (!take_u32(c, &sz32, "printk formats") || !take(c, sz32, &b, "printk formats"))
+		return true;
+	register_printk(t->tep, b, sz32);
+	return true;
+}
+
+struct ans_tracing *ans_tracing_new(const void *data, size_t len, char *err, size_t errlen)
+{
+	struct ans_tracing *t = calloc(1, sizeof(*t));
+	struct tcur c = { .p = data, .end = (const uint8_t *)data + len };
+
+	if (!t || !(t->tep = tep_alloc())) {
+		free(t);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!data || !parse(t, &c)) {
+		snprintf(err, errlen, "tracing data: cannot read %s at byte %zu of %zu",
+			 c.what ? c.what : "anything", (size_t)(c.p - (const uint8_t *)data), len);
+		ans_tracing_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void ans_tracing_free(struct ans_tracing *t)
+{
+	if (!t)
+		return;
+	tep_free(t->tep);
+	free(t);
+}
+
+int ans_tracing_count(const struct ans_tracing *t)
+{
+	return t ? t->count : 0;
+}
+
+/* The record, copied: libtraceevent reads it as writable and may read a little past fields. */
+static struct tep_event *find(struct ans_tracing *t, uint64_t id, const void *raw, size_t len,
+			      struct tep_record *rec, int cpu)
+{
+	struct tep_event *ev;
+
+	if (!t || !raw || len < 2 || id > 0xffff)
+		return NULL;
+	ev = tep_find_event(t->tep, (int)id);
+	if (!ev)
+		return NULL;
+	memset(rec, 0, sizeof(*rec));
+	rec->cpu = cpu;
+	rec->size = (int)len;
+	rec->data = (void *)raw;
+	return ev;
+}
+
+void ans_tracing_print(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu, FILE *f)
+{
+	struct tep_record rec;
+	struct trace_seq s;
+
+	if (!find(t, id, raw, len, &rec, cpu))
+		return;
+	trace_seq_init(&s);
+	tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	fwrite(s.buffer, 1, s.len, f);
+	trace_seq_destroy(&s);
+}
+
+void ans_tracing_emit(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu,
+		      struct pd_emit *e)
+{
+	struct tep_format_field **fields, *fl;
+	struct tep_record rec;
+	struct tep_event *ev;
+	struct trace_seq s;
+	unsigned long long v;
+	int i;
+
+	ev = find(t, id, raw, len, &rec, cpu);
+	if (!ev) {
+		pd_emit_null(e, "trace");
+		return;
+	}
+	trace_seq_init(&s);
+	tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	pd_emit_str(e, "trace", s.buffer);
+	trace_seq_destroy(&s);
+	fields = tep_event_fields(ev);
+	if (!fields)
+		return;
+	pd_emit_obj_begin(e, "fields");
+	for (i = 0; fields[i]; i++) {
+		fl = fields[i];
+		if (fl->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_ARRAY)) {
+			trace_seq_init(&s);
+			tep_print_field_content(&s, (void *)raw, (int)len, fl);
+			trace_seq_terminate(&s);
+			pd_emit_str(e, fl->name, s.buffer);
+			trace_seq_destroy(&s);
+		} else if ((unsigned)fl->offset + fl->size <= len && tep_read_number_field(fl, raw, &v) == 0) {
+			if (fl->flags & TEP_FIELD_IS_SIGNED) {
+				int64_t sv = fl->size == 1 ? (int8_t)v : fl->size == 2 ? (int16_t)v
+						 : fl->size == 4 ? (int32_t)v : (int64_t)v;
+
+				pd_emit_i64(e, fl->name, sv);
+			} else {
+				pd_emit_u64(e, fl->name, v);
+			}
+		}
+	}
+	pd_emit_obj_end(e);
+	free(fields);
+}

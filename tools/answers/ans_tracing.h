@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Tracepoint samples of a perf.data file, decoded with the formats of its
+ * tracing data (HEADER_TRACING_DATA: the feature section in file mode, the
+ * record's payload in pipe mode), parsed by libtraceevent as perf does
+ * (util/trace-event-read.c reads the same layout).
+ */
+#ifndef PERFRING_TOOL_ANS_TRACING_H
+#define PERFRING_TOOL_ANS_TRACING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "shared/pd_emit.h"
+
+struct ans_tracing;
+
+/* Parse the tracing data (len bytes). NULL with a one-line reason in err
+ * when it is not tracing data or is damaged (bounds checked throughout). */
+struct ans_tracing *ans_tracing_new(const void *data, size_t len, char *err, size_t errlen);
+void ans_tracing_free(struct ans_tracing *t);
+/* Formats parsed. */
+int ans_tracing_count(const struct ans_tracing *t);
+
+/* The fields of tracepoint id's record raw (len bytes) as perf script shows
+ * them (the format's print fmt); nothing when t is NULL or has no format
+ * for id. */
+void ans_tracing_print(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu, FILE *f);
+/* The same as JSON: "trace": the printed text, "fields": {name: value}. */
+void ans_tracing_emit(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu,
+		      struct pd_emit *e);
+
+#endif

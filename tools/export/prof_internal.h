@@ -1,0 +1,133 @@
+/* The profile's tables, shared by profile.c and the encoders (not part of profile.h's interface). */
+#ifndef PERFRING_TOOLS_PROF_INTERNAL_H
+#define PERFRING_TOOLS_PROF_INTERNAL_H
+
+#include "export/profile.h"
+
+/* Limits that keep one hostile sample from asking for unbounded memory. */
+#define PROF_MAX_EVENTS 4096
+#define PROF_MAX_FRAMES 65536   /* the kernel's perf_event_max_stack tops out below this */
+#define PROF_MAX_BUILD_ID 32    /* bytes; perf's build ids are at most 20 */
+
+/* Interned keys: id = index of first insertion, dense from 0. */
+struct ikey {
+	uint64_t hash;
+	uint32_t len, pad;     /* pad: data 8-aligned, keys are structs of uint64_t */
+	unsigned char data[];  /* len bytes, then a 0 (string keys are C strings) */
+};
+
+struct itab {
+	struct ikey **keys;
+	size_t n, keys_cap;
+	uint32_t *slots;       /* open addressing, id + 1, 0 = empty */
+	size_t slot_cap;
+};
+
+/* Returns the key's id (>= 0) or -ENOMEM/-EINVAL; *created says whether it is new. */
+long prof_itab_get(struct itab *t, const void *data, size_t len, bool *created);
+
+void prof_itab_free(struct itab *t);
+
+/* The id of a key already in the table, or -1. */
+long prof_itab_find(const struct itab *t, const void *data, size_t len);
+
+static inline const void *prof_key(const struct itab *t, size_t id)
+{
+	return t->keys[id]->data;
+}
+
+struct prof_map_key {          /* mapping id in locations: index + 1, 0 = none */
+	uint64_t start, limit, pgoff;
+	uint32_t file_sid, build_id_sid; /* build id as lowercase hex, "" when unknown */
+};
+
+struct prof_func_key {         /* function id in lines: index + 1 */
+	uint32_t name_sid, file_sid;
+};
+
+struct prof_line {
+	uint32_t func, line;
+};
+
+struct prof_loc_key {
+	uint64_t addr;
+	uint32_t map;          /* 0 = no mapping */
+	uint32_t kernel;
+	uint32_t nlines;       /* 0: an unnamed frame */
+	uint32_t pad;
+	struct prof_line lines[]; /* innermost (inlined) first, the real function last */
+};
+
+struct prof_stack_key {
+	uint32_t event, pid, tid, comm_sid, nlocs;
+	uint32_t locs[];       /* location indexes, leaf first */
+};
+
+struct prof_vals {
+	uint64_t count, period;
+};
+
+struct profile {
+	int nevents;
+	uint32_t *event_sid;
+	struct itab strs, maps, funcs, locs, stacks;
+	struct prof_vals *stack_vals; /* per stack id */
+	size_t vals_cap;
+	uint64_t nsamples;
+	uint64_t time_min, time_max;  /* perf clock ns; 0 = no times */
+	bool has_clock;
+	uint64_t clock_perf_ns, clock_epoch_ns;
+	void *scratch;                /* key being built */
+	size_t scratch_cap;
+};
+
+static inline const char *prof_str(const struct profile *p, uint32_t sid)
+{
+	return (const char *)p->strs.keys[sid]->data;
+}
+
+static inline const struct prof_stack_key *prof_stack(const struct profile *p, size_t id)
+{
+	return prof_key(&p->stacks, id);
+}
+
+static inline const struct prof_loc_key *prof_loc(const struct profile *p, uint32_t id)
+{
+	return prof_key(&p->locs, id);
+}
+
+static inline const struct prof_map_key *prof_map(const struct profile *p, uint32_t map)
+{
+	return map ? prof_key(&p->maps, map - 1) : NULL;
+}
+
+static inline const struct prof_func_key *prof_func(const struct profile *p, uint32_t func)
+{
+	return prof_key(&p->funcs, func - 1);
+}
+
+/* A growable byte buffer for the encoders; b[len] is always 0 (text reads as a C string).
+ * The first failed allocation sets err (-ENOMEM) and later puts do nothing. */
+struct prof_buf {
+	unsigned char *b;
+	size_t len, cap;
+	int err;
+};
+
+void prof_buf_put(struct prof_buf *b, const void *data, size_t n);
+
+/* Whether the event counts time in nanoseconds (cpu-clock, task-clock, with or without :modifiers). */
+bool prof_event_is_clock(const char *name);
+
+/* The names a frame is shown by in folded stacks and speedscope, as perf
+ * script + stackcollapse-perf.pl would show it: the function; an unnamed
+ * frame as "[binary's base name]" or "[unknown]". Inlined functions of a
+ * location are frames of their own. Calls fn(name, file, arg) outermost
+ * first (file: the function's source file, "" when unknown); names are only
+ * valid during the call. Returns the first non-zero fn result. */
+int prof_loc_names(const struct profile *p, uint32_t loc, int (*fn)(const char *name, const char *file, void *arg), void *arg);
+
+/* The name a process's samples are shown under (comm; ":PID" when unknown, as perf). */
+const char *prof_comm_name(const struct profile *p, const struct prof_stack_key *k, char *buf, size_t bufsz);
+
+#endif

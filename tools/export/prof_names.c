@@ -1,0 +1,58 @@
+/* How frames and processes are named in the text exports (folded, speedscope). */
+#include <stdio.h>
+#include <string.h>
+
+#include "export/prof_internal.h"
+
+bool prof_event_is_clock(const char *name)
+{
+	size_t n = strcspn(name, ":/");
+
+	return (n == 9 && strncmp(name, "cpu-clock", 9) == 0) || (n == 10 && strncmp(name, "task-clock", 10) == 0);
+}
+
+int prof_loc_names(const struct profile *p, uint32_t loc, int (*fn)(const char *name, const char *file, void *arg), void *arg)
+{
+	const struct prof_loc_key *l = prof_loc(p, loc);
+	int err;
+
+	if (!l->nlines) {
+		/* stackcollapse-perf.pl: an unknown symbol is shown as its binary's base name in brackets. */
+		const struct prof_map_key *m = prof_map(p, l->map);
+		const char *bin = m ? prof_str(p, m->file_sid) : "";
+		char buf[512];
+
+		if (!*bin || strcmp(bin, "[unknown]") == 0) {
+			bin = "unknown";
+		} else {
+			const char *slash = strrchr(bin, '/');
+
+			if (slash && slash[1])
+				bin = slash + 1;
+		}
+		/* "[kernel.kallsyms]" is already bracketed: perf script prints it so and the script keeps it. */
+		if (bin[0] == '[' && bin[strlen(bin) - 1] == ']')
+			snprintf(buf, sizeof(buf), "%s", bin);
+		else
+			snprintf(buf, sizeof(buf), "[%s]", bin);
+		return fn(buf, "", arg);
+	}
+	/* Outermost first: the real function is the last line, the innermost inlined one the first. */
+	for (uint32_t i = l->nlines; i-- > 0;) {
+		const struct prof_func_key *f = prof_func(p, l->lines[i].func);
+
+		if ((err = fn(prof_str(p, f->name_sid), prof_str(p, f->file_sid), arg)))
+			return err;
+	}
+	return 0;
+}
+
+const char *prof_comm_name(const struct profile *p, const struct prof_stack_key *k, char *buf, size_t bufsz)
+{
+	const char *comm = prof_str(p, k->comm_sid);
+
+	if (*comm)
+		return comm;
+	snprintf(buf, bufsz, ":%u", k->pid);
+	return buf;
+}

@@ -1,0 +1,258 @@
+/* speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json,
+ * speedscope's src/lib/file-format-spec.ts):
+ *
+ *   {"$schema": "...", "shared": {"frames": [{"name", "file"?}...]},
+ *    "profiles": [{"type": "sampled", "name", "unit", "startValue", "endValue",
+ *                  "samples": [[frame index, root first ...]...], "weights": [...]}...],
+ *    "name", "activeProfileIndex": 0, "exporter": "perfring"}
+ *
+ * One sampled profile per (event, process): speedscope shows one profile at a
+ * time and its sandwich/left-heavy views are most useful for one program;
+ * the profiles of an event are sorted by weight, heaviest first, so the file
+ * opens on the busiest process of the first event. A process's threads are
+ * merged. Weights are the samples' periods: nanoseconds for cpu-clock and
+ * task-clock, unit "none" (event counts) for the others. A sample is one
+ * distinct stack (the profile aggregates), so the "Time Order" view is the
+ * order of first appearance rather than time. Frames are named as in the
+ * folded export (prof_loc_names) but untidied; a frame is its (name, source
+ * file), so a function is one frame whatever its line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/prof_internal.h"
+
+/* A JSON string; bytes that are not valid UTF-8 become U+FFFD (JSON text must be UTF-8). */
+static void json_str(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	while (*p) {
+		unsigned char c = *p;
+		size_t n = 0;
+
+		if (c == '"' || c == '\\') {
+			fputc('\\', out);
+			fputc(c, out);
+			p++;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			fprintf(out, "\\u%04x", c);
+			p++;
+			continue;
+		}
+		if (c < 0x80) {
+			fputc(c, out);
+			p++;
+			continue;
+		}
+		/* The length of a well-formed sequence (no overlongs, surrogates or > U+10FFFF), else 0. */
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 4;
+		for (size_t i = 1; i < n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				n = 0;
+		if (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
+			n = 0;
+		if (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
+			n = 0;
+		if (!n) {
+			fputs("\\ufffd", out);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n, out);
+		p += n;
+	}
+	fputc('"', out);
+}
+
+struct frames {
+	struct itab tab;  /* key: name "\0" file */
+	char *key;
+	size_t cap;
+	uint32_t *ids;    /* the frames of one location, outermost first */
+	size_t n, ids_cap;
+	int err;
+};
+
+static int add_frame(const char *name, const char *file, void *arg)
+{
+	struct frames *fr = arg;
+	size_t ln = strlen(name), lf = strlen(file);
+
+	if (ln + lf + 2 > fr->cap) {
+		size_t cap = (ln + lf + 2) * 2;
+		char *k = realloc(fr->key, cap);
+
+		if (!k)
+			return fr->err = -ENOMEM;
+		fr->key = k;
+		fr->cap = cap;
+	}
+	memcpy(fr->key, name, ln + 1);
+	memcpy(fr->key + ln + 1, file, lf + 1);
+	long id = prof_itab_get(&fr->tab, fr->key, ln + lf + 2, NULL);
+
+	if (id < 0)
+		return fr->err = (int)id;
+	if (fr->n == fr->ids_cap) {
+		size_t cap = fr->ids_cap ? fr->ids_cap * 2 : 16;
+		uint32_t *ids = realloc(fr->ids, cap * sizeof(*ids));
+
+		if (!ids)
+			return fr->err = -ENOMEM;
+		fr->ids = ids;
+		fr->ids_cap = cap;
+	}
+	fr->ids[fr->n++] = (uint32_t)id;
+	return 0;
+}
+
+struct group {
+	uint32_t event, pid;
+	uint64_t weight;
+	size_t first, n; /* range in the sorted stack order */
+};
+
+static int cmp_stack(const void *a, const void *b, void *arg)
+{
+	const struct profile *sort_p = arg;
+	const struct prof_stack_key *x = prof_stack(sort_p, *(const uint32_t *)a);
+	const struct prof_stack_key *y = prof_stack(sort_p, *(const uint32_t *)b);
+
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
+{
+	struct frames fr = { 0 };
+	uint32_t *order = NULL, **loc_frames = NULL, *loc_nframes = NULL;
+	struct group *groups = NULL;
+	size_t ngroups = 0;
+	int err = 0;
+
+	if (!p || !out)
+		return -EINVAL;
+	/* Frames of every location, interned across locations. */
+	loc_frames = calloc(p->locs.n ? p->locs.n : 1, sizeof(*loc_frames));
+	loc_nframes = calloc(p->locs.n ? p->locs.n : 1, sizeof(*loc_nframes));
+	order = malloc((p->stacks.n ? p->stacks.n : 1) * sizeof(*order));
+	groups = calloc(p->stacks.n ? p->stacks.n : 1, sizeof(*groups));
+	if (!loc_frames || !loc_nframes || !order || !groups) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < p->locs.n; i++) {
+		fr.n = 0;
+		if (prof_loc_names(p, (uint32_t)i, add_frame, &fr) || fr.err) {
+			err = fr.err ? fr.err : -ENOMEM;
+			goto out;
+		}
+		loc_frames[i] = malloc(fr.n * sizeof(uint32_t));
+		if (!loc_frames[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memcpy(loc_frames[i], fr.ids, fr.n * sizeof(uint32_t));
+		loc_nframes[i] = (uint32_t)fr.n;
+	}
+	/* Stacks grouped by (event, pid); groups ordered by event, heaviest first. */
+	for (size_t i = 0; i < p->stacks.n; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, p->stacks.n, sizeof(*order), cmp_stack, (void *)p);
+	for (size_t i = 0; i < p->stacks.n; i++) {
+		const struct prof_stack_key *k = prof_stack(p, order[i]);
+		struct group *g = ngroups ? &groups[ngroups - 1] : NULL;
+
+		if (!g || g->event != k->event || g->pid != k->pid) {
+			g = &groups[ngroups++];
+			*g = (struct group){ .event = k->event, .pid = k->pid, .first = i };
+		}
+		g->n++;
+		g->weight += p->stack_vals[order[i]].period;
+	}
+	qsort(groups, ngroups, sizeof(*groups), cmp_group);
+
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[", out);
+	for (size_t i = 0; i < fr.tab.n; i++) {
+		const char *nm = prof_key(&fr.tab, i);
+		const char *file = nm + strlen(nm) + 1;
+
+		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
+		json_str(out, nm);
+		if (*file) {
+			fputs(",\"file\":", out);
+			json_str(out, file);
+		}
+		fputc('}', out);
+	}
+	fputs("]},\n\"profiles\":[", out);
+	for (size_t gi = 0; gi < ngroups; gi++) {
+		const struct group *g = &groups[gi];
+		const struct prof_stack_key *k0 = prof_stack(p, order[g->first]);
+		const char *ev = prof_str(p, p->event_sid[g->event]);
+		char cbuf[32], title[768];
+
+		snprintf(title, sizeof(title), "%s: %s (pid %u)", ev, prof_comm_name(p, k0, cbuf, sizeof(cbuf)), g->pid);
+		fputs(gi ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
+		json_str(out, title);
+		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
+			prof_event_is_clock(ev) ? "nanoseconds" : "none", (unsigned long long)g->weight);
+		for (size_t i = 0; i < g->n; i++) {
+			const struct prof_stack_key *k = prof_stack(p, order[g->first + i]);
+			bool first = true;
+
+			fputs(i ? ",[" : "[", out);
+			for (uint32_t j = k->nlocs; j-- > 0;) {
+				for (uint32_t f = 0; f < loc_nframes[k->locs[j]]; f++) {
+					fprintf(out, first ? "%u" : ",%u", loc_frames[k->locs[j]][f]);
+					first = false;
+				}
+			}
+			fputc(']', out);
+		}
+		fputs("],\n\"weights\":[", out);
+		for (size_t i = 0; i < g->n; i++)
+			fprintf(out, i ? ",%llu" : "%llu", (unsigned long long)p->stack_vals[order[g->first + i]].period);
+		fputs("]}", out);
+	}
+	fputs("],\n\"name\":", out);
+	json_str(out, name ? name : "perfring");
+	fputs(",\"activeProfileIndex\":0,\"exporter\":\"perfring\"}\n", out);
+	if (fflush(out) || ferror(out))
+		err = -EIO;
+out:
+	for (size_t i = 0; loc_frames && i < p->locs.n; i++)
+		free(loc_frames[i]);
+	free(loc_frames);
+	free(loc_nframes);
+	free(order);
+	free(groups);
+	free(fr.key);
+	free(fr.ids);
+	prof_itab_free(&fr.tab);
+	return err;
+}
