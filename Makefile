@@ -239,6 +239,8 @@ install: lib $(TOOL) $(O)/perfring.pc $(O)/cmake/perfringConfig.cmake $(O)/cmake
 	install -d $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
 	install -m 644 include/perfring/*.h $(DESTDIR)$(INCLUDEDIR)/perfring/
+	install -d $(DESTDIR)$(INCLUDEDIR)/perfring/bpf
+	install -m 644 bpf/perfring_ringbuf.bpf.h $(DESTDIR)$(INCLUDEDIR)/perfring/bpf/
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libperfring.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libperfring.so

@@ -9,6 +9,11 @@
  *
  * Filters (pid, comm, CPU) run here, before anything is copied, so that
  * filtered events cost the ring nothing.
+ *
+ * With use_ringbuf (`perfring trace --ringbuf`) the samples go to the BPF
+ * ring buffer `events_rb` instead, through perfring_ringbuf.bpf.h (failed
+ * writes counted as lost), each followed by the u32 CPU it was written on
+ * (a shared ring does not tell).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -16,6 +21,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "trace.h"
+#include "perfring_ringbuf.bpf.h"
 
 struct task_struct {
 	int pid;
@@ -27,6 +33,12 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 } events SEC(".maps");
+
+/* Sized by user space (trace_load()) when used. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} events_rb SEC(".maps");
 
 /* What to copy, by the index user space gave as the attach cookie. */
 struct {
@@ -64,6 +76,7 @@ struct {
 } scratch SEC(".maps");
 
 const volatile __u32 filter_flags = 0;
+const volatile __u32 use_ringbuf = 0;
 const volatile char filter_comm[TRACE_COMM_LEN] = {};
 /* perfring's own process: in `pids` so that its children are followed, but
  * not traced itself. */
@@ -257,10 +270,18 @@ int trace_event(void *ctx)
 		__sync_fetch_and_add(&counts.truncated, 1);
 
 	pos &= TRACE_SAMPLE_MAX - 1;
-	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, pos) == 0)
+	if (use_ringbuf) {
+		/* pos is a multiple of 4 (the user strings are padded to 4). */
+		*(__u32 *)(buf + pos) = bpf_get_smp_processor_id();
+		if (perfring_ringbuf_output(&events_rb, buf, pos + 4, 0) == 0)
+			__sync_fetch_and_add(&counts.sent, 1);
+		else
+			__sync_fetch_and_add(&counts.send_failed, 1);
+	} else if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, pos) == 0) {
 		__sync_fetch_and_add(&counts.sent, 1);
-	else
+	} else {
 		__sync_fetch_and_add(&counts.send_failed, 1);
+	}
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <perfring/common.h>
 #include <perfring/ring.h>
 #include <perfring/reader.h>
+#include <perfring/ringbuf.h>
 #include <perfring/record.h>
 #include <perfring/perfdata.h>
 #include <perfring/perfdata_write.h>

@@ -55,4 +55,48 @@ static inline uint64_t pr_counter_get(const uint64_t *c)
 	return __atomic_load_n(c, __ATOMIC_RELAXED);
 }
 
+/*
+ * Memory ordering of the BPF ring buffer (BPF_MAP_TYPE_RINGBUF), paired
+ * with kernel/bpf/ringbuf.c:
+ *
+ *   kernel (producer)                      user (consumer)
+ *   __bpf_ringbuf_reserve():               LOAD-ACQUIRE producer_pos   (G)
+ *     hdr->len = size | BUSY               for each record at cons:
+ *     smp_store_release(producer_pos) (E)    LOAD-ACQUIRE hdr->len     (H)
+ *   bpf_ringbuf_commit():                    BUSY: stop; DISCARD: skip
+ *     xchg(&hdr->len, size [| DISCARD]) (F)  LOAD $data
+ *     smp_load_acquire(consumer_pos)  (J)  STORE consumer_pos (seq_cst) (K)
+ *     == rec_pos: wake the consumer        ...then LOAD producer_pos/len
+ *                                             again before sleeping
+ *
+ * (G) pairs with (E): the BUSY header of every reserved record is visible
+ * before the position that covers it. (H) pairs with (F): the payload the
+ * program wrote before its commit is visible once the BUSY bit is seen
+ * clear. (K) is a release store (our reads of the batch complete before
+ * the kernel may reuse the space, pairing with (J)), made sequentially
+ * consistent: it is a full barrier between our store of consumer_pos and
+ * our next check of producer_pos/len, as (F) is between the kernel's
+ * store of len and its load of consumer_pos (J). Without it both sides can
+ * miss each other's store (store buffering): the kernel sees the old
+ * consumer_pos and sends no wakeup while we see the record still BUSY and
+ * go to sleep with data pending. We store once per batch, not per record
+ * as libbpf does: the kernel only compares consumer_pos with the position
+ * of the record it commits, so a later store only delays a wakeup that
+ * the reader, awake and draining, does not need.
+ */
+static inline uint64_t pr_rb_load_producer(const volatile uint64_t *producer_pos)
+{
+	return __atomic_load_n(producer_pos, __ATOMIC_ACQUIRE);
+}
+
+static inline uint32_t pr_rb_load_len(const volatile uint32_t *len)
+{
+	return __atomic_load_n(len, __ATOMIC_ACQUIRE);
+}
+
+static inline void pr_rb_store_consumer(volatile uint64_t *consumer_pos, uint64_t value)
+{
+	__atomic_store_n(consumer_pos, value, __ATOMIC_SEQ_CST);
+}
+
 #endif /* PERFRING_BARRIER_H */

@@ -5,7 +5,9 @@
 
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,6 +18,20 @@
 #ifndef PERF_EVENT_IOC_PAUSE_OUTPUT
 #define PERF_EVENT_IOC_PAUSE_OUTPUT _IOW('$', 9, __u32)
 #endif
+
+/* RLIMIT_MEMLOCK for a message: "64 KiB" or "unlimited". */
+static inline void pr_memlock_limit(char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(buf, len, "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
+	else
+		snprintf(buf, len, "unlimited");
+}
+
+/* The kernel's name of a map type, for messages (reader_bpf.c). */
+const char *pr_bpf_map_type_name(__u32 type);
 
 static inline int pr_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
 				     unsigned long flags)

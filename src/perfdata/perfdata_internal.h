@@ -238,7 +238,6 @@ void pd_attrs_free(struct perfring_perfdata *pd);
 int pd_feature_set(struct perfring_perfdata *pd, int feat, const uint8_t *data, size_t len, bool copy);
 void pd_features_free(struct perfring_perfdata *pd);
 
-/* perfdata_next.c */
 /* The HEADER_TRACING_DATA feature for the tracepoints with these ids
  * (perfdata_tracing.c): *out (malloc'd) and *out_len, or a negative errno. */
 int pd_tracing_data(const uint64_t *ids, size_t nr, uint8_t **out, size_t *out_len);
@@ -258,6 +257,7 @@ int pw_bids_record(struct pw_bids *b, const void *rec, size_t len);
 int pw_bids_write(struct pw_bids *b, int (*emit)(void *ctx, const void *p, size_t n), void *ctx);
 void pw_bids_free(struct pw_bids *b);
 
+/* perfdata_next.c */
 void pd_next_free(struct perfring_perfdata *pd);
 
 #endif /* PERFRING_PERFDATA_INTERNAL_H */

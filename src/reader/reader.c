@@ -15,6 +15,7 @@
 #include "common/barrier.h"
 #include "reader/reader_internal.h"
 #include "common/sys.h"
+#include <perfring/ringbuf.h>
 
 static bool is_pow2(size_t v)
 {
@@ -235,7 +236,6 @@ static int ring_map_error(int err, int fd, int cpu, size_t data_bytes, const cha
 	int64_t len = perfring_ring_mmap_len(data_bytes);
 	size_t page = perfring_page_size();
 	char who[64], mlock_kb[32], memlock[48];
-	struct rlimit rl;
 
 	if (cpu >= 0)
 		snprintf(who, sizeof(who), "CPU %d", cpu);
@@ -249,10 +249,7 @@ static int ring_map_error(int err, int fd, int cpu, size_t data_bytes, const cha
 	case EPERM:
 	case ENOMEM:
 		read_proc_value("/proc/sys/kernel/perf_event_mlock_kb", mlock_kb, sizeof(mlock_kb));
-		if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-			snprintf(memlock, sizeof(memlock), "%llu KiB", (unsigned long long)rl.rlim_cur / 1024);
-		else
-			snprintf(memlock, sizeof(memlock), "unlimited");
+		pr_memlock_limit(memlock, sizeof(memlock));
 		return pr_fail(err,
 			       "cannot map the perf ring of %s (%lld bytes: 1 + %zu pages): %s. Perf ring memory "
 			       "is limited per user by /proc/sys/kernel/perf_event_mlock_kb (now %s KiB, times the "
@@ -276,7 +273,6 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 {
 	struct perfring_ring_opts ropts = PERFRING_OPTS_INIT(perfring_ring_opts);
 	struct pr_rd_ring *r;
-	struct epoll_event ev;
 	char ring_msg[256];
 	int err;
 
@@ -300,6 +296,18 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 	r->cpu = cpu;
 	r->own_fd = own_fd;
 	r->overwrite = rd->cfg.overwrite;
+	err = pr_rd_append_ring(rd, r);
+	if (err < 0) {
+		perfring_ring_free(r->ring);
+		free(r);
+	}
+	return err;
+}
+
+int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r)
+{
+	struct epoll_event ev;
+	int err;
 
 	pthread_mutex_lock(&rd->lock);
 	if (rd->ring_cnt == rd->ring_cap) {
@@ -308,8 +316,6 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 
 		if (!n) {
 			pthread_mutex_unlock(&rd->lock);
-			perfring_ring_free(r->ring);
-			free(r);
 			return pr_fail(ENOMEM, "perfring reader: out of memory");
 		}
 		rd->rings = n;
@@ -317,20 +323,22 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 	}
 	r->idx = rd->ring_cnt;
 	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
+	/* A ring buffer's fd polls readable as long as it holds bytes, also a
+	 * record still BUSY: edge-triggered, it wakes us when the kernel
+	 * commits the record we wait at (see pr_rd_rb_has_data()). */
+	ev.events = r->rb ? EPOLLIN | EPOLLET : EPOLLIN;
 	ev.data.u64 = (uint64_t)r->idx;
-	if (epoll_ctl(rd->epoll_fd, EPOLL_CTL_ADD, fd, &ev)) {
+	if (epoll_ctl(rd->epoll_fd, EPOLL_CTL_ADD, r->fd, &ev)) {
 		err = errno;
 		pthread_mutex_unlock(&rd->lock);
-		perfring_ring_free(r->ring);
-		free(r);
-		return pr_fail(err, "cannot add perf event fd %d to the reader's epoll set: %s", fd, strerror(err));
+		return pr_fail(err, "cannot add %s fd %d to the reader's epoll set: %s",
+			       r->rb ? "BPF ring buffer map" : "perf event", r->fd, strerror(err));
 	}
 	rd->rings[rd->ring_cnt] = r;
 	/* Publish the count after the slot: accessors may read it. */
 	__atomic_store_n(&rd->ring_cnt, rd->ring_cnt + 1, __ATOMIC_RELEASE);
 	/* A ring added to a paused or closed caller-fd reader starts paused. */
-	if (!rd->is_bpf && (rd->paused || __atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
+	if (!rd->is_bpf && r->ring && (rd->paused || __atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
 		perfring_ring_pause(r->ring);
 	pthread_mutex_unlock(&rd->lock);
 	return r->idx;
@@ -372,6 +380,7 @@ void perfring_reader_free(struct perfring_reader *rd)
 		struct pr_rd_ring *r = rd->rings[i];
 
 		perfring_ring_free(r->ring);
+		perfring_ringbuf_free(r->rb);
 		if (r->own_fd)
 			close(r->fd);
 		if (r->wfd >= 0)
@@ -401,8 +410,8 @@ static int rings_set_output(struct perfring_reader *rd, bool on)
 	for (i = 0; i < rd->ring_cnt; i++) {
 		struct pr_rd_ring *r = rd->rings[i];
 
-		if (r->draining)
-			continue;
+		if (r->draining || r->rb)
+			continue; /* a ring buffer cannot be paused from user space */
 		ret = on ? perfring_ring_resume(r->ring) : perfring_ring_pause(r->ring);
 		if (ret && !first)
 			first = ret;
@@ -472,7 +481,10 @@ static int ring_set_output(struct perfring_reader *rd, int idx, bool on, const c
 			       rd->ring_cnt);
 	}
 	r = rd->rings[idx];
-	if (rd->is_bpf)
+	if (r->rb)
+		ret = pr_fail(EOPNOTSUPP, "%s: ring %d is a BPF ring buffer, which cannot be paused from user "
+				  "space (the program writes to it directly)", fn, idx);
+	else if (rd->is_bpf)
 		ret = pr_rd_bpf_set_ring_output(rd, r, on, false);
 	else if (!r->draining) /* a drain holds it paused and resumes it after */
 		ret = on ? perfring_ring_resume(r->ring) : perfring_ring_pause(r->ring);
@@ -500,7 +512,8 @@ int perfring_reader_pending(const struct perfring_reader *rd)
 		return pr_fail(EINVAL, "perfring_reader_pending: reader is NULL");
 	cnt = __atomic_load_n(&rd->ring_cnt, __ATOMIC_ACQUIRE);
 	for (i = 0; i < cnt; i++)
-		if (perfring_ring_bytes_available(rd->rings[i]->ring))
+		if (rd->rings[i]->rb ? pr_rd_rb_has_data(rd->rings[i]) :
+				       perfring_ring_bytes_available(rd->rings[i]->ring) != 0)
 			n++;
 	return n;
 }
@@ -607,6 +620,9 @@ struct perfring_ring *perfring_reader_ring(const struct perfring_reader *rd, int
 		errno = EINVAL;
 		return NULL;
 	}
+	if (r->rb)
+		return pr_fail_null(ENOTTY, "perfring_reader_ring: ring %d is a BPF ring buffer: see "
+				    "perfring_reader_ringbuf()", idx);
 	return r->ring;
 }
 
@@ -631,6 +647,8 @@ int perfring_reader_stats(const struct perfring_reader *rd, int idx, struct perf
 		return -EINVAL;
 	if (!stats)
 		return pr_fail(EINVAL, "perfring_reader_stats: stats is NULL");
+	if (r->rb)
+		return perfring_ringbuf_stats(r->rb, stats);
 	return perfring_ring_stats(r->ring, stats);
 }
 

@@ -17,7 +17,7 @@
 
 /* The kernel's name of a map type, for messages (by value: newer types than
  * the build machine's uapi header knows are named too). */
-static const char *map_type_name(uint32_t type)
+const char *pr_bpf_map_type_name(uint32_t type)
 {
 	static const char *const names[] = {
 		"BPF_MAP_TYPE_UNSPEC", /* 0 */
@@ -132,6 +132,8 @@ int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet)
 	int i, ret, first = 0;
 
 	for (i = 0; i < rd->ring_cnt; i++) {
+		if (rd->rings[i]->rb)
+			continue; /* a ring buffer has no map slot */
 		/* Only the first failure's message is kept. */
 		ret = pr_rd_bpf_set_ring_output(rd, rd->rings[i], on, quiet || first);
 		if (ret && !first)
@@ -256,7 +258,7 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	if (info.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
 		err = pr_fail(EINVAL, "map_fd %d (\"%s\") is a %s map (type %u); perfring_reader_new_bpf() needs a "
 				      "BPF_MAP_TYPE_PERF_EVENT_ARRAY",
-			      map_fd, info.name, map_type_name(info.type), info.type);
+			      map_fd, info.name, pr_bpf_map_type_name(info.type), info.type);
 		goto fail;
 	}
 	err = select_cpus(&cfg, info.max_entries, &cpus, &cnt);

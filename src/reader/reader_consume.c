@@ -347,6 +347,8 @@ static int drain_ring_once(struct perfring_reader *rd, struct pr_rd_ring *r, per
 	uint64_t head = 0;
 	int ret;
 
+	if (r->rb)
+		return pr_rd_rb_drain(rd, r, fn, ctx, stopped);
 	if (!r->overwrite) {
 		uint64_t end = pr_load_head(&r->ring->meta->data_head);
 		uint64_t tail = r->ring->commit_pos;

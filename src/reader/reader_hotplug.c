@@ -114,7 +114,7 @@ static struct pr_rd_ring *ring_of_cpu(struct perfring_reader *rd, int cpu)
 	int i;
 
 	for (i = 0; i < rd->ring_cnt; i++)
-		if (rd->rings[i]->cpu == cpu)
+		if (rd->rings[i]->cpu == cpu && !rd->rings[i]->rb) /* not a per-CPU ring buffer */
 			return rd->rings[i];
 	return NULL;
 }

@@ -8,6 +8,7 @@
  *   reader_read.c     copy-out delivery: read
  *   reader_hotplug.c  BPF readers: following CPUs going offline and online
  *   reader_order.c    records of all rings in time order (k-way merge)
+ *   reader_ringbuf.c  BPF ring buffers (BPF_MAP_TYPE_RINGBUF) among the rings
  * Not installed.
  */
 #ifndef PERFRING_READER_INTERNAL_H
@@ -15,6 +16,7 @@
 
 #include <pthread.h>
 #include <perfring/reader.h>
+#include <perfring/ringbuf.h>
 
 #define PR_RD_DEFAULT_PAGES 64
 /* header.size is a u16 and records are 8-byte aligned. */
@@ -33,6 +35,9 @@ enum pr_pass_state {
 
 struct pr_rd_ring {
 	struct perfring_ring *ring;
+	/* A BPF ring buffer instead of a perf ring (ring is then NULL): every
+	 * ring-specific step dispatches on it (reader_ringbuf.c). */
+	struct perfring_ringbuf *rb;
 	int fd;
 	int cpu;
 	int idx;
@@ -146,6 +151,9 @@ struct perfring_reader {
 int pr_rd_parse_opts(const struct perfring_reader_opts *opts, bool bpf, struct pr_rd_config *cfg);
 struct perfring_reader *pr_rd_alloc(const struct pr_rd_config *cfg);
 int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd);
+/* Give r (its ring or rb set, fd, cpu) an index, epoll registration and a
+ * slot. Returns the index, or an error (r is then not kept). */
+int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r);
 int pr_rd_skip_cpu(struct perfring_reader *rd, int cpu);
 void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r);
 void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r);
@@ -220,6 +228,14 @@ int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why);
 
 /* reader_read.c */
 void pr_rd_pass_abandon(struct perfring_reader *rd);
+
+/* reader_ringbuf.c: the ring buffer side of drain, read, consume_samples
+ * and the wait's data check. */
+int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx, bool *stopped);
+int pr_rd_rb_read(struct perfring_reader *rd, struct pr_rd_ring *r, struct perfring_msg_buf *out);
+int pr_rd_rb_samples(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_sample_fn sample_fn,
+		     perfring_lost_fn lost_fn, void *ctx, bool *stopped);
+bool pr_rd_rb_has_data(const struct pr_rd_ring *r);
 
 /* The record at pos of a forward batch ending at end, validated and decoded
  * into *ev (not consumed). 0, or a negative error with the message set. */

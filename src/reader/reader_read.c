@@ -188,7 +188,8 @@ static int pass_next(struct perfring_reader *rd, struct perfring_msg_buf *out)
 		int ret;
 
 		if (r->pass_state != PR_PASS_DONE) {
-			ret = r->overwrite ? read_overwrite(rd, r, out) : read_forward(rd, r, out);
+			ret = r->rb ? pr_rd_rb_read(rd, r, out) :
+			      r->overwrite ? read_overwrite(rd, r, out) : read_forward(rd, r, out);
 			if (ret < 0)
 				return ret; /* the same ring is tried first next time */
 			if (ret == 1) {

@@ -182,7 +182,9 @@ int perfring_reader_consume_samples(struct perfring_reader *rd, perfring_sample_
 		struct pr_rd_ring *r = rd->rings[idx];
 		uint64_t end;
 
-		if (!r->overwrite) {
+		if (r->rb) {
+			ret = pr_rd_rb_samples(rd, r, sample_fn, lost_fn, ctx, &stopped);
+		} else if (!r->overwrite) {
 			end = pr_load_head(&r->ring->meta->data_head);
 			if (end == r->ring->commit_pos)
 				continue;

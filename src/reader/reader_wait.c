@@ -156,6 +156,8 @@ int pr_rd_enter(struct perfring_reader *rd)
 
 bool pr_rd_ring_has_data(const struct pr_rd_ring *r)
 {
+	if (r->rb)
+		return pr_rd_rb_has_data(r);
 	if (r->overwrite)
 		return pr_rd_ow_head(r) != r->ow_seen_head;
 	return perfring_ring_bytes_available(r->ring) != 0;
@@ -179,7 +181,9 @@ static bool ring_due(const struct perfring_reader *rd, struct pr_rd_ring *r, boo
 		r->owed = false;
 		return false;
 	}
-	if (r->owed || rd->cfg.wakeup_events == 1)
+	/* A ring buffer has no threshold of ours: the kernel (or the
+	 * program's BPF_RB_* flags) decides its wakeups, as for libbpf. */
+	if (r->owed || r->rb || rd->cfg.wakeup_events == 1)
 		return true;
 	*pending = true;
 	return false;

@@ -28,8 +28,32 @@ done
 t_check installed_files "missing in DESTDIR:$missing" [ -z "$missing" ]
 t_check so_symlinks "libperfring.so -> libperfring.so.0 -> libperfring.so.0.1.0 expected" \
 	bash -c "[ \"\$(readlink '$D/usr/lib/libperfring.so')\" = libperfring.so.0 ] && [ \"\$(readlink '$D/usr/lib/libperfring.so.0')\" = libperfring.so.0.1.0 ]"
-t_check headers_match_tree "installed headers '$(ls "$D/usr/include/perfring" | tr '\n' ' ')' differ from include/perfring/" \
-	bash -c "[ \"\$(ls '$D/usr/include/perfring')\" = \"\$(ls include/perfring)\" ]"
+t_check headers_match_tree "installed headers '$(ls "$D/usr/include/perfring" | tr '\n' ' ')' differ from include/perfring/ (+ bpf/)" \
+	bash -c "[ \"\$(ls '$D/usr/include/perfring' | grep -vx bpf)\" = \"\$(ls include/perfring)\" ]"
+# The BPF-side header of ring buffer lost counts, under perfring/bpf/: a BPF
+# program built against the installed tree gets the lost map the reader reads.
+cat >"$T_TMP/rb_user.bpf.c" <<'EOF2'
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <perfring/bpf/perfring_ringbuf.bpf.h>
+struct { __uint(type, BPF_MAP_TYPE_RINGBUF); __uint(max_entries, 4096); } rb SEC(".maps");
+SEC("tracepoint/syscalls/sys_enter_getpid")
+int prog(void *ctx)
+{
+	long v = 5, *p = perfring_ringbuf_reserve(&rb, 8, 0);
+
+	if (p) {
+		*p = 1;
+		bpf_ringbuf_submit(p, 0);
+	}
+	return perfring_ringbuf_output(&rb, &v, sizeof(v), 0) ? 1 : 0;
+}
+char LICENSE[] SEC("license") = "GPL";
+EOF2
+t_check installed_bpf_header "bpf/perfring_ringbuf.bpf.h missing or a BPF program does not build with it (perfring_rb_lost map): $(head -c 300 "$T_TMP/rb_user.err" 2>/dev/null)" \
+	bash -c "[ -f '$D/usr/include/perfring/bpf/perfring_ringbuf.bpf.h' ] &&
+		 clang -O2 -g -target bpf -I/usr/include/\$(gcc -print-multiarch) -I'$D/usr/include' -c '$T_TMP/rb_user.bpf.c' \
+			-o '$T_TMP/rb_user.bpf.o' 2>'$T_TMP/rb_user.err' && bpftool btf dump file '$T_TMP/rb_user.bpf.o' | grep -q perfring_rb_lost"
 
 so="$D/usr/lib/libperfring.so.0.1.0"
 soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')

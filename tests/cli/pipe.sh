@@ -326,7 +326,7 @@ wait "$head_pid"
 
 t_one_line_error pipe_no_such_id "no BPF map with id 4294967295" "$PERFRING" pipe --map-id 4294967295
 t_one_line_error pipe_no_such_pin "${PIN}_nothing: no such file" "$PERFRING" pipe --pin "${PIN}_nothing"
-t_one_line_error pipe_not_perf_array_pin "is a BPF_MAP_TYPE_ARRAY, not a BPF_MAP_TYPE_PERF_EVENT_ARRAY" "$PERFRING" pipe --pin "$SC"
+t_one_line_error pipe_not_perf_array_pin "is a BPF_MAP_TYPE_ARRAY, not a BPF_MAP_TYPE_PERF_EVENT_ARRAY or BPF_MAP_TYPE_RINGBUF" "$PERFRING" pipe --pin "$SC"
 t_one_line_error pipe_not_perf_array_id "map id $SC_ID (\"scratch\") is a BPF_MAP_TYPE_ARRAY, not a BPF_MAP_TYPE_PERF_EVENT_ARRAY" "$PERFRING" pipe --map-id "$SC_ID"
 t_one_line_error pipe_pin_is_prog "is a BPF program, not a map" "$PERFRING" pipe --pin "$PG"
 t_one_line_error pipe_pin_not_bpffs "not in a BPF file system" "$PERFRING" pipe --pin "$T_TMP"
@@ -344,5 +344,84 @@ echo quit >&"$P_IN"
 wait_until 10 bash -c "! kill -0 $HELPER_PID 2>/dev/null"
 t_check pipe_helper_unpins "pins left behind: $(ls "$EV" "$SC" "$PG" 2>/dev/null)" \
 	bash -c "[ ! -e '$EV' ] && [ ! -e '$SC' ] && [ ! -e '$PG' ]"
+
+# --- (9) a BPF ring buffer (BPF_MAP_TYPE_RINGBUF): every record exact, lost counts from ---
+# --- perfring_ringbuf.bpf.h's map, a bare ring buffer's losses unknown -------------------
+
+RB="${PIN}_rb" RBARE="${PIN}_bare"
+RB_HELPER="$PERFRING_BUILD/tests/helpers/pin_rb_producer"
+cleanup_rb() {
+	[ -n "${RB_PID:-}" ] && kill -TERM "$RB_PID" 2>/dev/null
+	rm -f "$RB" "$RBARE"
+	cleanup
+}
+trap cleanup_rb EXIT
+coproc RBPROD { exec "$RB_HELPER" --rb "$RB" --bare "$RBARE" --size 16384 2>"$T_TMP/rbhelper.err"; }
+P_IN=${RBPROD[1]} P_OUT=${RBPROD[0]} RB_PID=$RBPROD_PID
+read -t 10 -r _ RB_ID <&"$P_OUT"
+read -t 10 -r _ LOST_ID <&"$P_OUT"
+read -t 10 -r ready <&"$P_OUT"
+if [ "${ready:-}" != ready ] || [ ! -e "$RB" ]; then
+	fail pipe_rb_helper "pin_rb_producer did not start: $(cat "$T_TMP/rbhelper.err")"
+	t_finish
+	exit 1
+fi
+# rbprod CMD...: sets RAN OK FAIL.
+rbprod() {
+	local line w
+	echo "$*" >&"$P_IN"
+	read -t 30 -r line <&"$P_OUT"
+	read -r w RAN _ OK _ FAIL <<<"$line"
+	[ "$w" = ran ] || { echo "pin_rb_producer: '$*' -> '$line'" >&2; RAN=0 OK=0 FAIL=0; }
+}
+export PIPE_CHECK_RINGBUF=1
+
+start_pipe rb_text --pin "$RB" --max-delay-ms 20
+t_check pipe_rb_attached "no ring buffer 'attached' line: $(head -c 300 "$ERRF")" grep -q "^perfring pipe: attached to map id $RB_ID \"rb\" (pinned at $RB), a BPF ring buffer of 16.0 KiB; lost records from map id $LOST_ID \"perfring_rb_lost\"\$" "$ERRF"
+rbprod run 0 5 40
+ok0=$OK
+ok1=0
+if [ "$NCPU" -ge 2 ]; then
+	rbprod run 1 4 100
+	ok1=$OK
+fi
+wait_until 10 bash -c "python3 '$CHECK' text '$OUTF' | awk '{exit !(\$1 >= $((ok0 + ok1)))}'"
+end_pipe INT
+check_out text "$OUTF"
+summary "$ERRF"
+t_check pipe_rb_text "ring buffer, text: exit $PIPE_RC, $C_SAMPLES samples for $ok0 + $ok1, sizes $C_SIZES; summary $S_SAMPLES $S_BYTES $S_LOST; bad: $C_BAD $C_WHY" \
+	bash -c "[ $PIPE_RC -eq 0 ] && [ '$C_BAD' = 0 ] && [ '$C_SAMPLES' = $((ok0 + ok1)) ] && [ '$C_DUP' = 0 ] &&
+		 [ '$S_SAMPLES' = $((ok0 + ok1)) ] && [ '$S_BYTES' = $((ok0 * 40 + ok1 * 100)) ] && [ '$S_LOST' = 0 ] &&
+		 grep -q '^  ring buffer: $((ok0 + ok1)) samples ($((ok0 * 40 + ok1 * 100)) bytes), 0 lost\$' '$ERRF'"
+t_check pipe_rb_text_dump "ring buffer sample 1 is not dumped exactly: $(sed -n 1,4p "$OUTF" | tr '\n' '/')" \
+	bash -c "sed -n 1,4p '$OUTF' | diff -q - <(printf '%s\n' 'sample 1 cpu -1 size 40' \
+		'00000000  00 00 00 00 00 00 00 00  00 00 00 00 28 00 00 00  |............(...|' \
+		'00000010  73 7a 81 88 8f 96 9d a4  ab b2 b9 c0 c7 ce d5 dc  |sz..............|' \
+		'00000020  e3 ea f1 f8 ff 06 0d 14                           |........|') >/dev/null"
+
+for fmt in json raw; do
+	start_pipe "rb_lost_$fmt" --map-id "$RB_ID" --$fmt --max-delay-ms 20
+	rbprod burst 0 300 1000
+	ran=$RAN okb=$OK dropped=$FAIL
+	wait_until 10 bash -c "python3 '$CHECK' $fmt '$OUTF' | awk '{exit !(\$1 >= $okb)}'"
+	end_pipe INT
+	check_out $fmt "$OUTF"
+	summary "$ERRF"
+	t_check "pipe_rb_lost_$fmt" "ring buffer, $fmt: produced $ran ($okb ok, $dropped failed); output $C_SAMPLES samples, $C_LOST lost; summary $S_SAMPLES, $S_LOST lost; bad $C_BAD $C_WHY" \
+		bash -c "[ $PIPE_RC -eq 0 ] && [ '$dropped' -gt 0 ] && [ '$C_LOST' = '$dropped' ] && [ '$C_SAMPLES' = '$okb' ] &&
+			 [ '$S_LOST' = '$dropped' ] && [ $((C_SAMPLES + C_LOST)) = '$ran' ] && [ '$C_BAD' = 0 ]"
+done
+t_check pipe_rb_lost_json_line "no {\"cpu\":-1,\"lost\":N} line in the JSON output" grep -qE '^\{"cpu":-1,"lost":[1-9][0-9]*\}$' "$T_TMP/rb_lost_json.out"
+
+start_pipe rb_bare --pin "$RBARE" --duration 0.2
+end_pipe
+t_check pipe_rb_bare_unknown "a bare ring buffer: exit $PIPE_RC, stderr: $(head -c 400 "$ERRF")" \
+	bash -c "[ $PIPE_RC -eq 0 ] && grep -q 'a BPF ring buffer of 4.0 KiB; lost records unknown' '$ERRF' &&
+		 grep -q '^  ring buffer: 0 samples (0 bytes), 0 lost (unknown: no lost map)\$' '$ERRF'"
+t_one_line_error pipe_rb_cpus "--cpus applies to perf event arrays" "$PERFRING" pipe --pin "$RB" --cpus 0
+unset PIPE_CHECK_RINGBUF
+echo quit >&"$P_IN"
+wait_until 10 bash -c "! kill -0 $RB_PID 2>/dev/null"
+t_check pipe_rb_helper_unpins "pins left behind: $(ls "$RB" "$RBARE" 2>/dev/null)" bash -c "[ ! -e '$RB' ] && [ ! -e '$RBARE' ]"
 
 t_finish

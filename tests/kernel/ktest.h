@@ -95,6 +95,25 @@ static int ktest_libbpf_print(enum libbpf_print_level level, const char *fmt, va
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Fill a producer's `scratch` map (bpf/producer.bpf.c, bpf/rb_producer.bpf.c)
+ * with producer_pattern() for every possible CPU. 0, or -1 with why set. */
+static inline int ktest_fill_scratch(int scratch_fd, char *why, size_t whylen)
+{
+	static unsigned char pattern[65536];
+	int possible = libbpf_num_possible_cpus(), i;
+	uint32_t key;
+
+	for (i = 0; i < (int)sizeof(pattern); i++)
+		pattern[i] = producer_pattern((unsigned int)i);
+	for (key = 0; (int)key < possible; key++) {
+		if (bpf_map_update_elem(scratch_fd, &key, pattern, BPF_ANY)) {
+			snprintf(why, whylen, "filling scratch[%u]: %s", key, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Open the producer, give `events` max_entries entries (0: libbpf's default,
  * the number of possible CPUs), load it and fill `scratch` with the pattern
@@ -103,9 +122,7 @@ static int ktest_libbpf_print(enum libbpf_print_level level, const char *fmt, va
  */
 static inline int ktest_setup_rc(struct ktest *kt, int max_entries)
 {
-	static unsigned char pattern[65536];
-	int err, possible, i;
-	uint32_t key;
+	int err;
 
 	memset(kt, 0, sizeof(*kt));
 	kt->map_fd = kt->prog_fd = -1;
@@ -136,16 +153,7 @@ static inline int ktest_setup_rc(struct ktest *kt, int max_entries)
 	}
 	kt->map_fd = bpf_map__fd(kt->skel->maps.events);
 	kt->prog_fd = bpf_program__fd(kt->skel->progs.produce);
-	for (i = 0; i < (int)sizeof(pattern); i++)
-		pattern[i] = producer_pattern((unsigned int)i);
-	possible = libbpf_num_possible_cpus();
-	for (key = 0; (int)key < possible; key++) {
-		if (bpf_map_update_elem(bpf_map__fd(kt->skel->maps.scratch), &key, pattern, BPF_ANY)) {
-			snprintf(kt->why, sizeof(kt->why), "filling scratch[%u]: %s", key, strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
+	return ktest_fill_scratch(bpf_map__fd(kt->skel->maps.scratch), kt->why, sizeof(kt->why));
 }
 
 static inline void ktest_teardown(struct ktest *kt)

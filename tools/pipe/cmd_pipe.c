@@ -6,6 +6,8 @@
  * JSON lines, or binary frames for another program, with the kernel's lost
  * counts in the stream and a summary on stderr. What `bpftool map
  * event_pipe` does, with the reader's ring size, wakeup policy and CPUs.
+ * A BPF ring buffer (BPF_MAP_TYPE_RINGBUF) is read the same way, its lost
+ * records from the map of perfring_ringbuf.bpf.h when the program uses it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +24,7 @@
 #include <perfring/perfring.h>
 
 #include "pipe/pipe_out.h"
+#include "pipe/pipe_ringbuf.h"
 #include "shared/tool.h"
 
 #define CMD "pipe"
@@ -60,6 +63,7 @@ struct pipe_state {
 	int ring_cnt;
 	uint64_t samples, bytes, lost, batches;
 	bool done; /* --count reached or stdout failed: read no more */
+	bool lost_unknown; /* a ring buffer without the lost map */
 };
 
 static volatile sig_atomic_t pipe_signal;
@@ -86,6 +90,11 @@ void cmd_pipe_usage(FILE *f)
 		"this stores perfring's own perf event fds in the map, replacing any other reader's,\n"
 		"and removes them at exit. Needs root (or CAP_BPF and CAP_PERFMON; --map-id needs\n"
 		"CAP_SYS_ADMIN).\n\n"
+		"The map may be a BPF ring buffer (BPF_MAP_TYPE_RINGBUF) instead: its records are\n"
+		"printed with cpu -1 and their exact size; the ring's size and wakeups are the\n"
+		"map's own (--buffer-pages, --wakeup-* and --cpus do not apply). If the program\n"
+		"writes through perfring_ringbuf.bpf.h, its failed writes (map perfring_rb_lost)\n"
+		"are printed as lost notices; otherwise losses are unknown and the summary says so.\n\n"
 		"Options:\n"
 		"      --map-id ID          the map with this id (see `bpftool map list`)\n"
 		"      --pin PATH           the map pinned at PATH in a BPF file system\n"
@@ -399,14 +408,14 @@ static int pipe_open_map(const struct pipe_opts *o, int *fd_out, struct bpf_map_
 		close(fd);
 		return tool_error(CMD, "%s: BPF_OBJ_GET_INFO_BY_FD failed: %s", what, strerror(ret));
 	}
-	if (info->type != BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
+	if (info->type != BPF_MAP_TYPE_PERF_EVENT_ARRAY && info->type != BPF_MAP_TYPE_RINGBUF) {
 		close(fd);
 		pipe_map_type(info->type, type, sizeof(type));
 		if (o->pin)
 			return tool_error(CMD, "%s (map id %u, \"%s\") is a %s, not a %s", what, info->id,
-					  info->name, type, "BPF_MAP_TYPE_PERF_EVENT_ARRAY");
+					  info->name, type, "BPF_MAP_TYPE_PERF_EVENT_ARRAY or BPF_MAP_TYPE_RINGBUF");
 		return tool_error(CMD, "%s (\"%s\") is a %s, not a %s", what, info->name, type,
-				  "BPF_MAP_TYPE_PERF_EVENT_ARRAY");
+				  "BPF_MAP_TYPE_PERF_EVENT_ARRAY or BPF_MAP_TYPE_RINGBUF");
 	}
 	*fd_out = fd;
 	return 0;
@@ -469,8 +478,35 @@ static int pipe_on_event(const struct perfring_msg *ev, void *ctx)
 	return st->done ? PERFRING_STOP : PERFRING_CONTINUE;
 }
 
+/* A reader of the ring buffer map_fd, with its lost map if the program has one. */
+static struct perfring_reader *pipe_ringbuf_reader(int map_fd, const struct bpf_map_info *info,
+						   const struct perfring_reader_opts *ro, uint32_t *lost_id)
+{
+	struct perfring_ringbuf_opts rbo = PERFRING_OPTS_INIT(perfring_ringbuf_opts);
+	struct perfring_reader_opts o = PERFRING_OPTS_INIT(perfring_reader_opts, .max_delay_ns = ro->max_delay_ns);
+	struct perfring_reader *rd;
+	int lost_fd, ret;
+
+	lost_fd = pipe_find_lost_map(info->id, lost_id);
+	if (lost_fd < 0)
+		*lost_id = 0;
+	rbo.lost_map_fd = lost_fd > 0 ? lost_fd : 0;
+	rd = perfring_reader_new(&o);
+	if (rd) {
+		ret = perfring_reader_add_ringbuf(rd, map_fd, &rbo);
+		if (ret < 0) {
+			perfring_reader_free(rd);
+			rd = NULL;
+			errno = -ret;
+		}
+	}
+	if (lost_fd >= 0)
+		close(lost_fd);
+	return rd;
+}
+
 static void pipe_print_attached(struct perfring_reader *rd, const struct perfring_reader_opts *ro,
-				const struct bpf_map_info *info, const char *pin)
+				const struct bpf_map_info *info, const char *pin, uint32_t lost_id)
 {
 	size_t bytes = perfring_reader_data_size(rd);
 	int i, n = perfring_reader_ring_cnt(rd), skipped[64], nskipped;
@@ -479,6 +515,14 @@ static void pipe_print_attached(struct perfring_reader *rd, const struct perfrin
 	fprintf(stderr, "%s %s: attached to map id %u \"%s\"", TOOL_NAME, CMD, info->id, info->name);
 	if (pin)
 		fprintf(stderr, " (pinned at %s)", pin);
+	if (info->type == BPF_MAP_TYPE_RINGBUF) {
+		fprintf(stderr, ", a BPF ring buffer of %s; ", tool_fmt_bytes(info->max_entries, size, sizeof(size)));
+		if (lost_id)
+			fprintf(stderr, "lost records from map id %u \"%s\"\n", lost_id, PERFRING_RINGBUF_LOST_MAP);
+		else
+			fprintf(stderr, "lost records unknown (the program does not use perfring_ringbuf.bpf.h)\n");
+		return;
+	}
 	fprintf(stderr, ", %u entries: %d ring%s (cpu", info->max_entries, n, n == 1 ? "" : "s");
 	for (i = 0; i < n; i++)
 		fprintf(stderr, "%s%d", i ? "," : " ", perfring_reader_ring_cpu(rd, i));
@@ -568,7 +612,12 @@ static void pipe_summary(const struct pipe_state *st, struct perfring_reader *rd
 		(unsigned long long)st->lost, secs, secs > 0 ? st->samples / secs : 0.0,
 		tool_fmt_bytes(secs > 0 ? (uint64_t)(st->bytes / secs) : 0, b, sizeof(b)), why);
 	for (r = 0; r < st->ring_cnt; r++)
-		fprintf(stderr, "  cpu %d: %llu samples (%llu bytes), %llu lost\n",
+		if (perfring_reader_ring_cpu(rd, r) < 0)
+			fprintf(stderr, "  ring buffer: %llu samples (%llu bytes), %llu lost%s\n",
+				(unsigned long long)st->rings[r].samples, (unsigned long long)st->rings[r].bytes,
+				(unsigned long long)st->rings[r].lost, st->lost_unknown ? " (unknown: no lost map)" : "");
+		else
+			fprintf(stderr, "  cpu %d: %llu samples (%llu bytes), %llu lost\n",
 			perfring_reader_ring_cpu(rd, r), (unsigned long long)st->rings[r].samples,
 			(unsigned long long)st->rings[r].bytes, (unsigned long long)st->rings[r].lost);
 }
@@ -600,6 +649,7 @@ int cmd_pipe(int argc, char **argv)
 	const char *why;
 	char what[4200];
 	int ret, map_fd = -1, err;
+	uint32_t lost_id = 0;
 
 	ret = pipe_parse(argc, argv, &o);
 	if (ret)
@@ -632,7 +682,17 @@ int cmd_pipe(int argc, char **argv)
 	else
 		ro.wakeup_bytes = ring_bytes / 2 < 4096 ? (uint32_t)(ring_bytes / 2) : 4096;
 
-	rd = perfring_reader_new_bpf(map_fd, &ro);
+	if (info.type == BPF_MAP_TYPE_RINGBUF) {
+		if (o.cpus) {
+			ret = tool_error(CMD, "%s: --cpus applies to perf event arrays; a BPF ring buffer is one ring "
+				       "shared by every CPU", what);
+			goto out;
+		}
+		rd = pipe_ringbuf_reader(map_fd, &info, &ro, &lost_id);
+		st.lost_unknown = !lost_id;
+	} else {
+		rd = perfring_reader_new_bpf(map_fd, &ro);
+	}
 	if (!rd) {
 		err = errno;
 		ret = tool_error(CMD, "%s: creating the reader failed: %s", what,
@@ -657,7 +717,7 @@ int cmd_pipe(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	pipe_print_attached(rd, &ro, &info, o.pin);
+	pipe_print_attached(rd, &ro, &info, o.pin, lost_id);
 	start_ns = tool_now_ns();
 	if (o.duration_s > 0)
 		end_ns = start_ns + (uint64_t)(o.duration_s * 1e9);

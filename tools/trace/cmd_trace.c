@@ -49,6 +49,7 @@ struct trace_opts {
 	int ncpus;
 	double duration_s; /* 0: until Ctrl-C or the command ends */
 	bool json, quiet, verbose, list;
+	bool ringbuf;      /* --ringbuf: through a BPF ring buffer */
 	uint64_t buffer_pages, wakeup_bytes, wakeup_events, max_delay_ms;
 	uint64_t order_window_ms; /* 0 (--no-order): each CPU's events in turn */
 	char **command;    /* after --, NULL: none */
@@ -111,6 +112,10 @@ void cmd_trace_usage(FILE *f)
 		"                           until MS ms older than the newest seen (default 10;\n"
 		"                           adds up to MS ms to the delay)\n"
 		"      --no-order           print each CPU's events in turn, as they are read\n"
+		"      --ringbuf            send the events through one BPF ring buffer\n"
+		"                           (BPF_MAP_TYPE_RINGBUF, --buffer-pages times the CPUs,\n"
+		"                           rounded up to a power of two) instead of the perf\n"
+		"                           event array; the same output\n"
 		"  -v, --verbose            show libbpf's and perfring's log messages\n"
 		"  -h, --help               show this help\n\n"
 		"Ctrl-C (SIGINT) or SIGTERM stops after the events already in the rings are\n"
@@ -120,7 +125,8 @@ void cmd_trace_usage(FILE *f)
 		TOOL_NAME);
 }
 
-enum { OPT_WAKEUP_BYTES = 256, OPT_WAKEUP_EVENTS, OPT_MAX_DELAY, OPT_COMM, OPT_ORDER_WINDOW, OPT_NO_ORDER };
+enum { OPT_WAKEUP_BYTES = 256, OPT_WAKEUP_EVENTS, OPT_MAX_DELAY, OPT_COMM, OPT_ORDER_WINDOW, OPT_NO_ORDER,
+       OPT_RINGBUF };
 
 static int parse_pids(const char *arg, struct trace_opts *o)
 {
@@ -161,6 +167,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 		{ "max-delay-ms", required_argument, NULL, OPT_MAX_DELAY },
 		{ "order-window-ms", required_argument, NULL, OPT_ORDER_WINDOW },
 		{ "no-order", no_argument, NULL, OPT_NO_ORDER },
+		{ "ringbuf", no_argument, NULL, OPT_RINGBUF },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -235,6 +242,9 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 		case OPT_NO_ORDER:
 			o->order_window_ms = 0;
 			break;
+		case OPT_RINGBUF:
+			o->ringbuf = true;
+			break;
 		case 'v':
 			o->verbose = true;
 			break;
@@ -277,6 +287,9 @@ static int on_event(const struct perfring_msg *ev, void *ctx)
 	struct trace_sample s;
 	const char *why;
 	uint64_t now = tool_now_ns();
+	size_t size = ev->size;
+	int cpu = ev->cpu;
+	uint32_t rb_cpu;
 
 	if (ev->kind == PERFRING_MSG_LOST) {
 		run->st.lost += ev->lost;
@@ -286,11 +299,17 @@ static int on_event(const struct perfring_msg *ev, void *ctx)
 	}
 	if (ev->kind != PERFRING_MSG_SAMPLE)
 		return PERFRING_CONTINUE;
+	if (run->o->ringbuf && ev->size >= 4) {
+		/* The program appends the CPU to each ring buffer sample. */
+		memcpy(&rb_cpu, (const char *)ev->data + ev->size - 4, sizeof(rb_cpu));
+		cpu = (int)rb_cpu;
+		size = ev->size - 4;
+	}
 	/* The reader linearizes (opts.linearize): one span. */
-	if (trace_sample_parse(run->tf, ev->data, ev->size, &s, &why)) {
+	if (trace_sample_parse(run->tf, ev->data, size, &s, &why)) {
 		run->st.malformed++;
 		if (run->o->verbose)
-			tool_error(CMD, "cpu %d: a malformed sample of %zu bytes: %s", ev->cpu, ev->size, why);
+			tool_error(CMD, "cpu %d: a malformed sample of %zu bytes: %s", cpu, size, why);
 		return PERFRING_CONTINUE;
 	}
 	trace_stats_event(&run->st, (size_t)(s.tp - trace_formats_get(run->tf, 0)),
@@ -304,7 +323,7 @@ static int on_event(const struct perfring_msg *ev, void *ctx)
 			c->seen_exit = true;
 	}
 	if (!run->o->quiet)
-		trace_emit_event(&run->out, &s, ev->cpu);
+		trace_emit_event(&run->out, &s, cpu);
 	return PERFRING_CONTINUE;
 }
 
@@ -429,6 +448,37 @@ static void reader_opts(const struct trace_opts *o, struct perfring_reader_opts 
 		ro->wakeup_bytes = (uint32_t)(o->buffer_pages * perfring_page_size() / 4);
 }
 
+/* --ringbuf: the one ring buffer, its losses from the program's lost map.
+ * The CPU filter runs in the program; the wakeups are the ring buffer's. */
+static struct perfring_reader *ringbuf_reader(struct trace_bpf *skel, const struct perfring_reader_opts *ro)
+{
+	struct perfring_reader_opts o = PERFRING_OPTS_INIT(perfring_reader_opts, .max_delay_ns = ro->max_delay_ns);
+	struct perfring_ringbuf_opts rbo = PERFRING_OPTS_INIT(perfring_ringbuf_opts,
+							      .lost_map_fd = trace_rb_lost_fd(skel));
+	struct perfring_reader *rd = perfring_reader_new(&o);
+	int ret;
+
+	if (!rd)
+		return NULL;
+	ret = perfring_reader_add_ringbuf(rd, trace_events_rb_fd(skel), &rbo);
+	if (ret < 0) {
+		perfring_reader_free(rd);
+		errno = -ret;
+		return NULL;
+	}
+	return rd;
+}
+
+/* The ring buffer's size: the perf rings' total, a power of two. */
+static uint32_t ringbuf_bytes(const struct trace_opts *o)
+{
+	uint64_t want = o->buffer_pages * perfring_page_size() * (uint64_t)sysconf(_SC_NPROCESSORS_ONLN), n = 1;
+
+	while (n < want && n < (1ull << 30))
+		n <<= 1;
+	return (uint32_t)n;
+}
+
 static void print_workload_check(const struct workload *w)
 {
 	size_t i, exec_seen = 0, exit_seen = 0;
@@ -515,6 +565,8 @@ int cmd_trace(int argc, char **argv)
 	run.tf = tf;
 
 	filt.exclude_tgid = (uint32_t)getpid();
+	if (o.ringbuf)
+		filt.ringbuf_bytes = ringbuf_bytes(&o);
 	if (o.npids)
 		filt.flags |= TRACE_FILTER_PID;
 	if (o.command || o.builtin)
@@ -540,7 +592,7 @@ int cmd_trace(int argc, char **argv)
 
 	reader_opts(&o, &ro);
 	ro.max_sample_size = TRACE_SAMPLE_MAX;
-	rd = perfring_reader_new_bpf(trace_events_fd(skel), &ro);
+	rd = o.ringbuf ? ringbuf_reader(skel, &ro) : perfring_reader_new_bpf(trace_events_fd(skel), &ro);
 	if (!rd) {
 		ret = errno;
 		ret = tool_error(CMD, "creating the reader failed: %s", *perfring_errmsg() ? perfring_errmsg() : strerror(ret));

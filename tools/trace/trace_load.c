@@ -65,6 +65,12 @@ struct trace_bpf *trace_load(const struct trace_filters *filt, bool verbose, cha
 		return NULL;
 	}
 	skel->rodata->filter_flags = filt->flags;
+	skel->rodata->use_ringbuf = filt->ringbuf_bytes != 0;
+	if (filt->ringbuf_bytes && bpf_map__set_max_entries(skel->maps.events_rb, filt->ringbuf_bytes)) {
+		load_error(EINVAL, "sizing the BPF ring buffer failed", err, errlen);
+		trace_bpf__destroy(skel);
+		return NULL;
+	}
 	skel->rodata->exclude_tgid = filt->exclude_tgid;
 	if (filt->comm)
 		strncpy((char *)skel->rodata->filter_comm, filt->comm, TRACE_COMM_LEN - 1);
@@ -160,6 +166,16 @@ int trace_attach(struct trace_bpf *skel, const struct trace_formats *tf, char *e
 int trace_events_fd(const struct trace_bpf *skel)
 {
 	return bpf_map__fd(skel->maps.events);
+}
+
+int trace_events_rb_fd(const struct trace_bpf *skel)
+{
+	return bpf_map__fd(skel->maps.events_rb);
+}
+
+int trace_rb_lost_fd(const struct trace_bpf *skel)
+{
+	return bpf_map__fd(skel->maps.perfring_rb_lost);
 }
 
 void trace_counts(const struct trace_bpf *skel, struct trace_counts *c)

@@ -22,6 +22,7 @@ struct trace_filters {
 	const int *cpus;         /* TRACE_FILTER_CPU */
 	size_t ncpus;
 	uint32_t exclude_tgid;   /* not traced (perfring itself), 0: none */
+	uint32_t ringbuf_bytes;  /* > 0: send through the BPF ring buffer events_rb of this size */
 };
 
 /* Open and load the program with these filters. NULL with err set on failure. */
@@ -36,6 +37,9 @@ int trace_attach(struct trace_bpf *skel, const struct trace_formats *tf, char *e
 
 /* The perf event array. */
 int trace_events_fd(const struct trace_bpf *skel);
+/* The BPF ring buffer and its lost-record map (perfring_ringbuf.bpf.h). */
+int trace_events_rb_fd(const struct trace_bpf *skel);
+int trace_rb_lost_fd(const struct trace_bpf *skel);
 
 /* The program's counters. */
 void trace_counts(const struct trace_bpf *skel, struct trace_counts *c);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <perfring/ringbuf.h>
+
 #include "shared/tool.h"
 #include "trace/trace_stats.h"
 
@@ -90,9 +92,17 @@ void trace_stats_status(struct trace_stats *st, struct perfring_reader *rd, FILE
 
 	fprintf(f, "\r\033[K%llu events, %.0f/s, %llu lost; backlog:", (unsigned long long)st->events,
 		secs > 0 ? (st->events - st->status_events) / secs : 0.0, (unsigned long long)st->lost);
-	for (i = 0; i < n; i++)
-		fprintf(f, " cpu%d %s", perfring_reader_ring_cpu(rd, i),
-			tool_fmt_bytes(perfring_ring_bytes_available(perfring_reader_ring(rd, i)), size, sizeof(size)));
+	for (i = 0; i < n; i++) {
+		struct perfring_ringbuf *rb = perfring_reader_ring_cpu(rd, i) < 0 ? perfring_reader_ringbuf(rd, i) : NULL;
+
+		if (rb)
+			fprintf(f, " ring buffer %s",
+				tool_fmt_bytes(perfring_ringbuf_bytes_available(rb), size, sizeof(size)));
+		else
+			fprintf(f, " cpu%d %s", perfring_reader_ring_cpu(rd, i),
+				tool_fmt_bytes(perfring_ring_bytes_available(perfring_reader_ring(rd, i)), size,
+					       sizeof(size)));
+	}
 	fflush(f);
 	st->status_ns = now_ns;
 	st->status_events = st->events;
@@ -120,8 +130,19 @@ static void print_order(FILE *f, struct perfring_reader *rd, const struct perfri
 static void print_policy(FILE *f, struct perfring_reader *rd, const struct perfring_reader_opts *ro)
 {
 	size_t bytes = perfring_reader_data_size(rd);
+	struct perfring_ringbuf *rb = perfring_reader_ring_cpu(rd, 0) < 0 ? perfring_reader_ringbuf(rd, 0) : NULL;
 	char size[32];
 
+	if (rb) {
+		fprintf(f, "  reader: a BPF ring buffer of %s, woken by the kernel as records arrive",
+			tool_fmt_bytes(perfring_ringbuf_data_size(rb), size, sizeof(size)));
+		if (ro->max_delay_ns)
+			fprintf(f, ", polled every %llu ms at the latest\n",
+				(unsigned long long)(ro->max_delay_ns / 1000000));
+		else
+			fprintf(f, "\n");
+		return;
+	}
 	fprintf(f, "  reader: %d rings of %s (%zu pages); ", perfring_reader_ring_cnt(rd),
 		tool_fmt_bytes(bytes, size, sizeof(size)), bytes / perfring_page_size());
 	if (ro->wakeup_events)
@@ -149,7 +170,10 @@ void trace_stats_summary(const struct trace_stats *st, struct perfring_reader *r
 	for (i = 0; i < st->ntp; i++)
 		fprintf(f, "  %-40s %llu\n", trace_formats_get(tf, i)->full, (unsigned long long)st->per_tp[i]);
 	for (r = 0; r < perfring_reader_ring_cnt(rd); r++)
-		if (perfring_reader_stats(rd, r, &rs) == 0)
+		if (perfring_reader_stats(rd, r, &rs) == 0 && perfring_reader_ring_cpu(rd, r) < 0)
+			fprintf(f, "  ring buffer: %llu records, %llu lost\n", (unsigned long long)rs.records,
+				(unsigned long long)rs.lost);
+		else if (perfring_reader_stats(rd, r, &rs) == 0)
 			fprintf(f, "  cpu %d: %llu records, %llu lost\n", perfring_reader_ring_cpu(rd, r),
 				(unsigned long long)rs.records, (unsigned long long)rs.lost);
 	fprintf(f, "  program: %llu sent, %llu not sent (ring full), %llu truncated\n",

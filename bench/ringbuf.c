@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * BPF ring buffers: perfring against libbpf's ring_buffer, side by side in
+ * one run, on the same BPF producer (bpf/rb_producer.bpf.c: one
+ * bpf_ringbuf_output() per BPF_PROG_TEST_RUN iteration), and the ring buffer
+ * against a perf event array under perfring (bpf/producer.bpf.c: the same
+ * sample built the same way, written with bpf_perf_event_output()).
+ *
+ *   ringbuf drain [--rounds N] [--payload BYTES] [--size BYTES] [--cpu N]
+ *   ringbuf drain --callgrind perfring_rb|perfring_msg|libbpf [--rounds N]
+ *   ringbuf stream [--duration SEC] [--reps N] [--size BYTES] [--payload BYTES]
+ *
+ * drain: each contender has its own loaded producer and ring of --size bytes
+ * (default 1 MiB); a round fills each contender's ring with what fits
+ * (nothing lost), then times one drain of it. The callbacks add up the first
+ * u64 of each payload (the sequence number), checked against the expected
+ * sum. Contenders: perfring_msg (perfring_reader_consume(), the zero-copy
+ * perfring_msg callback), perfring_samples (perfring_reader_consume_samples()),
+ * perfring_rb (perfring_ringbuf_consume(), the layer alone), libbpf
+ * (ring_buffer__consume(), which stores consumer_pos after every record), and
+ * perfring_perf_array (perfring_reader_consume() of a perf event array ring of
+ * the same size). --callgrind fills and drains one contender through a
+ * function named drain_<contender>, for instructions per record.
+ *
+ * stream: the producer runs flat out on CPU 0 (the tc program produce_tc,
+ * BPF_PROG_TEST_RUN repeat --repeat, default 64: a tc test run has no fixed
+ * cost per call, unlike XDP's, see bench/stream.c) for --duration while the
+ * reader polls on CPU 1: perfring (perfring_reader_poll()) against libbpf
+ * (ring_buffer__poll()), alternated --reps times; reported: records
+ * received per second of producer time, records lost (failed reserves: the
+ * producer counts them), the reader's CPU time per record; then perfring on
+ * a perf event array (the same producer's bpf_perf_event_output() twin,
+ * rings of --size / CPUs, watermark at a quarter, 5 ms delay bound: the
+ * policy of bench/stream.c) for comparison.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <unistd.h>
+
+#include <perfring/perfring.h>
+
+#include "bench.h"
+#include "bench_producer.h"
+#include "rb_producer.skel.h"
+
+enum contender { C_MSG, C_SAMPLES, C_RB, C_LIBBPF, C_PERF, C_NR };
+static const char *const cname[C_NR] = { "perfring_msg", "perfring_samples", "perfring_rb", "libbpf",
+					 "perfring_perf_array" };
+
+struct sum {
+	uint64_t records, sum;
+};
+
+struct rbp {
+	struct rb_producer_bpf *skel;
+	int prog_fd, rb_fd;
+};
+
+static int rbp_open(struct rbp *p, unsigned payload, unsigned size)
+{
+	static unsigned char value[65536];
+	int ncpu, err;
+	__u32 key;
+	size_t i;
+
+	libbpf_set_print(bench_libbpf_print);
+	p->skel = rb_producer_bpf__open();
+	if (!p->skel)
+		return -errno;
+	p->skel->data->payload_len = payload;
+	bpf_map__set_max_entries(p->skel->maps.rb, size);
+	err = rb_producer_bpf__load(p->skel);
+	if (err)
+		return err;
+	p->prog_fd = bpf_program__fd(p->skel->progs.produce);
+	p->rb_fd = bpf_map__fd(p->skel->maps.rb);
+	for (i = 0; i < sizeof(value); i++)
+		value[i] = producer_pattern((unsigned)i);
+	ncpu = libbpf_num_possible_cpus();
+	for (key = 0; (int)key < ncpu; key++)
+		if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.scratch), &key, value, BPF_ANY))
+			return -errno;
+	return 0;
+}
+
+static int run_prog(int prog_fd, unsigned repeat)
+{
+	unsigned char pkt[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt, .data_size_in = sizeof(pkt), .repeat = repeat);
+
+	return bpf_prog_test_run_opts(prog_fd, &opts) ? -errno : 0;
+}
+
+/* ---- callbacks: the same trivial work everywhere ---- */
+
+/* The first u64 of a perf record's payload split by the end of its ring. */
+static BENCH_NOINLINE uint64_t first_u64_split(const struct perfring_msg *ev)
+{
+	unsigned char b[8];
+
+	memcpy(b, ev->data, ev->size);
+	memcpy(b + ev->size, ev->data2, 8 - ev->size);
+	return *(uint64_t *)(void *)b;
+}
+
+static int on_msg(const struct perfring_msg *ev, void *ctx)
+{
+	struct sum *s = ctx;
+	uint64_t v;
+
+	if (__builtin_expect(ev->kind != PERFRING_MSG_SAMPLE, 0))
+		return PERFRING_CONTINUE; /* a perf ring's LOST: the producer counts them too */
+	if (__builtin_expect(ev->size < 8, 0))
+		v = first_u64_split(ev);
+	else
+		memcpy(&v, ev->data, sizeof(v));
+	s->sum += v;
+	s->records++;
+	return PERFRING_CONTINUE;
+}
+
+static int on_sample(void *ctx, int cpu, const void *data, size_t size)
+{
+	struct sum *s = ctx;
+	uint64_t v;
+
+	(void)cpu;
+	(void)size;
+	memcpy(&v, data, sizeof(v));
+	s->sum += v;
+	s->records++;
+	return PERFRING_CONTINUE;
+}
+
+static int on_rb(void *ctx, const void *data, size_t size)
+{
+	struct sum *s = ctx;
+	uint64_t v;
+
+	(void)size;
+	memcpy(&v, data, sizeof(v));
+	s->sum += v;
+	s->records++;
+	return PERFRING_CONTINUE;
+}
+
+static int on_libbpf(void *ctx, void *data, size_t size)
+{
+	struct sum *s = ctx;
+	uint64_t v;
+
+	(void)size;
+	memcpy(&v, data, sizeof(v));
+	s->sum += v;
+	s->records++;
+	return 0;
+}
+
+/* ---- drain ---- */
+
+struct drain {
+	struct rbp rbp[C_NR];
+	struct bench_producer perf;
+	struct perfring_reader *rd[C_NR]; /* C_MSG, C_SAMPLES, C_PERF */
+	struct perfring_ringbuf *rb;      /* C_RB */
+	struct ring_buffer *lb;           /* C_LIBBPF */
+	struct sum s[C_NR];
+	unsigned fill[C_NR];
+	uint64_t want_sum[C_NR];
+};
+
+static BENCH_NOINLINE int drain_perfring_msg(struct drain *d)
+{
+	return perfring_reader_consume(d->rd[C_MSG], on_msg, &d->s[C_MSG]);
+}
+
+static BENCH_NOINLINE int drain_perfring_samples(struct drain *d)
+{
+	return perfring_reader_consume_samples(d->rd[C_SAMPLES], on_sample, NULL, &d->s[C_SAMPLES]);
+}
+
+static BENCH_NOINLINE int drain_perfring_rb(struct drain *d)
+{
+	return perfring_ringbuf_consume(d->rb, 0, on_rb, &d->s[C_RB]);
+}
+
+static BENCH_NOINLINE int drain_libbpf(struct drain *d)
+{
+	return ring_buffer__consume(d->lb);
+}
+
+static BENCH_NOINLINE int drain_perfring_perf_array(struct drain *d)
+{
+	return perfring_reader_consume(d->rd[C_PERF], on_msg, &d->s[C_PERF]);
+}
+
+static int drain_one(struct drain *d, int c)
+{
+	switch (c) {
+	case C_MSG: return drain_perfring_msg(d);
+	case C_SAMPLES: return drain_perfring_samples(d);
+	case C_RB: return drain_perfring_rb(d);
+	case C_LIBBPF: return drain_libbpf(d);
+	default: return drain_perfring_perf_array(d);
+	}
+}
+
+/* Fill contender c's ring; the sum of the sequence numbers written. */
+static void fill(struct drain *d, int c)
+{
+	uint64_t first, n = d->fill[c];
+	int err;
+
+	if (c == C_PERF) {
+		first = bench_producer_next_seq(&d->perf);
+		err = bench_producer_run(&d->perf, d->fill[c]);
+	} else {
+		first = d->rbp[c].skel->bss->seq_next;
+		err = run_prog(d->rbp[c].prog_fd, d->fill[c]);
+	}
+	if (err)
+		bench_die("BPF_PROG_TEST_RUN: %s", strerror(-err));
+	d->want_sum[c] += n * first + n * (n - 1) / 2;
+}
+
+static void drain_setup(struct drain *d, bool on[C_NR], unsigned payload, unsigned size)
+{
+	struct perfring_reader_opts po = PERFRING_OPTS_INIT(perfring_reader_opts, .data_bytes = size);
+	int c, err;
+
+	memset(d, 0, sizeof(*d));
+	for (c = 0; c < C_NR; c++) {
+		if (!on[c])
+			continue;
+		if (c == C_PERF) {
+			err = bench_producer_open(&d->perf, payload);
+			if (err)
+				bench_die("loading bpf/producer.bpf.c: %s", strerror(-err));
+			d->rd[c] = perfring_reader_new_bpf(d->perf.events_fd, &po);
+			if (!d->rd[c])
+				bench_die("perfring_reader_new_bpf: %s", perfring_errmsg());
+			d->fill[c] = (unsigned)(size / bench_sample_record_size(payload) - 1);
+			continue;
+		}
+		err = rbp_open(&d->rbp[c], payload, size);
+		if (err)
+			bench_die("loading bpf/rb_producer.bpf.c: %s", strerror(-err));
+		d->fill[c] = (unsigned)(size / ((payload + 8 + 7) & ~7u) - 1);
+		if (c == C_MSG || c == C_SAMPLES) {
+			d->rd[c] = perfring_reader_new(NULL);
+			if (!d->rd[c] || perfring_reader_add_ringbuf(d->rd[c], d->rbp[c].rb_fd, NULL) < 0)
+				bench_die("perfring_reader_add_ringbuf: %s", perfring_errmsg());
+		} else if (c == C_RB) {
+			d->rb = perfring_ringbuf_new(d->rbp[c].rb_fd, NULL);
+			if (!d->rb)
+				bench_die("perfring_ringbuf_new: %s", perfring_errmsg());
+		} else {
+			d->lb = ring_buffer__new(d->rbp[c].rb_fd, on_libbpf, &d->s[C_LIBBPF], NULL);
+			if (!d->lb)
+				bench_die("ring_buffer__new: %s", strerror(errno));
+		}
+	}
+}
+
+static void drain_check(struct drain *d, int c, uint64_t records)
+{
+	if (d->s[c].records != records || d->s[c].sum != d->want_sum[c])
+		bench_die("%s: drained %" PRIu64 " records (want %" PRIu64 "), sum %" PRIu64 " (want %" PRIu64 ")",
+			  cname[c], d->s[c].records, records, d->s[c].sum, d->want_sum[c]);
+}
+
+static int cmd_drain(int argc, char **argv)
+{
+	static const struct option lo[] = { { "rounds", 1, NULL, 'r' }, { "payload", 1, NULL, 'p' },
+					    { "size", 1, NULL, 's' }, { "cpu", 1, NULL, 'c' },
+					    { "callgrind", 1, NULL, 'g' }, { NULL, 0, NULL, 0 } };
+	unsigned rounds = 30, payload = 64, size = 1 << 20;
+	int cpu = 0, cg = -1, c, i, r, opt;
+	bool on[C_NR];
+	double *ns[C_NR], med[C_NR];
+	struct drain d;
+	uint64_t records[C_NR] = { 0 };
+
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'r': rounds = (unsigned)atoi(optarg); break;
+		case 'p': payload = (unsigned)atoi(optarg); break;
+		case 's': size = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'c': cpu = atoi(optarg); break;
+		case 'g':
+			for (c = 0; c < C_NR && strcmp(cname[c], optarg); c++)
+				;
+			if (c == C_NR)
+				bench_die("--callgrind wants one of perfring_msg, perfring_samples, perfring_rb, libbpf, "
+					  "perfring_perf_array");
+			cg = c;
+			break;
+		default: bench_die("usage: ringbuf drain [--rounds N] [--payload B] [--size B] [--cpu N] [--callgrind C]");
+		}
+	}
+	if (payload < 8 || payload > 4096 || rounds < 1)
+		bench_die("--payload 8..4096, --rounds >= 1");
+	for (c = 0; c < C_NR; c++)
+		on[c] = cg < 0 || cg == c;
+	if (bench_pin_cpu(cpu))
+		bench_die("cannot pin to CPU %d", cpu);
+	drain_setup(&d, on, payload, size);
+	if (cg >= 0) {
+		for (r = 0; r < (int)rounds; r++) {
+			fill(&d, cg);
+			records[cg] += d.fill[cg];
+			if (drain_one(&d, cg) < 0)
+				bench_die("%s: drain failed: %s", cname[cg], perfring_errmsg());
+		}
+		drain_check(&d, cg, records[cg]);
+		printf("drain_callgrind %s records %" PRIu64 " rounds %u\n", cname[cg], records[cg], rounds);
+		return 0;
+	}
+	for (c = 0; c < C_NR; c++)
+		ns[c] = calloc(rounds, sizeof(double));
+	for (r = 0; r < (int)rounds + 2; r++) {
+		for (i = 0; i < C_NR; i++) {
+			uint64_t t0;
+			int ret;
+
+			c = (r + i) % C_NR; /* rotating order */
+			fill(&d, c);
+			records[c] += d.fill[c];
+			t0 = bench_now_ns();
+			ret = drain_one(&d, c);
+			if (r >= 2)
+				ns[c][r - 2] = (double)(bench_now_ns() - t0) / d.fill[c];
+			if (ret < 0)
+				bench_die("%s: drain failed: %s", cname[c], perfring_errmsg());
+		}
+	}
+	printf("ringbuf_drain: CPU %d, payload %u bytes, %u-byte rings (%u ring buffer records, %u perf records "
+	       "per fill), %u rounds\n", cpu, payload, size, d.fill[C_RB], d.fill[C_PERF], rounds);
+	for (c = 0; c < C_NR; c++) {
+		drain_check(&d, c, records[c]);
+		med[c] = bench_median(ns[c], rounds);
+		printf("ringbuf_drain_ns_per_record %s %.2f (p10 %.2f, p90 %.2f)\n", cname[c], med[c],
+		       bench_quantile_sorted(ns[c], rounds, 0.1), bench_quantile_sorted(ns[c], rounds, 0.9));
+	}
+	printf("RATIO ringbuf_drain_ns_per_record perfring/libbpf %.3f (perfring_rb)\n", med[C_RB] / med[C_LIBBPF]);
+	printf("RATIO ringbuf_drain_ns_per_record perfring_msg/libbpf %.3f\n", med[C_MSG] / med[C_LIBBPF]);
+	printf("RATIO ringbuf_drain_ns_per_record perfring_samples/libbpf %.3f\n", med[C_SAMPLES] / med[C_LIBBPF]);
+	printf("RATIO drain_ns_per_record ringbuf/perf_array %.3f (perfring_msg on each)\n", med[C_MSG] / med[C_PERF]);
+	return 0;
+}
+
+/* ---- stream ---- */
+
+struct stream {
+	int prog_fd;
+	unsigned repeat;
+	double duration_s;
+	int go, done;
+	uint64_t producer_ns, runs;
+	int err;
+};
+
+static void *stream_producer(void *arg)
+{
+	struct stream *s = arg;
+	uint64_t t0, end;
+	int err;
+
+	if (bench_pin_cpu(0))
+		bench_die("cannot pin the producer to CPU 0");
+	while (!__atomic_load_n(&s->go, __ATOMIC_ACQUIRE))
+		;
+	t0 = bench_now_ns();
+	end = t0 + (uint64_t)(s->duration_s * 1e9);
+	while (bench_now_ns() < end) {
+		err = run_prog(s->prog_fd, s->repeat);
+		if (err) {
+			s->err = err;
+			break;
+		}
+		s->runs += s->repeat;
+	}
+	s->producer_ns = bench_now_ns() - t0;
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+struct stream_result {
+	double per_s, cpu_ns_per_rec;
+	uint64_t received, lost;
+};
+
+static struct stream_result stream_run(int who, double secs, unsigned payload, unsigned size, unsigned repeat)
+{
+	struct perfring_reader_opts po = PERFRING_OPTS_INIT(perfring_reader_opts, .data_bytes = size,
+							    .wakeup_bytes = size / 4, .max_delay_ns = 5000000);
+	struct stream_result res = { 0 };
+	struct bench_producer perf;
+	struct perfring_reader *rd = NULL;
+	struct ring_buffer *lb = NULL;
+	struct stream st = { .duration_s = secs, .repeat = repeat };
+	struct sum s = { 0 };
+	struct rbp p;
+	pthread_t th;
+	uint64_t c0, produced, ok;
+	int err;
+
+	if (who == C_PERF) {
+		err = bench_producer_open(&perf, payload);
+		if (err)
+			bench_die("loading bpf/producer.bpf.c: %s", strerror(-err));
+		rd = perfring_reader_new_bpf(perf.events_fd, &po);
+		st.prog_fd = bpf_program__fd(perf.skel->progs.produce_tc);
+	} else {
+		err = rbp_open(&p, payload, size);
+		if (err)
+			bench_die("loading bpf/rb_producer.bpf.c: %s", strerror(-err));
+		st.prog_fd = bpf_program__fd(p.skel->progs.produce_tc);
+		if (who == C_LIBBPF) {
+			lb = ring_buffer__new(p.rb_fd, on_libbpf, &s, NULL);
+		} else {
+			rd = perfring_reader_new(NULL);
+			if (rd && perfring_reader_add_ringbuf(rd, p.rb_fd, NULL) < 0)
+				bench_die("perfring_reader_add_ringbuf: %s", perfring_errmsg());
+		}
+	}
+	if (!rd && !lb)
+		bench_die("creating the reader: %s", perfring_errmsg());
+	if (bench_pin_cpu(1))
+		bench_die("cannot pin the reader to CPU 1");
+	if (pthread_create(&th, NULL, stream_producer, &st))
+		bench_die("pthread_create");
+	c0 = bench_thread_cpu_ns();
+	__atomic_store_n(&st.go, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&st.done, __ATOMIC_ACQUIRE)) {
+		if (lb)
+			ring_buffer__poll(lb, 100);
+		else
+			perfring_reader_poll(rd, 100000000, on_msg, &s);
+	}
+	pthread_join(th, NULL);
+	if (lb)
+		ring_buffer__consume(lb);
+	else
+		while (perfring_reader_consume(rd, on_msg, &s) > 0)
+			;
+	res.cpu_ns_per_rec = (double)(bench_thread_cpu_ns() - c0) / (double)(s.records ? s.records : 1);
+	if (st.err)
+		bench_die("producer: %s", strerror(-st.err));
+	if (who == C_PERF) {
+		struct bench_produced pc = bench_producer_counts(&perf);
+
+		produced = bench_producer_next_seq(&perf);
+		ok = pc.ok;
+	} else {
+		produced = p.skel->bss->seq_next;
+		ok = p.skel->bss->out_ok;
+	}
+	if (s.records != ok)
+		bench_die("%s: received %" PRIu64 ", the producer wrote %" PRIu64, cname[who], s.records, ok);
+	res.received = s.records;
+	res.lost = produced - ok;
+	res.per_s = (double)s.records / ((double)st.producer_ns / 1e9);
+	perfring_reader_free(rd);
+	ring_buffer__free(lb);
+	if (who == C_PERF)
+		bench_producer_close(&perf);
+	else
+		rb_producer_bpf__destroy(p.skel);
+	return res;
+}
+
+static int cmp_res(const void *a, const void *b)
+{
+	double x = ((const struct stream_result *)a)->per_s, y = ((const struct stream_result *)b)->per_s;
+
+	return (x > y) - (x < y);
+}
+
+static void print_stream(const char *name, const struct stream_result *r)
+{
+	printf("ringbuf_stream_records_per_s %s %.0f lost %" PRIu64 " (received %" PRIu64
+	       "; reader CPU %.0f ns per record)\n", name, r->per_s, r->lost, r->received, r->cpu_ns_per_rec);
+}
+
+static int cmd_stream(int argc, char **argv)
+{
+	static const struct option lo[] = { { "duration", 1, NULL, 'd' }, { "reps", 1, NULL, 'r' },
+					    { "size", 1, NULL, 's' }, { "payload", 1, NULL, 'p' },
+					    { "repeat", 1, NULL, 'R' }, { NULL, 0, NULL, 0 } };
+	struct stream_result pr[16], lb[16], pa;
+	double secs = 2;
+	unsigned size = 4 << 20, payload = 64, repeat = 64;
+	int reps = 3, i, opt;
+
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'd': secs = atof(optarg); break;
+		case 'r': reps = atoi(optarg); break;
+		case 's': size = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'p': payload = (unsigned)atoi(optarg); break;
+		case 'R': repeat = (unsigned)atoi(optarg); break;
+		default: bench_die("usage: ringbuf stream [--duration SEC] [--reps N] [--size B] [--payload B]");
+		}
+	}
+	if (reps < 1 || reps > 16)
+		bench_die("--reps 1..16");
+	printf("ringbuf_stream: producer on CPU 0 (tc BPF_PROG_TEST_RUN repeat %u), reader on CPU 1, %.1f s runs, "
+	       "%u-byte ring, payload %u bytes, %d reps alternated\n", repeat, secs, size, payload, reps);
+	for (i = 0; i < reps; i++) {
+		pr[i] = stream_run(C_MSG, secs, payload, size, repeat);
+		lb[i] = stream_run(C_LIBBPF, secs, payload, size, repeat);
+	}
+	qsort(pr, (size_t)reps, sizeof(pr[0]), cmp_res);
+	qsort(lb, (size_t)reps, sizeof(lb[0]), cmp_res);
+	print_stream("perfring", &pr[reps / 2]);
+	print_stream("libbpf", &lb[reps / 2]);
+	printf("RATIO ringbuf_stream_records_per_s perfring/libbpf %.3f (lost: perfring %" PRIu64 ", libbpf %" PRIu64
+	       ")\n", pr[reps / 2].per_s / lb[reps / 2].per_s, pr[reps / 2].lost, lb[reps / 2].lost);
+	printf("RATIO ringbuf_stream_reader_cpu_ns_per_record perfring/libbpf %.3f\n",
+	       pr[reps / 2].cpu_ns_per_rec / lb[reps / 2].cpu_ns_per_rec);
+	pa = stream_run(C_PERF, secs, payload, size / (unsigned)sysconf(_SC_NPROCESSORS_ONLN), repeat);
+	print_stream("perfring_perf_array", &pa);
+	printf("RATIO stream_records_per_s ringbuf/perf_array %.3f (perfring on each; perf rings of size/CPUs)\n",
+	       pr[reps / 2].per_s / pa.per_s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "drain"))
+		return cmd_drain(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "stream"))
+		return cmd_stream(argc - 1, argv + 1);
+	fprintf(stderr, "usage: %s drain|stream [OPTIONS]\n", argv[0]);
+	return 2;
+}

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * perfring BPF ring buffer layer: the user-space side of a
+ * BPF_MAP_TYPE_RINGBUF map, alone or in a perfring_reader next to perf
+ * event arrays.
+ *
+ * The kernel maps a ring buffer as a consumer page (read-write, holding
+ * consumer_pos), then, read-only, a producer page (producer_pos) and the
+ * data area mapped twice in a row, so that a record is always contiguous.
+ * Each record is an 8-byte header {u32 len; u32 pg_off} and its payload,
+ * rounded up to 8 bytes; len carries BUSY (bit 31: reserved, not yet
+ * submitted) and DISCARD (bit 30: dropped by the program).
+ *
+ * Records are read zero copy: the length word is loaded with acquire
+ * ordering, a BUSY record ends the batch (the records after it wait), a
+ * DISCARD record is skipped, and consumer_pos is stored once per batch
+ * (libbpf stores it after every record). A length word that is not
+ * possible (a record longer than what the producer has written, or than
+ * the ring; a position not 8-byte aligned) makes the ring corrupt:
+ * -PERFRING_ECORRUPT with the position in perfring_errmsg() and
+ * perfring_ringbuf_error_offset(); nothing is read out of bounds and
+ * nothing spins.
+ *
+ * Lost records: the kernel counts none for ring buffers (a failed
+ * bpf_ringbuf_reserve() just returns NULL to the program). A program that
+ * includes <perfring/bpf/perfring_ringbuf.bpf.h> and writes through its
+ * perfring_ringbuf_reserve()/perfring_ringbuf_output() counts each failure
+ * per CPU in a BPF_MAP_TYPE_PERCPU_ARRAY named PERFRING_RINGBUF_LOST_MAP;
+ * give that map's fd as lost_map_fd and the counts are reported as lost
+ * records (perfring_ringbuf_lost(), and PERFRING_MSG_LOST messages and
+ * stats in a reader). Without it, losses are unknown (see
+ * perfring_reader_ring_info()), never reported as 0.
+ *
+ * Thread safety: one thread consumes a ring buffer at a time; stats and
+ * accessors may be called from any thread.
+ */
+#ifndef PERFRING_RINGBUF_H
+#define PERFRING_RINGBUF_H
+
+#include <perfring/common.h>
+#include <perfring/ring.h>
+#include <perfring/reader.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The name of the lost-record map of <perfring/bpf/perfring_ringbuf.bpf.h>. */
+#define PERFRING_RINGBUF_LOST_MAP "perfring_rb_lost"
+
+struct perfring_ringbuf;
+
+struct perfring_ringbuf_opts {
+	size_t sz; /* sizeof(struct perfring_ringbuf_opts) */
+	/* The PERCPU_ARRAY of perfring_ringbuf.bpf.h (its fd; 0: none, losses
+	 * unknown). The ring keeps its own dup of the fd. */
+	int lost_map_fd;
+	/* A ring that serves one CPU only (one ring buffer per CPU, e.g. in an
+	 * array of maps): its records carry cpu in a reader, and its lost count
+	 * is that CPU's slot of the lost map. Otherwise (a ring shared by all
+	 * CPUs) records carry cpu = -1 and the lost count is the sum over CPUs. */
+	bool per_cpu;
+	int cpu;
+	/* In a reader: at most this many records from this ring per drain
+	 * (0: no limit), so that one busy ring cannot hold up the others. */
+	size_t budget;
+	/* Expect an overwrite (flight-recorder) ring, map flag
+	 * BPF_F_RB_OVERWRITE. Kernels before 6.19 lack the flag: the ring is
+	 * refused with -EOPNOTSUPP and a message naming the running kernel. */
+	bool overwrite;
+};
+
+/*
+ * Map the BPF_MAP_TYPE_RINGBUF map_fd. The ring keeps its own dup of the fd.
+ * NULL with errno set: EINVAL for a map of another type (named in
+ * perfring_errmsg()) or bad options, EPERM/ENOMEM from mmap (the message
+ * names RLIMIT_MEMLOCK), EOPNOTSUPP for overwrite where unsupported.
+ */
+PERFRING_API struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const struct perfring_ringbuf_opts *opts);
+
+/*
+ * A ring buffer over memory the caller owns, laid out as the kernel maps it:
+ * base is the consumer page (consumer_pos at its start), base + page_size
+ * the producer page (producer_pos at its start), then the data area twice:
+ * len = 2 * page_size + 2 * data_size, data_size a power of two (at least
+ * 8). The two copies of the data area must hold the same bytes (map one
+ * memfd twice, or write both). For tests and fuzzing. lost_map_fd and
+ * overwrite must not be set.
+ */
+PERFRING_API struct perfring_ringbuf *perfring_ringbuf_new_mem(void *base, size_t len, size_t page_size,
+								const struct perfring_ringbuf_opts *opts);
+
+/* Unmap and free (the map fd dup is closed). NULL is a no-op. */
+PERFRING_API void perfring_ringbuf_free(struct perfring_ringbuf *rb);
+
+/*
+ * Called with each record's payload (len without the BUSY/DISCARD bits, as
+ * the program gave it), valid until the call returns. Return
+ * PERFRING_CONTINUE, PERFRING_STOP (this record is consumed, the rest
+ * waits), or a negative error (this record is not consumed).
+ */
+typedef int (*perfring_ringbuf_fn)(void *ctx, const void *data, size_t size);
+
+/*
+ * Deliver the records written so far, at most budget of them (0: no limit),
+ * and store consumer_pos once at the end. Returns the number delivered, or
+ * a negative error: the callback's, or -PERFRING_ECORRUPT (records before
+ * the corrupt one were delivered and consumed). No syscall.
+ */
+PERFRING_API int perfring_ringbuf_consume(struct perfring_ringbuf *rb, size_t budget, perfring_ringbuf_fn fn,
+					  void *ctx);
+
+/* Bytes written and not yet consumed (producer_pos - consumer_pos). */
+PERFRING_API uint64_t perfring_ringbuf_bytes_available(const struct perfring_ringbuf *rb);
+
+/* The data area size in bytes (the map's max_entries), 0 for NULL. */
+PERFRING_API size_t perfring_ringbuf_data_size(const struct perfring_ringbuf *rb);
+
+/* The map fd (the ring's dup), -1 for a memory ring, -EINVAL for NULL. */
+PERFRING_API int perfring_ringbuf_fd(const struct perfring_ringbuf *rb);
+
+/* The position of the last corrupt length word found. */
+PERFRING_API uint64_t perfring_ringbuf_error_offset(const struct perfring_ringbuf *rb);
+
+/*
+ * Drop everything written so far (consumer_pos = producer_pos): the way on
+ * after -PERFRING_ECORRUPT. Returns the bytes dropped (counted in the
+ * stats' dropped_bytes).
+ */
+PERFRING_API uint64_t perfring_ringbuf_discard(struct perfring_ringbuf *rb);
+
+/*
+ * The losses counted by perfring_ringbuf.bpf.h so far (this CPU's slot for a
+ * per_cpu ring, else the sum), read from the lost map (a syscall) into
+ * *lost. 0, -ENOENT (with a message) when no lost map was given: losses are
+ * unknown, or the map lookup's error.
+ */
+PERFRING_API int perfring_ringbuf_lost(struct perfring_ringbuf *rb, uint64_t *lost);
+
+/*
+ * Counters: records and bytes delivered, lost (and lost_records: the
+ * number of times a new loss was reported) as delivered by a reader,
+ * corrupt, dropped_bytes (perfring_ringbuf_discard()). 0, or -EINVAL.
+ */
+PERFRING_API int perfring_ringbuf_stats(const struct perfring_ringbuf *rb, struct perfring_ring_stats *stats);
+
+/* ---- BPF ring buffers in a reader ---- */
+
+/*
+ * Add the BPF_MAP_TYPE_RINGBUF map_fd to the reader (any reader: one made by
+ * perfring_reader_new(), _new_bpf() or _new_perf_buffer()), next to its perf
+ * rings, under the same epoll fd. Returns the ring index. poll, read,
+ * consume, consume_ring, consume_samples, wait, flush, wakeup, close,
+ * deadline, max_delay_ns and early stop behave as for perf rings; its
+ * records come as PERFRING_MSG_SAMPLE with data/size the payload (one span,
+ * size2 = 0, rec = NULL) and cpu = opts.cpu for a per_cpu ring, else -1;
+ * losses counted by perfring_ringbuf.bpf.h come as PERFRING_MSG_LOST
+ * (checked after a drain that found records, at most once a millisecond,
+ * and on every flush; those counted after the ring was added). The
+ * reader's wakeup_events/wakeup_bytes apply to perf rings: a ring buffer's
+ * records are due as soon as they are submitted, its wakeups are the
+ * kernel's (or the program's BPF_RB_* flags). A ring buffer cannot be
+ * paused from user space: perfring_reader_pause() leaves it writing,
+ * pause_ring() on it is -EOPNOTSUPP. A reader in time order
+ * (order_window_ns) takes none: -EOPNOTSUPP. Not concurrent with reads
+ * (set-up only, as perfring_reader_add()).
+ */
+PERFRING_API int perfring_reader_add_ringbuf(struct perfring_reader *rd, int map_fd,
+					     const struct perfring_ringbuf_opts *opts);
+
+/*
+ * Add every ring buffer held in an BPF_MAP_TYPE_ARRAY_OF_MAPS (or
+ * HASH_OF_MAPS with u32 keys) outer_fd, one per CPU as Falco keeps them:
+ * the ring at key k is added per_cpu with cpu = k (opts.per_cpu and cpu
+ * are ignored; lost_map_fd, budget, overwrite apply to each). Empty slots
+ * are skipped. Returns the number of rings added, or a negative error
+ * (rings added before it stay).
+ */
+PERFRING_API int perfring_reader_add_ringbuf_array(struct perfring_reader *rd, int outer_fd,
+						   const struct perfring_ringbuf_opts *opts);
+
+/* The ring buffer of ring idx, or NULL with errno EINVAL (bad index) or
+ * ENOTTY (a perf ring: see perfring_reader_ring()). */
+PERFRING_API struct perfring_ringbuf *perfring_reader_ringbuf(const struct perfring_reader *rd, int idx);
+
+enum perfring_ring_kind {
+	PERFRING_RING_PERF = 1,        /* a perf ring (perf event array or caller event) */
+	PERFRING_RING_BPF_RINGBUF = 2, /* a BPF_MAP_TYPE_RINGBUF */
+};
+
+struct perfring_reader_ring_info {
+	size_t sz; /* sizeof(struct perfring_reader_ring_info) */
+	enum perfring_ring_kind kind;
+	int cpu;          /* as perfring_reader_ring_cpu() */
+	int fd;           /* perf event fd, or the ring buffer's map fd */
+	size_t data_size; /* bytes of its data area */
+	bool overwrite;
+	/* Whether the stats' lost counts are known: always for perf rings (the
+	 * kernel writes LOST records); for a ring buffer only with a lost map. */
+	bool lost_known;
+};
+
+/* Describe ring idx. 0, or -EINVAL (NULL, bad index, sz too small). */
+PERFRING_API int perfring_reader_ring_info(const struct perfring_reader *rd, int idx,
+					   struct perfring_reader_ring_info *info);
+
+/*
+ * perfring_reader_consume() and _consume_ring() with a budget: at most
+ * budget records (0: no limit) in this call, as libbpf's
+ * ring_buffer__consume_n()/ring__consume_n(). The next call starts with the
+ * ring after the one the budget ended in. Returns the number delivered or a
+ * negative error.
+ */
+PERFRING_API int perfring_reader_consume_n(struct perfring_reader *rd, size_t budget, perfring_msg_fn fn,
+					   void *ctx);
+PERFRING_API int perfring_reader_consume_ring_n(struct perfring_reader *rd, int idx, size_t budget,
+						perfring_msg_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PERFRING_RINGBUF_H */

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Fault injection over BPF ring buffers in a reader (bpf/rb_producer.bpf.c
+ * fills the ring before each run): new, add_ringbuf with the lost map,
+ * consume_n, read, consume_samples, flush + poll, free, with each allocation, mmap and
+ * read the library makes failing in turn (tests/unit/fault.h). Each run
+ * succeeds or returns the documented error (NULL + errno, negative errno)
+ * with a fresh perfring_errmsg(); the ASan and valgrind suites check that no
+ * run leaks.
+ */
+#include "unit/fault.h"
+#include "kernel/rbtest.h"
+
+static struct rbtest rt;
+
+static int count_msg(const struct perfring_msg *ev, void *ctx)
+{
+	(*(unsigned *)ctx)++;
+	return 0;
+}
+
+static int count_sample(void *ctx, int cpu, const void *data, size_t size)
+{
+	(*(unsigned *)ctx)++;
+	return 0;
+}
+
+/* 0, or a negative errno. */
+static int sc_ringbuf(void)
+{
+	struct perfring_ringbuf_opts o = PERFRING_OPTS_INIT(perfring_ringbuf_opts, .lost_map_fd = rt.lost_fd);
+	struct perfring_msg_buf m = { 0 };
+	struct perfring_reader *rd;
+	unsigned n = 0;
+	int ret;
+
+	rd = perfring_reader_new(NULL);
+	if (!rd)
+		return errno ? -errno : -EINVAL;
+	ret = perfring_reader_add_ringbuf(rd, rt.rb_fd, &o);
+	if (ret >= 0)
+		ret = perfring_reader_consume_n(rd, 5, count_msg, &n);
+	if (ret >= 0) {
+		ret = perfring_reader_read(rd, &m, 0);
+		if (ret == -ETIMEDOUT)
+			ret = 0;
+	}
+	if (ret >= 0)
+		ret = perfring_reader_consume_samples(rd, count_sample, NULL, &n);
+	if (ret >= 0) {
+		perfring_reader_flush(rd);
+		ret = perfring_reader_poll(rd, 0, count_msg, &n);
+		if (ret == -PERFRING_EFLUSHED || ret == -ETIMEDOUT)
+			ret = 0;
+	}
+	perfring_msg_buf_release(&m);
+	perfring_reader_free(rd);
+	return ret < 0 ? ret : 0;
+}
+
+static void refill(void)
+{
+	rt.skel->data->payload_len = 100;
+	rbtest_run(rt.skel->progs.produce, 0, 20);
+}
+
+TEST(fault_ringbuf)
+{
+	unsigned long total, n, failed = 0;
+	char mark[256];
+	int ret;
+
+	RBTEST_SETUP(&rt, 0);
+	refill();
+	fault_start(0);
+	ret = sc_ringbuf();
+	total = fault_stop();
+	REQUIREF(ret == 0, "clean run: %d %s", ret, perfring_errmsg());
+	REQUIRE(total > 0);
+	for (n = 1; n <= total; n++) {
+		refill();
+		perfring_ringbuf_fd(NULL); /* a known errmsg */
+		snprintf(mark, sizeof(mark), "%s", perfring_errmsg());
+		errno = 0;
+		fault_start(n);
+		ret = sc_ringbuf();
+		fault_stop();
+		if (!fault_what || ret == 0)
+			continue;
+		failed++;
+		CHECKF(ret < 0, "call %lu (%s): returned %d", n, fault_what, ret);
+		CHECKF(*perfring_errmsg() && strcmp(perfring_errmsg(), mark) != 0,
+		       "call %lu (%s): ret %d, errmsg not set (\"%s\")", n, fault_what, ret, perfring_errmsg());
+		if (getenv("FAULT_VERBOSE"))
+			fprintf(stderr, "ringbuf #%lu %s: %d %s\n", n, fault_what, ret, perfring_errmsg());
+	}
+	fprintf(stderr, "# ringbuf: %lu calls, %lu failed cleanly\n", total, failed);
+	rbtest_teardown(&rt);
+}
