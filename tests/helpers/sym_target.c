@@ -23,7 +23,7 @@
 #define SYMT_FN __attribute__((noinline, noclone, used))
 #endif
 
-volatile int symt_sink;
+volatile unsigned int symt_sink; /* unsigned: spinning wraps it (no signed overflow for UBSan) */
 
 int symt_alpha(int x);
 int symt_beta(int x);
