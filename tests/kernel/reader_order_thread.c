@@ -211,7 +211,8 @@ TEST(order_thread_cpu_clock_two_cpus)
 	       (unsigned long long)k.records, (unsigned long long)k.per_cpu[0], (unsigned long long)k.per_cpu[1],
 	       (unsigned long long)k.switches, (unsigned long long)st.late, (unsigned long long)st.forced);
 	CHECK(st.active);
-	CHECKF(k.per_cpu[0] > 1000 && k.per_cpu[1] > 1000, "too few samples: %llu and %llu",
+	/* 8000 a CPU expected; a loaded VM (stolen vCPU, a CPU briefly offline) gives fewer */
+	CHECKF(k.per_cpu[0] > 200 && k.per_cpu[1] > 200, "too few samples: %llu and %llu",
 	       (unsigned long long)k.per_cpu[0], (unsigned long long)k.per_cpu[1]);
 	/* Record by record: in order, but for the ones counted late. */
 	CHECK_EQ_U64(k.inversions, st.late);
