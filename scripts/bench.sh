@@ -137,6 +137,9 @@ run() {
 		args+=(--policy "$p")
 	done
 	"$bin/stream" "${args[@]}" || status=1
+	echo
+	echo "== idle: the cost of a 2 ms delay bound with one record every 10 ms (bench/idle.c)"
+	"$bin/idle" --seconds "${BENCH_IDLE_S:-3}" || status=1
 	decode_bench || status=1
 	scripts/bench_perfdata.sh "$O" || status=1
 	scripts/bench_answers.sh "$O" || status=1

@@ -20,6 +20,9 @@
  *    config1 and config2 set those fields, any other term is looked up in
  *    the PMU's format/ directory ("config:0-7,32-35" places the value's
  *    bits); a term without a value means 1.
+ * Each may end with perf's modifiers ("cycles:u", "sched:sched_switch:k",
+ * "cpu/config=0/uk"): u, k, h count in user space, the kernel, the
+ * hypervisor (any given: the others are excluded), p raises precise_ip.
  *
  * Functions return 0, an fd or a count on success and a negative errno on
  * failure, with perfring_errmsg() saying which event failed and what to do.

@@ -10,6 +10,10 @@
  *           perfring_perfdata_writer_write(w, rec, rec_header->size);
  *   if (perfring_perfdata_writer_close(w)) ... perfring_errmsg()
  *
+ * Features: HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CMDLINE, EVENT_DESC;
+ * TRACING_DATA when an attr is a tracepoint (formats from tracefs);
+ * BUILD_ID with opts.build_ids; COMPRESSED with opts.compress_level.
+ *
  * Layout (as perf record writes it): the 104-byte header, the attrs' ids
  * and the attrs (written when the first record comes, so every attr must
  * be added before it), the records, then the feature sections; the header

@@ -74,7 +74,10 @@ struct perfring_reader_opts {
 	 * 0: no bound (records wait for the threshold, a flush or the
 	 * deadline). For perfring_reader_new() readers, give the wakeup
 	 * fields the values of your events' attrs: the default (1) takes
-	 * every record at once. */
+	 * every record at once. A batching BPF reader keeps the bound while
+	 * idle without waking every max_delay_ns: it switches each CPU's map
+	 * slot to an "arming" event (one more fd per CPU) that wakes it on the
+	 * next record. */
 	uint64_t max_delay_ns;
 	/* Overwritable rings (write_backward): the kernel overwrites the
 	 * oldest records; reads pause output and return newest first. */

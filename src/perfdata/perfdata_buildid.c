@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <perfring/record.h>
 #include <perfring/symbol.h>
@@ -202,6 +203,7 @@ static int bid_entry(int (*emit)(void *ctx, const void *p, size_t n), void *ctx,
 int pw_bids_write(struct pw_bids *b, int (*emit)(void *ctx, const void *p, size_t n), void *ctx)
 {
 	uint8_t id[PERFRING_BUILD_ID_MAX];
+	struct stat st;
 	size_t n, i;
 	int err = 0;
 
@@ -211,7 +213,9 @@ int pw_bids_write(struct pw_bids *b, int (*emit)(void *ctx, const void *p, size_
 		struct bid_hit *h = &b->hits[i];
 		int r;
 
-		if (!h->size && h->path[0] == '/' && (r = perfring_elf_build_id(h->path, id)) > 0) {
+		/* regular files only: a name from a record could be a FIFO or a device */
+		if (!h->size && h->path[0] == '/' && !stat(h->path, &st) && S_ISREG(st.st_mode) &&
+		    (r = perfring_elf_build_id(h->path, id)) > 0) {
 			memcpy(h->id, id, (size_t)r);
 			h->size = (uint8_t)r;
 		}

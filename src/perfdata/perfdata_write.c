@@ -285,6 +285,47 @@ static bool kernel_text(uint64_t *start, uint64_t *end)
 }
 
 /*
+ * A kernel MMAP per loaded module ("[NAME]" at its address, from
+ * /proc/modules), as perf record synthesizes them: perf then names module
+ * addresses from /proc/kallsyms instead of leaving them unknown. Nothing
+ * when the kernel has no modules or hides their addresses.
+ */
+static int write_module_mmaps(struct perfring_perfdata_writer *w, size_t trailer)
+{
+	FILE *f = fopen("/proc/modules", "re");
+	char line[512], name[64];
+	unsigned long long size, addr;
+	uint8_t rec[8 + 8 + 24 + 72 + 64];
+	uint32_t pid_tid[2] = { UINT32_MAX, 0 };
+	int err = 0, n;
+
+	while (f && !err && fgets(line, sizeof(line), f)) {
+		struct perf_event_header h = { PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, 0 };
+		uint64_t v[3];
+		size_t fl;
+
+		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr || !size)
+			continue;
+		memset(rec, 0, sizeof(rec));
+		n = snprintf((char *)rec + 40, 72, "[%s]", name);
+		if (n < 0 || n >= 72)
+			continue;
+		fl = ((size_t)n + 1 + 7) & ~(size_t)7;
+		h.size = (uint16_t)(8 + 8 + 24 + fl + trailer);
+		v[0] = addr;
+		v[1] = size;
+		v[2] = 0;
+		memcpy(rec, &h, 8);
+		memcpy(rec + 8, pid_tid, 8);
+		memcpy(rec + 16, v, 24);
+		err = data_bytes(w, rec, h.size, h.type);
+	}
+	if (f)
+		fclose(f);
+	return err;
+}
+
+/*
  * perf resolves kernel addresses only after a kernel MMAP record
  * ("[kernel.kallsyms]_text", pgoff = the address of _text) names the
  * kernel's text; without one, `perf report` warns that the kernel address
@@ -320,7 +361,8 @@ static int write_kernel_mmap(struct perfring_perfdata_writer *w)
 	memcpy(rec + 8, pid_tid, 8);
 	memcpy(rec + 16, v, 24);
 	memcpy(rec + 40, fname, sizeof(fname));
-	return data_bytes(w, rec, h.size, h.type) ?: (w->bids ? pw_bids_record(w->bids, rec, h.size) : 0);
+	return data_bytes(w, rec, h.size, h.type) ?: (w->bids ? pw_bids_record(w->bids, rec, h.size) : 0) ?:
+	       write_module_mmaps(w, trailer);
 }
 
 /* The attrs are final: the build id tracker gets their parse configs. */

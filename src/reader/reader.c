@@ -293,6 +293,7 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 	}
 	r->fd = fd;
 	r->wfd = -1;
+	r->arm_fd = -1;
 	r->cpu = cpu;
 	r->own_fd = own_fd;
 	r->overwrite = rd->cfg.overwrite;
@@ -310,9 +311,15 @@ int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r)
 	int err;
 
 	pthread_mutex_lock(&rd->lock);
-	if (rd->ring_cnt == rd->ring_cap) {
+	/* Rings added at set-up leave room for every CPU hotplug may add
+	 * later, so that the array never moves once threads read it. */
+	if (rd->ring_cnt == rd->ring_cap || (!rd->hp_armed && rd->ring_cnt + 1 + rd->hp_cpu_cnt > rd->ring_cap)) {
 		int ncap = rd->ring_cap ? rd->ring_cap * 2 : 8;
-		struct pr_rd_ring **n = realloc(rd->rings, (size_t)ncap * sizeof(*n));
+		struct pr_rd_ring **n;
+
+		if (ncap < rd->ring_cnt + 1 + rd->hp_cpu_cnt)
+			ncap = rd->ring_cnt + 1 + rd->hp_cpu_cnt;
+		n = realloc(rd->rings, (size_t)ncap * sizeof(*n));
 
 		if (!n) {
 			pthread_mutex_unlock(&rd->lock);
@@ -385,6 +392,8 @@ void perfring_reader_free(struct perfring_reader *rd)
 			close(r->fd);
 		if (r->wfd >= 0)
 			close(r->wfd);
+		if (r->arm_fd >= 0)
+			close(r->arm_fd);
 		free(r);
 	}
 	free(rd->rings);

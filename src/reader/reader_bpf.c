@@ -81,7 +81,7 @@ static int open_error(int err, int cpu)
 		       cpu, strerror(err), paranoid);
 }
 
-int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu)
+int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu, bool arming)
 {
 	struct perf_event_attr attr;
 	int fd;
@@ -92,7 +92,9 @@ int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu)
 	attr.config = PERF_COUNT_SW_BPF_OUTPUT;
 	attr.sample_type = PERF_SAMPLE_RAW;
 	attr.sample_period = 1;
-	if (rd->cfg.wakeup_bytes) {
+	if (arming) {
+		attr.wakeup_events = 1; /* reader_arm.c: every record wakes */
+	} else if (rd->cfg.wakeup_bytes) {
 		attr.watermark = 1;
 		attr.wakeup_watermark = rd->cfg.wakeup_bytes;
 	} else {
@@ -116,7 +118,7 @@ int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, 
 	/* Key = the CPU id. Deleting an empty slot is not an error: pause is
 	 * idempotent. */
 	if (on)
-		ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)(r->wfd >= 0 ? r->wfd : r->fd));
+		ret = pr_bpf_map_update_u32(rd->map_fd, (uint32_t)r->cpu, (uint32_t)pr_rd_arm_slot_fd(rd, r));
 	else
 		ret = pr_bpf_map_delete_u32(rd->map_fd, (uint32_t)r->cpu);
 	if (ret == -ENOENT && !on)
@@ -217,7 +219,7 @@ static int open_cpu(struct perfring_reader *rd, int cpu, const char *map_name, c
 		       cpu, map_name, rd->map_max_entries);
 		return pr_rd_skip_cpu(rd, cpu);
 	}
-	fd = pr_rd_bpf_open_event(rd, cpu);
+	fd = pr_rd_bpf_open_event(rd, cpu, false);
 	if (fd == -ENODEV) {
 		pr_log(PERFRING_LOG_WARN, "CPU %d skipped: it is offline (perf_event_open: ENODEV)", cpu);
 		return pr_rd_skip_cpu(rd, cpu);
@@ -313,6 +315,7 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	err = pr_rd_hp_init(rd, cpus, j);
 	if (err)
 		goto fail;
+	pr_rd_arm_init(rd);
 	free(cpus);
 	free(online);
 	return rd;

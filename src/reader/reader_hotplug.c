@@ -141,7 +141,7 @@ static void add_cpu(struct perfring_reader *rd, int cpu)
 	struct pr_rd_ring *r;
 	int fd, idx, ret;
 
-	fd = pr_rd_bpf_open_event(rd, cpu);
+	fd = pr_rd_bpf_open_event(rd, cpu, false);
 	if (fd == -ENODEV)
 		return; /* offline again already: its uevent follows */
 	if (fd < 0)
@@ -156,6 +156,9 @@ static void add_cpu(struct perfring_reader *rd, int cpu)
 		pr_fail(errno, "PERF_EVENT_IOC_ENABLE on the event of CPU %d failed: %s", cpu, strerror(errno));
 		return cpu_failed(rd, cpu, idx, "its event cannot be enabled");
 	}
+	/* Before the map holds it: an armed reader stores the arming event. */
+	if (rd->arm_state != PR_ARM_OFF && pr_rd_arm_open(rd, r))
+		pr_log(PERFRING_LOG_WARN, "CPU %d: no arming event; max_delay_ns may not hold for it while idle", cpu);
 	pthread_mutex_lock(&rd->lock);
 	ret = store_writer(rd, r);
 	pthread_mutex_unlock(&rd->lock);
@@ -169,11 +172,15 @@ static void reopen_cpu(struct perfring_reader *rd, struct pr_rd_ring *r)
 {
 	int fd, old, ret;
 
-	fd = pr_rd_bpf_open_event(rd, r->cpu);
+	fd = pr_rd_bpf_open_event(rd, r->cpu, false);
 	if (fd == -ENODEV)
 		return;
 	if (fd < 0)
 		return cpu_failed(rd, r->cpu, r->idx, "its BPF output event cannot be opened again");
+	/* The arming event died with the CPU too. */
+	if (r->arm_fd >= 0 && pr_rd_arm_open(rd, r))
+		pr_log(PERFRING_LOG_WARN, "CPU %d: no arming event; max_delay_ns may not hold for it while idle",
+		       r->cpu);
 	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
 		pr_fail(errno, "cannot send the new event of CPU %d into its ring: %s", r->cpu, strerror(errno));
 		close(fd);

@@ -8,6 +8,7 @@
  *   reader_read.c     copy-out delivery: read
  *   reader_hotplug.c  BPF readers: following CPUs going offline and online
  *   reader_order.c    records of all rings in time order (k-way merge)
+ *   reader_arm.c      BPF readers: max_delay_ns without waking while idle
  *   reader_ringbuf.c  BPF ring buffers (BPF_MAP_TYPE_RINGBUF) among the rings
  * Not installed.
  */
@@ -70,6 +71,16 @@ struct pr_rd_ring {
 	int wfd;
 	/* Reader thread only: its CPU went offline since wfd was opened. */
 	bool cpu_gone;
+	/* reader_arm.c, under rd->lock: the arming event writing into this
+	 * ring (-1: none). */
+	int arm_fd;
+};
+
+enum pr_arm_state {
+	PR_ARM_OFF = 0, /* no arming: bounded sleeps */
+	PR_ARM_MAIN,    /* the batching events are in the map */
+	PR_ARM_CHECK,   /* arming events in the map; one more look at arm_check_ns */
+	PR_ARM_ARMED,   /* arming events in the map: sleep without a bound */
 };
 
 /* The validated options. */
@@ -116,6 +127,11 @@ struct perfring_reader {
 	int hp_cpu_cnt;
 	struct perfring_reader_hotplug hp_stats; /* written with __atomic stores */
 	struct pr_order *order; /* time order (reader_order.c), or NULL */
+	/* reader_arm.c: written by the reader thread under lock, read under lock. */
+	enum pr_arm_state arm_state;
+	int arm_empty;          /* consecutive checks that found the rings empty */
+	uint64_t arm_check_ns;
+	uint64_t arm_last_go_ns;
 
 	/* Written by any thread; accessed only with __atomic builtins. */
 	uint64_t deadline_ns; /* absolute CLOCK_MONOTONIC, 0 = none */
@@ -164,9 +180,10 @@ int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet);
 /* The same for one ring: store or delete its CPU's map slot. */
 int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, bool on, bool quiet);
 
-/* reader_bpf.c: open CPU cpu's BPF output event, disabled: the fd,
- * -ENODEV (offline, no message) or another error (message set). */
-int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu);
+/* reader_bpf.c: open CPU cpu's BPF output event, disabled, with the
+ * reader's wakeup policy (arming: one wakeup per record): the fd, -ENODEV
+ * (offline, no message) or another error (message set). */
+int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu, bool arming);
 
 /* reader_hotplug.c */
 int pr_rd_hp_init(struct perfring_reader *rd, const int *cpus, int cnt);
@@ -179,6 +196,16 @@ static inline void pr_rd_hp_tick(struct perfring_reader *rd)
 	if (rd->hp_armed && !(++rd->hp_batches & 63))
 		pr_rd_hp_process(rd, false);
 }
+
+/* reader_arm.c */
+int pr_rd_arm_open(struct perfring_reader *rd, struct pr_rd_ring *r);
+void pr_rd_arm_init(struct perfring_reader *rd);
+/* The fd a ring's map slot should hold now. Under rd->lock. */
+int pr_rd_arm_slot_fd(const struct perfring_reader *rd, const struct pr_rd_ring *r);
+/* Nothing is waiting: maybe arm; returns how long the reader may sleep. */
+uint64_t pr_rd_arm_idle(struct perfring_reader *rd, uint64_t now, bool checked);
+/* Records are due. */
+void pr_rd_arm_busy(struct perfring_reader *rd);
 
 /* reader_order.c */
 int pr_rd_order_init(struct perfring_reader *rd, const struct perfring_reader_opts *opts);

@@ -39,6 +39,13 @@ struct order_q {
 	size_t cap, head, tail;
 };
 
+/* Per ring, during a drain. */
+struct order_cur {
+	uint64_t pos, end, t;
+	struct perfring_ring_record rec;
+	bool have; /* rec/t hold the ring record at pos */
+};
+
 struct pr_order {
 	uint64_t window;
 	uint32_t time_off;      /* BPF payloads */
@@ -50,18 +57,15 @@ struct pr_order {
 	bool stopped; /* an early stop: released records wait for the next call */
 	struct order_q *q;
 	uint64_t *seen; /* per ring: position up to which times were read */
+	struct order_cur *cur; /* per ring, for one drain (kept: no allocation per drain) */
+	uint64_t *consumed;
+	int cur_cnt;
 	int q_cnt;
 	size_t q_max;
 	/* counters, read by other threads */
 	uint64_t late, forced, held, held_bytes;
 };
 
-/* Per ring, during a drain. */
-struct order_cur {
-	uint64_t pos, end, t;
-	struct perfring_ring_record rec;
-	bool have; /* rec/t hold the ring record at pos */
-};
 
 int pr_rd_order_init(struct perfring_reader *rd, const struct perfring_reader_opts *opts)
 {
@@ -111,8 +115,33 @@ void pr_rd_order_free(struct perfring_reader *rd)
 		free(o->q[i].buf);
 	free(o->q);
 	free(o->seen);
+	free(o->cur);
+	free(o->consumed);
 	free(o);
 	rd->order = NULL;
+}
+
+/* The per-drain arrays, kept from one drain to the next. */
+static int grow_cur(struct pr_order *o, int cnt)
+{
+	struct order_cur *cur;
+	uint64_t *consumed;
+
+	if (cnt <= o->cur_cnt)
+		return 0;
+	cur = calloc((size_t)cnt, sizeof(*cur));
+	consumed = calloc((size_t)cnt, sizeof(*consumed));
+	if (!cur || !consumed) {
+		free(cur);
+		free(consumed);
+		return pr_fail(ENOMEM, "perfring reader: out of memory for the time-order merge");
+	}
+	free(o->cur);
+	free(o->consumed);
+	o->cur = cur;
+	o->consumed = consumed;
+	o->cur_cnt = cnt;
+	return 0;
 }
 
 static int grow_rings(struct pr_order *o, int cnt)
@@ -121,7 +150,7 @@ static int grow_rings(struct pr_order *o, int cnt)
 	uint64_t *seen;
 
 	if (cnt <= o->q_cnt)
-		return 0;
+		return grow_cur(o, cnt);
 	q = realloc(o->q, (size_t)cnt * sizeof(*q));
 	if (!q)
 		return pr_fail(ENOMEM, "perfring reader: out of memory for the time-order queues");
@@ -133,7 +162,7 @@ static int grow_rings(struct pr_order *o, int cnt)
 	memset(q + o->q_cnt, 0, (size_t)(cnt - o->q_cnt) * sizeof(*q));
 	memset(seen + o->q_cnt, 0, (size_t)(cnt - o->q_cnt) * sizeof(*seen));
 	o->q_cnt = cnt;
-	return 0;
+	return grow_cur(o, cnt);
 }
 
 static uint64_t time_of(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec)
@@ -353,15 +382,14 @@ int pr_rd_order_drain(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx,
 
 	*stopped = false;
 	o->stopped = false;
+	if (!cnt)
+		return 0;
 	if (grow_rings(o, cnt))
 		return -ENOMEM;
-	cur = calloc((size_t)cnt, sizeof(*cur));
-	consumed = calloc((size_t)cnt, sizeof(*consumed));
-	if (!cur || !consumed) {
-		free(cur);
-		free(consumed);
-		return pr_fail(ENOMEM, "perfring reader: out of memory for the time-order merge");
-	}
+	cur = o->cur;
+	consumed = o->consumed;
+	memset(cur, 0, (size_t)cnt * sizeof(*cur));
+	memset(consumed, 0, (size_t)cnt * sizeof(*consumed));
 	now = pr_now_ns();
 	dl = __atomic_load_n(&rd->deadline_ns, __ATOMIC_ACQUIRE);
 	if (dl && now >= dl)
@@ -447,8 +475,6 @@ out:
 		/* What is left in a ring is its own concern again. */
 		r->owed = cur[i].pos != cur[i].end;
 	}
-	free(cur);
-	free(consumed);
 	return err ? err : n;
 }
 

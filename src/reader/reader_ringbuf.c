@@ -45,6 +45,8 @@ int perfring_reader_add_ringbuf(struct perfring_reader *rd, int map_fd, const st
 		return ret;
 	}
 	r->fd = r->rb->fd;
+	r->wfd = -1; /* perf rings only (hotplug, arming) */
+	r->arm_fd = -1;
 	r->cpu = r->rb->cpu;
 	ret = pr_rd_append_ring(rd, r);
 	if (ret < 0) {

@@ -280,6 +280,13 @@ static int sleep_once(struct perfring_reader *rd, int64_t ns)
 	return 0;
 }
 
+static int go_data(struct perfring_reader *rd)
+{
+	if (rd->arm_state != PR_ARM_OFF)
+		pr_rd_arm_busy(rd);
+	return PR_GO_DATA;
+}
+
 int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 {
 	pr_rd_hp_tick(rd);
@@ -306,31 +313,40 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 		pending = false;
 		checked = !w->skip_data;
 		if (checked && any_due(rd, &pending))
-			return PR_GO_DATA;
+			return go_data(rd);
 		w->skip_data = false;
 
 		/* Records held back by the time order: due at a time. */
 		od = pr_rd_order_due(rd);
 		if (od == 0)
-			return PR_GO_DATA;
+			return go_data(rd);
 		dl = __atomic_load_n(&rd->deadline_ns, __ATOMIC_ACQUIRE);
 		if (w->timeout_ns == 0 && !dl && !(pending && rd->cfg.max_delay_ns) && od == UINT64_MAX)
 			return -ETIMEDOUT;
 		now = pr_now_ns();
 		if (od != UINT64_MAX && (now >= od || (dl && now >= dl)))
-			return PR_GO_DATA;
+			return go_data(rd);
 		/* Records below the threshold: out when the deadline passes
 		 * (delivered first, reported next), or max_delay after the
 		 * last moment the rings were seen without them. */
 		due = UINT64_MAX;
 		if (pending && dl && now >= dl)
-			return PR_GO_DATA;
+			return go_data(rd);
 		if (rd->cfg.max_delay_ns) {
 			if (checked && !pending)
 				rd->quiet_ns = now;
-			due = rd->quiet_ns + rd->cfg.max_delay_ns;
+			/* Pending: due max_delay after quiet_ns. Otherwise a
+			 * record written from now on must be seen in time. */
+			due = (pending ? rd->quiet_ns : now) + rd->cfg.max_delay_ns;
 			if (pending && now >= due)
-				return PR_GO_DATA;
+				return go_data(rd);
+			/* Nothing waits: with arming events, maybe no bound. */
+			if (rd->arm_state != PR_ARM_OFF) {
+				if (pending)
+					rd->arm_empty = 0;
+				else
+					due = pr_rd_arm_idle(rd, now, checked);
+			}
 		}
 		if (w->timeout_ns == 0 && !dl)
 			return -ETIMEDOUT;
@@ -350,7 +366,7 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 		if (od < target)
 			target = od;
 		pr_rd_hp_arm(rd);
-		ret = sleep_once(rd, target == UINT64_MAX ? -1 : (int64_t)(target - now));
+		ret = sleep_once(rd, target == UINT64_MAX ? -1 : target > now ? (int64_t)(target - now) : 0);
 		if (ret)
 			return ret;
 	}

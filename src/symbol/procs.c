@@ -277,7 +277,7 @@ static int feed_fork(struct perfring_procs *p, const struct perfring_decoded *re
 	child->comm = parent->comm;
 	if (reserve(child, parent->n))
 		return pr_fail(ENOMEM, "perfring_procs_feed: out of memory");
-	if (parent->n) /* a parent without mappings: maps may be NULL, memcpy() must not see it */
+	if (parent->n) /* a parent without mappings (a kernel thread) has maps NULL */
 		memcpy(child->maps, parent->maps, parent->n * sizeof(*parent->maps));
 	child->n = parent->n;
 	p->nmaps += parent->n;

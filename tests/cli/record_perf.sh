@@ -11,23 +11,87 @@
 
 if [ ! -x "$PERFRING" ]; then
 	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
+	# --- (7) without privilege (perf_event_paranoid 2: user space only, as perf does) --------------
+if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	nob="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	mkdir -m 777 "$T_TMP/nobody"
+	chmod 755 "$T_TMP"
+	f="$T_TMP/nobody/u.data"
+	t_run "$T_TMP/out" "$T_TMP/err" $nob "$PERFRING" record -o "$f" -- "$TARGET" spin 0.3
+	t_check unpriv_user_only "unprivileged: exit $T_RC, stderr $(head -c 300 "$T_TMP/err")" \
+		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock (perf_event_paranoid); recording cpu-clock:u' '$T_TMP/err'"
+	n=$(perf script -f -F ip,sym -G -i "$f" 2>/dev/null | grep -c ' symt_')
+	t_check unpriv_named "unprivileged recording: $n samples in symt_* (want > 20)" [ "$n" -gt 20 ]
+	t_one_line_error unpriv_all "perf_event_paranoid is" $nob "$PERFRING" record -a -o "$T_TMP/nobody/a.data"
+else
+	skip unpriv "setpriv missing or perf_event_paranoid below 2"
+fi
+
+t_finish
 	exit 1
 fi
 if ! command -v perf >/dev/null; then
 	skip record_perf "perf (linux-perf) is not installed: it is the oracle of these tests"
-	t_finish
+	# --- (7) without privilege (perf_event_paranoid 2: user space only, as perf does) --------------
+if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	nob="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	mkdir -m 777 "$T_TMP/nobody"
+	chmod 755 "$T_TMP"
+	f="$T_TMP/nobody/u.data"
+	t_run "$T_TMP/out" "$T_TMP/err" $nob "$PERFRING" record -o "$f" -- "$TARGET" spin 0.3
+	t_check unpriv_user_only "unprivileged: exit $T_RC, stderr $(head -c 300 "$T_TMP/err")" \
+		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock (perf_event_paranoid); recording cpu-clock:u' '$T_TMP/err'"
+	n=$(perf script -f -F ip,sym -G -i "$f" 2>/dev/null | grep -c ' symt_')
+	t_check unpriv_named "unprivileged recording: $n samples in symt_* (want > 20)" [ "$n" -gt 20 ]
+	t_one_line_error unpriv_all "perf_event_paranoid is" $nob "$PERFRING" record -a -o "$T_TMP/nobody/a.data"
+else
+	skip unpriv "setpriv missing or perf_event_paranoid below 2"
+fi
+
+t_finish
 	exit $?
 fi
 if ! t_need_root; then
 	skip record_perf "needs root: -a, -p and tracepoints of every task"
-	t_finish
+	# --- (7) without privilege (perf_event_paranoid 2: user space only, as perf does) --------------
+if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	nob="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	mkdir -m 777 "$T_TMP/nobody"
+	chmod 755 "$T_TMP"
+	f="$T_TMP/nobody/u.data"
+	t_run "$T_TMP/out" "$T_TMP/err" $nob "$PERFRING" record -o "$f" -- "$TARGET" spin 0.3
+	t_check unpriv_user_only "unprivileged: exit $T_RC, stderr $(head -c 300 "$T_TMP/err")" \
+		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock (perf_event_paranoid); recording cpu-clock:u' '$T_TMP/err'"
+	n=$(perf script -f -F ip,sym -G -i "$f" 2>/dev/null | grep -c ' symt_')
+	t_check unpriv_named "unprivileged recording: $n samples in symt_* (want > 20)" [ "$n" -gt 20 ]
+	t_one_line_error unpriv_all "perf_event_paranoid is" $nob "$PERFRING" record -a -o "$T_TMP/nobody/a.data"
+else
+	skip unpriv "setpriv missing or perf_event_paranoid below 2"
+fi
+
+t_finish
 	exit $?
 fi
 TARGET="$PERFRING_BUILD/tests/helpers/sym_target"
 if [ ! -x "$TARGET" ]; then
 	fail target_built "$TARGET does not exist (make $TARGET)"
-	t_finish
+	# --- (7) without privilege (perf_event_paranoid 2: user space only, as perf does) --------------
+if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	nob="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	mkdir -m 777 "$T_TMP/nobody"
+	chmod 755 "$T_TMP"
+	f="$T_TMP/nobody/u.data"
+	t_run "$T_TMP/out" "$T_TMP/err" $nob "$PERFRING" record -o "$f" -- "$TARGET" spin 0.3
+	t_check unpriv_user_only "unprivileged: exit $T_RC, stderr $(head -c 300 "$T_TMP/err")" \
+		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock (perf_event_paranoid); recording cpu-clock:u' '$T_TMP/err'"
+	n=$(perf script -f -F ip,sym -G -i "$f" 2>/dev/null | grep -c ' symt_')
+	t_check unpriv_named "unprivileged recording: $n samples in symt_* (want > 20)" [ "$n" -gt 20 ]
+	t_one_line_error unpriv_all "perf_event_paranoid is" $nob "$PERFRING" record -a -o "$T_TMP/nobody/a.data"
+else
+	skip unpriv "setpriv missing or perf_event_paranoid below 2"
+fi
+
+t_finish
 	exit 1
 fi
 # The named share may differ by this many points between a perfring and a
@@ -121,8 +185,23 @@ t_check cmd_build_ids "build id of sym_target '$got' (readelf: '$want'), kernel 
 n=$(stat_of "$f.pstats" FINISHED_ROUND)
 t_check cmd_rounds "$n FINISHED_ROUND records (want > 0)" [ "$n" -gt 0 ]
 
+# A kernel-heavy workload with a stripped binary (dd): kernel symbols from
+# kallsyms, dd's own samples unnamed by both.
+f="$T_TMP/dd.data"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -g -o "$f" -- dd if=/dev/zero of=/dev/null bs=64k count=100000
+perf_reads dd "$f"
+perf record -g -o "$T_TMP/dd.perf" -- dd if=/dev/zero of=/dev/null bs=64k count=100000 >/dev/null 2>&1
+same_share dd_named_share "$f" "$T_TMP/dd.perf"
+
+f="$T_TMP/dwarf.data"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record --call-graph dwarf,4096 -o "$f" -- "$TARGET" spin 0.5
+t_check dwarf_exit "--call-graph dwarf,4096: exit $T_RC: $(head -c 300 "$T_TMP/err")" [ "$T_RC" -eq 0 ]
+perf_reads dwarf "$f"
+n=$(perf report --stdio --no-children -i "$f" 2>/dev/null | grep -cE '^ +[0-9.]+% .* \[\.\] symt_')
+t_check dwarf_named "perf report of the dwarf recording: $n symt_* lines (want > 0)" [ "$n" -gt 0 ]
+
 # --- (2) -a, with the profiled process started before the recording ----------------
-"$TARGET" spin 30 &
+"$TARGET" spin 300 & # killed below, once -p, -t and -C are done
 tp=$!
 sleep 0.3
 f="$T_TMP/all.data"
@@ -152,7 +231,7 @@ f="$T_TMP/tid.data"
 record_for 1 -t "$tp" -o "$f"
 perf_reads tid "$f"
 n=$(perf script -F tid -i "$f" 2>/dev/null | awk -v p="$tp" '$1 == p' | wc -l)
-t_check tid_samples "-t $tp: exit $T_RC, $n samples of that thread (want > 100)" \
+t_check tid_samples "-t $tp: exit $T_RC ($(head -c 200 "$T_TMP/err")), $n samples of that thread (want > 100)" \
 	bash -c "[ $T_RC -eq 0 ] && [ $n -gt 100 ]"
 f="$T_TMP/cpu.data"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -C 0 -o "$f" -- sleep 0.5
@@ -170,8 +249,12 @@ t_check tp_exit "exit $T_RC: $(head -c 300 "$T_TMP/err")" [ "$T_RC" -eq 0 ]
 perf_reads tp "$f"
 execs=$(grep -cE 'sched:sched_process_exec: filename=/bin/(true|ls|sh) pid=[0-9]+ old_pid=[0-9]+' "$f.pscript")
 sw=$(grep -cE 'sched:sched_switch: prev_comm=.* prev_pid=[0-9]+ .*==> next_comm=' "$f.pscript")
-t_check tp_fields "perf script decoded $execs exec and $sw switch tracepoints (want >= 3 and > 0)" \
-	bash -c "[ $execs -ge 3 ] && [ $sw -gt 0 ]"
+if [ "$execs" -ge 3 ] && [ "$sw" -gt 0 ]; then
+	ok tp_fields
+else
+	fail tp_fields "perf script decoded $execs exec and $sw switch tracepoints (want >= 3 and > 0):"
+	t_show "$f.pscript"
+fi
 f="$T_TMP/tpa.data"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -a -e sched:sched_process_exec -e cpu-clock -o "$f" -- /bin/ls /
 perf_reads tp_all "$f"
@@ -198,6 +281,12 @@ all=$(stat_of "$f.pstats" SAMPLE)
 t_check u_modifier "cpu-clock:u: $k kernel samples of $all (want 0 of > 50), exclude_kernel set" \
 	bash -c "[ $k -eq 0 ] && [ $all -gt 50 ] && perf evlist -v -i '$f' 2>/dev/null | grep -q 'exclude_kernel: 1'"
 
+f="$T_TMP/fmax.data"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -F max -o "$f" -- /bin/true
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+t_check freq_max "-F max: exit $T_RC, perf evlist shows sample_freq $max" \
+	bash -c "[ $T_RC -eq 0 ] && perf evlist -v -i '$f' 2>/dev/null | grep -q 'sample_freq }: $max,'"
+
 # --- (6) errors -----------------------------------------------------------------------------
 t_usage_error err_pid "bad pid list" record -p 12x
 t_usage_error err_dwarf "bad dwarf stack size" record --call-graph dwarf,7 -a
@@ -206,5 +295,21 @@ t_usage_error err_zlevel "bad compression level" record --compression-level=99 -
 t_one_line_error err_cpu "CPU 4095 of -C 4095 is not online" "$PERFRING" record -C 4095
 t_one_line_error err_modifier "cycles:q" "$PERFRING" record -e cycles:q -o "$T_TMP/bad.data" -- /bin/true
 t_one_line_error err_no_pid "no process 2147483647" "$PERFRING" record -p 2147483647
+
+# --- (7) without privilege (perf_event_paranoid 2: user space only, as perf does) --------------
+if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
+	nob="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	mkdir -m 777 "$T_TMP/nobody"
+	chmod 755 "$T_TMP"
+	f="$T_TMP/nobody/u.data"
+	t_run "$T_TMP/out" "$T_TMP/err" $nob "$PERFRING" record -o "$f" -- "$TARGET" spin 0.3
+	t_check unpriv_user_only "unprivileged: exit $T_RC, stderr $(head -c 300 "$T_TMP/err")" \
+		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock (perf_event_paranoid); recording cpu-clock:u' '$T_TMP/err'"
+	n=$(perf script -f -F ip,sym -G -i "$f" 2>/dev/null | grep -c ' symt_')
+	t_check unpriv_named "unprivileged recording: $n samples in symt_* (want > 20)" [ "$n" -gt 20 ]
+	t_one_line_error unpriv_all "perf_event_paranoid is" $nob "$PERFRING" record -a -o "$T_TMP/nobody/a.data"
+else
+	skip unpriv "setpriv missing or perf_event_paranoid below 2"
+fi
 
 t_finish

@@ -4,8 +4,9 @@
  * It is read in file order and in time order (the same kernel records must
  * come out, in any order, when both reads succeed), every accessor is
  * called, every record decoded; and a file that reads cleanly in host byte
- * order is written again with the writer (attrs, ids, kernel records) and
- * read back: the kernel records must be the same, byte for byte.
+ * order is written again with the writer (attrs, ids, kernel records; with
+ * build ids and/or compression by the input's size) and read back: the
+ * kernel records must be the same, byte for byte.
  * Seeds: tests/fuzz/corpus/perfdata_mem/ (small real files, truncated
  * copies, the hostile files of tests/data/reliability).
  */
@@ -60,6 +61,7 @@ static void round_trip(const uint8_t *data, size_t size, const struct sum *want)
 {
 	struct perfring_perfdata_opts o = pdf_opts(false);
 	struct perfring_perfdata *pd = perfring_perfdata_open_mem(data, size, &o), *back;
+	struct perfring_perfdata_writer_opts wo = { .sz = sizeof(wo) };
 	struct writer_ctx c = { 0 };
 	struct sum got = { 0 };
 	char path[64];
@@ -73,7 +75,11 @@ static void round_trip(const uint8_t *data, size_t size, const struct sum *want)
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	c.w = perfring_perfdata_writer_open(path, NULL);
+	/* the input's size picks the writer's options: build ids (a process
+	 * model fed with the records) and zstd compression, each half the time */
+	wo.build_ids = size & 1;
+	wo.compress_level = size & 2 ? 1 : 0;
+	c.w = perfring_perfdata_writer_open(path, &wo);
 	for (i = 0; c.w && i < perfring_perfdata_attr_cnt(pd); i++) {
 		const struct perfring_perfdata_attr *a = perfring_perfdata_attr(pd, i);
 

@@ -17,9 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef __clang__ /* noclone is gcc's (clang builds: the sanitizer suite) */
+#define SYMT_FN __attribute__((noinline, used))
+#else
 #define SYMT_FN __attribute__((noinline, noclone, used))
+#endif
 
-volatile int symt_sink;
+volatile unsigned int symt_sink; /* unsigned: spinning wraps it (no signed overflow for UBSan) */
 
 int symt_alpha(int x);
 int symt_beta(int x);

@@ -39,17 +39,15 @@ TEST(hotplug_offline_cpu_skipped_and_reported)
 
 	KTEST_SETUP(&kt, 0);
 	KTEST_NEED_CPUS(&kt, 2);
-	if (!ktest_cpu1_hotpluggable(kt.why, sizeof(kt.why))) {
-		ktest_teardown(&kt);
-		SKIP("%s", kt.why);
-	}
+	KTEST_CPU_LOCK_OR_SKIP(&kt);
 	err = ktest_cpu1_set(false);
 	if (err) {
+		ktest_cpu_unlock();
 		ktest_teardown(&kt);
 		SKIP("taking CPU 1 offline failed: %s", strerror(-err));
 	}
 	with_cpu1_offline(&kt);
-	err = ktest_cpu1_set(true);
+	err = ktest_cpu_unlock();
 	REQUIREF(!err, "bringing CPU 1 back online failed: %s", strerror(-err));
 	/* Back online: a new reader serves both CPUs again. */
 	rd = perfring_reader_new_bpf(kt.map_fd, NULL);

@@ -8,6 +8,7 @@
  * offline and back. Every sequence number produced is received exactly
  * once (the producer sees no failed write: it writes on CPU 1 only once the
  * reader reported the CPU ready). With no_hotplug the reader adds nothing.
+ * Each test holds /tmp/perfring-cpu.lock exclusively (ktest_hotplug.h).
  */
 #include "ktest.h"
 #include "ktest_hotplug.h"
@@ -99,10 +100,7 @@ static void run(bool offline_at_creation)
 
 	KTEST_SETUP(&kt, 0);
 	KTEST_NEED_CPUS(&kt, 2);
-	if (!ktest_cpu1_hotpluggable(kt.why, sizeof(kt.why))) {
-		ktest_teardown(&kt);
-		SKIP("%s", kt.why);
-	}
+	KTEST_CPU_LOCK_OR_SKIP(&kt);
 	h = calloc(1, sizeof(*h));
 	REQUIRE(h);
 	h->kt = &kt;
@@ -180,6 +178,7 @@ static void run(bool offline_at_creation)
 	free(h->c.seqs);
 	free(h);
 	ktest_teardown(&kt);
+	CHECK_EQ_INT(ktest_cpu_unlock(), 0);
 }
 
 TEST(hotplug_thread_cpu_offline_at_creation)
@@ -202,10 +201,7 @@ TEST(hotplug_thread_switched_off)
 
 	KTEST_SETUP(&kt, 0);
 	KTEST_NEED_CPUS(&kt, 2);
-	if (!ktest_cpu1_hotpluggable(kt.why, sizeof(kt.why))) {
-		ktest_teardown(&kt);
-		SKIP("%s", kt.why);
-	}
+	KTEST_CPU_LOCK_OR_SKIP(&kt);
 	REQUIRE(ktest_cpu1_set(false) == 0);
 	rd = perfring_reader_new_bpf(kt.map_fd, &opts);
 	REQUIREF(rd, "perfring_reader_new_bpf: %s", perfring_errmsg());
@@ -218,4 +214,5 @@ TEST(hotplug_thread_switched_off)
 	CHECK_EQ_U64(st.rings_added, 0);
 	perfring_reader_free(rd);
 	ktest_teardown(&kt);
+	CHECK_EQ_INT(ktest_cpu_unlock(), 0);
 }

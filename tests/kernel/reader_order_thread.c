@@ -19,18 +19,30 @@
 /* order_time_fn case: CPU 1's clock seen 50 ms behind, beyond a 1 ms window. */
 static uint64_t skew_ns;
 
+/* The first 24 bytes of a sample body (pid, tid, time, cpu), from one or two spans. */
+static void body24(const struct perfring_msg *ev, unsigned char *b)
+{
+	size_t n = ev->size < 24 ? ev->size : 24;
+
+	memcpy(b, ev->data, n);
+	if (n < 24)
+		memcpy(b + n, ev->data2, 24 - n);
+}
+
 static uint64_t sample_time(const struct perfring_msg *ev)
 {
+	unsigned char b[24];
 	uint64_t t;
 
-	memcpy(&t, (const char *)ev->data + 8, 8);
+	body24(ev, b);
+	memcpy(&t, b + 8, 8);
 	return ev->cpu == 1 ? t - skew_ns : t;
 }
 
 static uint64_t skewed_time(const struct perfring_msg *ev, void *ctx)
 {
 	(void)ctx;
-	if (ev->kind != PERFRING_MSG_SAMPLE || ev->size < 24 || ev->size2)
+	if (ev->kind != PERFRING_MSG_SAMPLE || ev->size + ev->size2 < 24)
 		return UINT64_MAX;
 	return sample_time(ev);
 }
@@ -45,6 +57,7 @@ struct order_check {
 static int check_order(const struct perfring_msg *ev, void *ctx)
 {
 	struct order_check *k = ctx;
+	unsigned char b[24];
 	uint64_t t;
 	uint32_t cpu;
 
@@ -52,13 +65,14 @@ static int check_order(const struct perfring_msg *ev, void *ctx)
 		k->no_time++;
 		return PERFRING_CONTINUE;
 	}
-	if (ev->size + ev->size2 < 24 || ev->size2) {
+	if (ev->size + ev->size2 < 24) {
 		if (!k->errors++)
 			snprintf(k->error, sizeof(k->error), "sample body of %zu + %zu bytes", ev->size, ev->size2);
 		return PERFRING_CONTINUE;
 	}
 	t = sample_time(ev);
-	memcpy(&cpu, (const char *)ev->data + 16, 4);
+	body24(ev, b);
+	memcpy(&cpu, b + 16, 4);
 	if ((int)cpu != ev->cpu && !k->errors++)
 		snprintf(k->error, sizeof(k->error), "sample of CPU %u in the ring of CPU %d", cpu, ev->cpu);
 	if (k->records && t < k->last_t)
@@ -132,9 +146,11 @@ static int open_clock(int cpu)
 }
 
 /* Sample both CPUs for run_ns; returns the checks, and the reader's counters. */
+static size_t data_pages = 64;
+
 static void run(uint64_t window_ns, uint64_t run_ns, struct order_check *out, struct perfring_reader_order *st)
 {
-	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 64,
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = data_pages,
 							      .order_window_ns = window_ns, .order_sample_type = ST,
 							      .order_sample_id_all = true);
 
@@ -195,7 +211,8 @@ TEST(order_thread_cpu_clock_two_cpus)
 	       (unsigned long long)k.records, (unsigned long long)k.per_cpu[0], (unsigned long long)k.per_cpu[1],
 	       (unsigned long long)k.switches, (unsigned long long)st.late, (unsigned long long)st.forced);
 	CHECK(st.active);
-	CHECKF(k.per_cpu[0] > 1000 && k.per_cpu[1] > 1000, "too few samples: %llu and %llu",
+	/* 8000 a CPU expected; a loaded VM (stolen vCPU, a CPU briefly offline) gives fewer */
+	CHECKF(k.per_cpu[0] > 200 && k.per_cpu[1] > 200, "too few samples: %llu and %llu",
 	       (unsigned long long)k.per_cpu[0], (unsigned long long)k.per_cpu[1]);
 	/* Record by record: in order, but for the ones counted late. */
 	CHECK_EQ_U64(k.inversions, st.late);
@@ -226,4 +243,19 @@ TEST(order_thread_cpu_clock_two_cpus)
 	       (unsigned long long)k_tight.inversions, (unsigned long long)st_tight.late);
 	CHECKF(st_tight.late > 100, "only %llu records late", (unsigned long long)st_tight.late);
 	CHECK_EQ_U64(k_tight.inversions, st_tight.late);
+
+	/* A 10 s window on one-page rings: the queues fill and release
+	 * everything (forced); still in order but for the late ones, and
+	 * nothing is left held. */
+	data_pages = 1;
+	run(10000000000ull, 300000000, &k_tight, &st_tight);
+	data_pages = 64;
+	printf("# one-page rings, 10 s window: %llu records, %llu forced releases, %llu late\n",
+	       (unsigned long long)k_tight.records, (unsigned long long)st_tight.forced,
+	       (unsigned long long)st_tight.late);
+	CHECKF(st_tight.forced > 0, "the queues never filled");
+	CHECKF(k_tight.per_cpu[0] > 200 && k_tight.per_cpu[1] > 200, "too few samples: %llu and %llu",
+	       (unsigned long long)k_tight.per_cpu[0], (unsigned long long)k_tight.per_cpu[1]);
+	CHECK_EQ_U64(k_tight.inversions, st_tight.late);
+	CHECK_EQ_U64(st_tight.held, 0);
 }

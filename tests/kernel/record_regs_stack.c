@@ -176,8 +176,11 @@ static int is_kthread(uint32_t pid)
 		p++;
 		for (i = 0; i < 6 && p; i++)
 			p = strchr(p + 1, ' ');
+		/* An exiting task (PF_EXITING: a zombie, or on its way) has given
+		 * up its mm, so its last switch-out samples no user registers:
+		 * neither a kernel thread nor a user task for the checks. */
 		if (p && sscanf(p, " %lu", &flags) == 1)
-			ret = !!(flags & 0x00200000); /* PF_KTHREAD */
+			ret = (flags & 0x00000004) ? -1 : !!(flags & 0x00200000); /* PF_EXITING, PF_KTHREAD */
 	}
 	fclose(f);
 	return ret;

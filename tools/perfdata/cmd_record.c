@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `perfring record`: open perf events on every online CPU (system-wide, for
- * a process, or for a command started here), read their rings with a
- * perfring reader and write every record to a perf.data file that `perf
- * report` and `perf script` read.
+ * `perfring record`: open perf events on every online CPU or those of -C
+ * (system-wide, for processes or threads, or for a command started here),
+ * read their rings with a perfring reader and write every record to a
+ * perf.data file that `perf report` and `perf script` read in full, as perf
+ * record writes it: the tasks that ran before synthesized from /proc
+ * (record_synth.c), a FINISHED_ROUND after each pass over the rings, and the
+ * writer's build ids, tracing data and compression.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -49,7 +52,7 @@ void cmd_record_usage(FILE *f)
 		"                         perf's modifiers: cycles:u, cpu-clock:k, sched:sched_switch\n"
 		"  -c, --count PERIOD     sample every PERIOD events\n"
 		"  -F, --freq HZ          sample about HZ times a second (default %d, capped by\n"
-		"                         /proc/sys/kernel/perf_event_max_sample_rate)\n"
+		"                         /proc/sys/kernel/perf_event_max_sample_rate; max: that)\n"
 		"  -g                     record kernel and user call chains (frame pointers)\n"
 		"      --call-graph MODE  fp (as -g) or dwarf[,SIZE] (user registers and SIZE\n"
 		"                         bytes of user stack, default 8192)\n"
@@ -76,6 +79,7 @@ struct record_event {
 	uint64_t *ids; /* [task * ncpu + cpu] */
 	int *fds;
 	bool tracepoint;
+	char *user_name; /* "NAME:u" when the kernel part was refused */
 };
 
 struct record_state {
@@ -115,17 +119,6 @@ static int record_on_event(const struct perfring_msg *ev, void *ctx)
 	if (ev->kind == PERFRING_MSG_LOST)
 		st->lost += ev->lost;
 	return PERFRING_CONTINUE;
-}
-
-/* The slot of the fd that owns CPU i's ring: the first task's event 0 that opened. */
-static int record_ring_slot(const struct record_event *events, int t, int i, int ncpu)
-{
-	int k;
-
-	for (k = 0; k <= t; k++)
-		if (events[0].fds[k * ncpu + i] >= 0)
-			return k * ncpu + i;
-	return t * ncpu + i;
 }
 
 static uint64_t record_max_rate(void)
@@ -170,6 +163,15 @@ static char *record_cmdline(int argc, char **argv)
 	for (i = 0; i < argc; i++)
 		off += (size_t)sprintf(s + off, " %s", argv[i]);
 	return s;
+}
+
+/* Whether an event counts in the kernel (no :u modifier): the one perf
+ * retries as NAME:u when the kernel refuses it. */
+static bool record_counts_kernel(const char *name)
+{
+	struct perf_event_attr a;
+
+	return perfring_event_parse(name, &a) == 0 && !a.exclude_kernel && a.type != PERF_TYPE_TRACEPOINT;
 }
 
 /* "1,2,3" into ids (each 1..INT32_MAX); the count, or -1. */
@@ -251,11 +253,11 @@ int cmd_record(int argc, char **argv)
 	};
 	static struct record_event events[RECORD_MAX_EVENTS];
 	static struct record_state st;
-	static int cpus[RECORD_MAX_CPUS], online[RECORD_MAX_CPUS], targets[RECORD_MAX_TASKS], tasks[RECORD_MAX_TASKS];
+	static int cpus[RECORD_MAX_CPUS], online[RECORD_MAX_CPUS], ring_fd[RECORD_MAX_CPUS], targets[RECORD_MAX_TASKS], tasks[RECORD_MAX_TASKS];
 	const char *output = "perf.data", *cpu_list = NULL;
 	uint64_t period = 0, freq = 0, max_rate, sample_type, v, last_progress = 0, synth = 0;
 	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false, by_tid = false;
-	bool switch_events = false, system_wide;
+	bool switch_events = false, system_wide, freq_max = false;
 	int nev = 0, ncpu, nonline, ntarget = 0, ntask = 0, c, idx, i, j, k, t, ret = EXIT_ERROR;
 	int child_status = 0, err, zlevel = 0;
 	uint32_t stack_size = 0;
@@ -285,8 +287,12 @@ int cmd_record(int argc, char **argv)
 				return tool_usage_error(CMD, "bad period '%s' (a whole number >= 1)", optarg);
 			break;
 		case 'F':
+			if (strcmp(optarg, "max") == 0) {
+				freq_max = true; /* perf's -F max: perf_event_max_sample_rate */
+				break;
+			}
 			if (!tool_parse_u64(optarg, 1, UINT32_MAX, &freq))
-				return tool_usage_error(CMD, "bad frequency '%s' (a whole number of Hz >= 1)", optarg);
+				return tool_usage_error(CMD, "bad frequency '%s' (a whole number of Hz >= 1, or max)", optarg);
 			break;
 		case 'g':
 			callchain = true;
@@ -357,6 +363,10 @@ int cmd_record(int argc, char **argv)
 	if (!nev)
 		events[nev++].name = "cpu-clock";
 	max_rate = record_max_rate();
+	if (freq_max && !freq)
+		freq = max_rate ? max_rate : RECORD_DEFAULT_HZ;
+	if (period && freq)
+		return tool_usage_error(CMD, "give -c PERIOD or -F HZ, not both");
 	if (!period && !freq)
 		freq = max_rate && max_rate < RECORD_DEFAULT_HZ ? max_rate : RECORD_DEFAULT_HZ;
 	else if (freq && max_rate && freq > max_rate)
@@ -446,7 +456,14 @@ int cmd_record(int argc, char **argv)
 	eo.enable_on_exec = cmd && !system_wide;
 	eo.build_id = true;
 
-	ro.data_pages = dwarf ? 256 : 128;
+	/* dwarf: 8 KiB and more per sample, 32 MB/s at 4000 Hz; 4 MiB rings
+	 * ride out a reader that a loaded machine schedules late. Call chains
+	 * and every task of a CPU: 2 MiB (512 KiB lost records under load). */
+	ro.data_pages = dwarf ? 1024 : callchain || system_wide ? 512 : 128;
+	/* without privilege, rings beyond perf_event_mlock_kb (516 KiB per
+	 * CPU by default) count against RLIMIT_MEMLOCK: perf's sizes then */
+	if (geteuid() != 0)
+		ro.data_pages = dwarf ? 256 : 128;
 	ro.wakeup_bytes = RECORD_WATERMARK;
 	ro.max_delay_ns = RECORD_MAX_DELAY_NS;
 	ro.linearize = true;
@@ -455,8 +472,10 @@ int cmd_record(int argc, char **argv)
 		tool_error(CMD, "%s", perfring_errmsg());
 		goto out;
 	}
-	/* One ring per CPU: the first fd of the CPU's; every other event and
+	/* One ring per CPU: the first fd opened on it; every other event and
 	 * task of that CPU writes into it. */
+	for (i = 0; i < ncpu; i++)
+		ring_fd[i] = -1;
 	for (i = 0; i < ncpu; i++) {
 		for (t = 0; t < ntask; t++) {
 			for (j = 0; j < nev; j++) {
@@ -477,6 +496,18 @@ int cmd_record(int argc, char **argv)
 					eo.build_id = false;
 					fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
 				}
+				if ((fd == -EACCES || fd == -EPERM) && !system_wide && !events[j].user_name &&
+				    record_counts_kernel(events[j].name) &&
+				    asprintf(&events[j].user_name, "%s:u", events[j].name) > 0) {
+					/* as perf record: unprivileged under perf_event_paranoid 2,
+					 * sample user space only, and say so */
+					fd = perfring_event_open(events[j].user_name, tasks[t], cpus[i], -1, &eo, &attr);
+					if (fd >= 0) {
+						fprintf(stderr, "%s %s: the kernel refused %s (perf_event_paranoid); recording %s\n",
+							TOOL_NAME, CMD, events[j].name, events[j].user_name);
+						events[j].name = events[j].user_name;
+					}
+				}
 				if (fd == -ESRCH && tasks[t] > 0 && ntask > 1) {
 					/* a thread that exited since /proc listed it */
 					continue;
@@ -492,10 +523,12 @@ int cmd_record(int argc, char **argv)
 					tool_error(CMD, "PERF_EVENT_IOC_ID on %s: %s", events[j].name, strerror(errno));
 					goto out;
 				}
-				if (perfring_reader_cpu_ring(rd, cpus[i]) < 0)
+				if (ring_fd[i] < 0) {
 					err = perfring_reader_add(rd, fd, cpus[i]);
-				else
-					err = perfring_event_set_output(fd, events[0].fds[record_ring_slot(events, t, i, ncpu)]);
+					ring_fd[i] = fd;
+				} else {
+					err = perfring_event_set_output(fd, ring_fd[i]);
+				}
 				if (err < 0) {
 					tool_error(CMD, "%s", perfring_errmsg());
 					goto out;
@@ -628,6 +661,7 @@ out:
 				close(events[j].fds[i]);
 		free(events[j].fds);
 		free(events[j].ids);
+		free(events[j].user_name);
 	}
 	return ret;
 }
