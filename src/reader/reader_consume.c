@@ -260,7 +260,7 @@ struct msg_run {
 	perfring_msg_fn fn;
 	void *ctx;
 	const uint8_t *last; /* the last position with room for a header and a raw size */
-	int n;               /* records delivered and consumed */
+	int n;               /* records delivered and consumed, added up per stretch */
 	int ret;             /* the callback's non-zero value, or 0 */
 };
 
@@ -282,7 +282,8 @@ struct msg_run {
 static __attribute__((noinline)) const uint8_t *msg_stretch(struct msg_run *m, const uint8_t *p,
 							     const uint8_t *limit)
 {
-	int r;
+	uint16_t size;
+	int n = 0, r;
 
 	m->ret = 0;
 	if ((uintptr_t)(limit - p) < 16)
@@ -291,22 +292,21 @@ static __attribute__((noinline)) const uint8_t *msg_stretch(struct msg_run *m, c
 	for (;;) {
 		const uint8_t *next;
 		uint32_t type, raw;
-		uint16_t size;
 
 		memcpy(&type, p, sizeof(type)); /* struct perf_event_header: type, misc, size */
 		memcpy(&size, p + 6, sizeof(size));
 		if (PR_UNLIKELY(type != PERF_RECORD_SAMPLE || (size & 7)))
-			return p;
+			goto out;
 		memcpy(&raw, p + 8, sizeof(raw));
 		if (PR_UNLIKELY((uint64_t)raw + 12 > size))
-			return p;
+			goto out;
 		next = p + size;
 		m->ev.data = p + 12;
 		m->ev.size = raw;
 		if (PR_UNLIKELY(next > m->last)) {
 			/* The last record of the stretch, or one that does not fit. */
 			if (next > limit)
-				return p;
+				goto out;
 			r = m->fn(&m->ev, m->ctx);
 			break;
 		}
@@ -314,18 +314,17 @@ static __attribute__((noinline)) const uint8_t *msg_stretch(struct msg_run *m, c
 		if (PR_UNLIKELY(r))
 			break;
 		p = next;
-		m->n++;
+		n++; /* a register: the count is not behind m, whose fields the callback may reach */
 	}
 	m->ret = r;
-	if (r < 0)
-		return p; /* not consumed: delivered again next time */
-	{
-		uint16_t size; /* r is 0 (the stretch's last record) or PERFRING_STOP: consumed */
-
+	if (r >= 0) { /* 0 (the stretch's last record) or PERFRING_STOP: consumed */
 		memcpy(&size, p + 6, sizeof(size));
-		m->n++;
-		return p + size;
+		p += size;
+		n++;
 	}
+out:
+	m->n += n;
+	return p;
 }
 
 /*
