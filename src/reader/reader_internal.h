@@ -265,6 +265,9 @@ struct perfring_msg_src {
 };
 
 /* reader_consume.c */
+/* A SAMPLE event of ring r with no payload yet, its source pointing at src
+ * (no record, nothing remaining; fast: see struct perfring_msg_src). */
+void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r, bool fast);
 int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
 		     struct perfring_msg *ev, struct perfring_msg_src *src);
 int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,

@@ -259,16 +259,7 @@ int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_ms
 
 	mc.fn = fn;
 	mc.ctx = ctx;
-	mc.ev.kind = PERFRING_MSG_SAMPLE;
-	mc.ev.cpu = r->cpu;
-	mc.ev.ring_idx = r->idx;
-	mc.ev.data2 = NULL;
-	mc.ev.size2 = 0;
-	mc.ev.lost = 0;
-	mc.ev.src = &mc.src;
-	mc.src.rec = NULL;
-	mc.src.remaining = 0;
-	mc.src.fast = false;
+	pr_rd_msg_init(&mc.ev, &mc.src, r, false); /* no perf record: perfring_msg_record() is NULL */
 	n = pr_rb_walk(rb, rb->budget, rb_msg_deliver, &mc, stopped);
 	if (n < 0 || *stopped || !lost_due(rd, rb, n))
 		return n;

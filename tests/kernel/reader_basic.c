@@ -334,7 +334,7 @@ struct stop_check {
 	uint64_t seqs[16];
 	size_t nseq;
 	uint64_t first_remaining, last_remaining, next_offset;
-	bool any;
+	bool any, in_call; /* a record seen at all, and in this call */
 	int errors;
 	char error[256];
 };
@@ -368,13 +368,29 @@ static int stop_check_fn(const struct perfring_msg *ev, void *ctx)
 			snprintf(k->error, sizeof(k->error), "call %llu: %.200s", (unsigned long long)k->calls, why);
 		return PERFRING_CONTINUE;
 	}
-	if (!k->any)
+	if (!k->in_call)
 		k->first_remaining = remaining;
-	k->any = true;
+	k->any = k->in_call = true;
 	k->next_offset = rec->offset + rec->size;
 	k->last_remaining = remaining;
 	k->seqs[k->nseq++] = s.seq;
 	return k->calls == k->stop_at ? PERFRING_STOP : PERFRING_CONTINUE;
+}
+
+/* One perfring_reader_consume() call of the test below: its return value, the
+ * samples taken so far, and the remaining bytes after this call's first. */
+static void consume_step(struct perfring_reader *rd, struct stop_check *k, uint64_t fail_at, uint64_t stop_at,
+			 int want_ret, size_t want_nseq, uint64_t want_first_remaining)
+{
+	int ret;
+
+	k->fail_at = fail_at;
+	k->stop_at = stop_at;
+	k->in_call = false;
+	ret = perfring_reader_consume(rd, stop_check_fn, k);
+	CHECKF(ret == want_ret, "consume returned %d, want %d", ret, want_ret);
+	CHECK_EQ_U64(k->nseq, want_nseq);
+	CHECK_EQ_U64(k->first_remaining, want_first_remaining);
 }
 
 TEST(basic_consume_stop_error_views)
@@ -388,7 +404,6 @@ TEST(basic_consume_stop_error_views)
 	struct perfring_reader *rd;
 	struct ktest kt;
 	size_t i;
-	int ret;
 
 	KTEST_SETUP(&kt, 0);
 	ktest_set_len(&kt, len);
@@ -401,27 +416,11 @@ TEST(basic_consume_stop_error_views)
 	REQUIRE(ktest_produce(&kt, 0, 10) == 10);
 
 	/* Records 1-3 delivered, the 4th fails: it stays for the next call. */
-	k.fail_at = 4;
-	ret = perfring_reader_consume(rd, stop_check_fn, &k);
-	CHECK_EQ_INT(ret, -EIO);
-	CHECK_EQ_U64(k.nseq, 3);
-	CHECK_EQ_U64(k.first_remaining, 9 * rsz);
+	consume_step(rd, &k, 4, 0, -EIO, 3, 9 * rsz);
 	/* Records 4-6, stopped at the 6th, which is consumed. */
-	k.fail_at = 0;
-	k.stop_at = k.calls + 3;
-	k.first_remaining = 0;
-	k.any = false;
-	ret = perfring_reader_consume(rd, stop_check_fn, &k);
-	CHECK_EQ_INT(ret, 3);
-	CHECK_EQ_U64(k.nseq, 6);
-	CHECK_EQ_U64(k.first_remaining, 6 * rsz);
+	consume_step(rd, &k, 0, k.calls + 3, 3, 6, 6 * rsz);
 	/* The rest, 7-10: the last one ends the batch. */
-	k.stop_at = 0;
-	k.any = false;
-	ret = perfring_reader_consume(rd, stop_check_fn, &k);
-	CHECK_EQ_INT(ret, 4);
-	CHECK_EQ_U64(k.nseq, 10);
-	CHECK_EQ_U64(k.first_remaining, 3 * rsz);
+	consume_step(rd, &k, 0, 0, 4, 10, 3 * rsz);
 	CHECK_EQ_U64(k.last_remaining, 0);
 	CHECKF(k.errors == 0, "%s", k.error);
 	for (i = 0; i < k.nseq; i++)
