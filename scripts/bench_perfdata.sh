@@ -118,39 +118,46 @@ build_rust || status=1
 echo "perfdata_decode file: $file, $(stat -c %s "$file") bytes; $reps passes each, median; page cache warm"
 cat "$file" >/dev/null
 
-# perfring, file order and time order (linux-perf-data 0.6 and perf report sort by time).
-pr_out=$("$bin/perfdata_decode" "$file" --reps "$reps") || status=1
-pro_out=$("$bin/perfdata_decode" "$file" --reps "$reps" --ordered) || status=1
-echo "$pr_out"
-echo "$pro_out"
-records=$(awk '/^perfdata_decode perfring / {print $4}' <<<"$pr_out")
+# Passes interleave (one of each reader per round), so that a neighbour's
+# load on this shared machine weighs on every reader alike. perfring in file
+# order and in time order (linux-perf-data 0.6 and perf report sort by time),
+# the peers, and the floor.
+pr_out= pro_out= rs_out= ps_times= fl_out=
+for i in $(seq "$reps"); do
+	pr_out+=$("$bin/perfdata_decode" "$file" --reps 1)$'\n' || status=1
+	pro_out+=$("$bin/perfdata_decode" "$file" --reps 1 --ordered)$'\n' || status=1
+	[ -n "$rust_bin" ] && { rs_out+=$("$rust_bin" "$file" 1)$'\n' || status=1; }
+	t0=$(date +%s%N)
+	perf report --stats -i "$file" >/dev/null 2>&1 || { echo "perf report --stats -i $file FAILED"; status=1; }
+	t=$(awk -v ns="$(( $(date +%s%N) - t0 ))" 'BEGIN { printf "%.6f", ns / 1e9 }')
+	ps_times+="perfdata_decode_pass perf-report-stats seconds $t"$'\n'
+	fl_out+=$("$bin/perfdata_decode" "$file" --floor --reps 1)$'\n' || status=1
+done
+grep '^perfdata_decode_pass' <<<"$pr_out$pro_out$rs_out$ps_times$fl_out"
+records=$(awk '/^perfdata_decode perfring / {print $4; exit}' <<<"$pr_out")
 t_pr=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pr_out" | median)
 t_pro=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pro_out" | median)
 sum_pr=$(awk '/^perfdata_decode_pass/ {print $12; exit}' <<<"$pr_out")
+line() { # name seconds note
+	awk -v c="$1" -v t="$2" -v n="$records" -v note="$3" 'BEGIN { if (t > 0) printf "perfdata_decode %s records %d seconds %.6f records_per_s %.0f ns_per_record %.1f (median%s)\n", c, n, t, n / t, t * 1e9 / n, note }'
+}
+line perfring "$t_pr" " of $reps"
+line perfring-ordered "$t_pro" " of $reps"
 
 t_rs=
 if [ -n "$rust_bin" ]; then
-	rs_out=$("$rust_bin" "$file" "$reps") || status=1
-	echo "$rs_out"
 	t_rs=$(awk '/^perfdata_decode_pass/ {print $8}' <<<"$rs_out" | median)
 	sum_rs=$(awk '/^perfdata_decode_pass/ {print $10; exit}' <<<"$rs_out")
 	if [ "$sum_rs" != "$sum_pr" ]; then
 		echo "perfdata_decode MISMATCH: the sample field sums differ (perfring $sum_pr, linux-perf-data $sum_rs)"
 		status=1
 	fi
-	awk -v t="$t_rs" -v n="$records" 'BEGIN { printf "perfdata_decode linux-perf-data records %d seconds %.6f records_per_s %.0f ns_per_record %.1f (median)\n", n, t, n / t, t * 1e9 / n }'
+	line linux-perf-data "$t_rs" " of $reps"
 fi
-
-ps_times=
-for i in $(seq "$reps"); do
-	t0=$(date +%s%N)
-	perf report --stats -i "$file" >/dev/null 2>&1 || { echo "perf report --stats -i $file FAILED"; status=1; }
-	t=$(awk -v ns="$(( $(date +%s%N) - t0 ))" 'BEGIN { printf "%.6f", ns / 1e9 }')
-	echo "perfdata_decode_pass perf-report-stats seconds $t"
-	ps_times+="$t"$'\n'
-done
-t_ps=$(printf '%s' "$ps_times" | median)
-awk -v t="$t_ps" -v n="$records" 'BEGIN { printf "perfdata_decode perf-report-stats records %d seconds %.6f records_per_s %.0f ns_per_record %.1f (wall, median, perf report --stats -i FILE)\n", n, t, n / t, t * 1e9 / n }'
+t_ps=$(awk '{print $4}' <<<"$ps_times" | median)
+line perf-report-stats "$t_ps" " of $reps, wall, perf report --stats -i FILE"
+t_fl=$(awk '/^perfdata_decode_pass floor/ {print $4}' <<<"$fl_out" | median)
+echo "perfdata_decode floor seconds $t_fl (median of $reps: the file mapped and its words added up)"
 
 ratio() { # name a b note
 	[[ "$2" =~ ^[0-9.]+$ && "$3" =~ ^[0-9.]+$ ]] || return 0
@@ -163,10 +170,9 @@ ratio perfring-fileorder/linux-perf-data "$t_pr" "$t_rs" " (file order)"
 ratio perfring-fileorder/perf-report-stats "$t_pr" "$t_ps" " (file order)"
 
 # The floor: no reader touches every byte of the file in less than this.
-fl_out=$("$bin/perfdata_decode" "$file" --floor --reps "$reps") && echo "$fl_out" | tail -1
-t_fl=$(awk '/^perfdata_decode floor/ {print $4}' <<<"$fl_out")
 ratio perfring/floor "$t_pro" "$t_fl" " (time order over the time to map the file and add up its words)"
 ratio perfring-fileorder/floor "$t_pr" "$t_fl" " (file order)"
+ratio floor/perf-report-stats "$t_fl" "$t_ps" " (the least any reader of every byte can take, against perf report)"
 
 # Peak memory of one pass each (max RSS, /usr/bin/time): time ordering holds
 # about a round and a window of the mapping, not the file.

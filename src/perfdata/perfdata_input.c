@@ -62,20 +62,31 @@ static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22 /* Linux 5.14 */
 #endif
-/* How far ahead of the reader a mapped file is populated. */
-#define PD_POPULATE_WINDOW (4u << 20)
-/* How far behind the reader a mapped file's pages are released. */
-#define PD_RELEASE_LAG (8u << 20)
+/* How far ahead of the reader a mapped file is populated (one call each). */
+#ifndef PD_POPULATE_WINDOW
+#define PD_POPULATE_WINDOW (1u << 20)
+#endif
+/* How far behind what the reader still holds a mapped file's pages are released. */
+#ifndef PD_RELEASE_LAG
+#define PD_RELEASE_LAG (1u << 20)
+#endif
 
 /*
  * A mapped file is read front to back once: populate its page tables ahead
- * of the reader (up to upto, and at least a window), one call per 4 MiB
+ * of the reader (up to upto, and at least a window), one call per MiB
  * instead of a page fault per 64 KiB (the kernel's fault-around), without
  * pinning the whole file as MAP_POPULATE would. Prefetching (which never
  * faults) needs the pages mapped to do anything. A kernel without
  * MADV_POPULATE_READ refuses it and the faults do the work, as before.
+ *
+ * What lies well before keep (the oldest byte the reader still holds: the
+ * next record, or the oldest one ordering queued) leaves the page tables,
+ * so that reading a file takes the memory of a window, not of the file
+ * (the pages stay in the page cache). Always safe: a private read-only
+ * mapping of a file reads the file again where it is touched after this
+ * (a feature section, say).
  */
-void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto)
+void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t keep)
 {
 	struct pd_input *in = &pd->in;
 	size_t start = in->populated & ~(size_t)4095, end;
@@ -90,13 +101,10 @@ void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto)
 	if (madvise((uint8_t *)in->map + start, end - start, MADV_POPULATE_READ))
 		end = SIZE_MAX; /* not supported (or the file shrank): stop asking */
 	in->populated = end;
-	/* What the reader left well behind leaves its page tables too, so
-	 * that reading a file takes the memory of a window, not of the file
-	 * (the pages stay in the page cache). Always safe: a private read-only
-	 * mapping of a file reads the file again where it is touched after
-	 * this (a record ordering kept longer than the lag, a feature section). */
-	if (start > in->released + 2 * PD_RELEASE_LAG) {
-		size_t to = (start - PD_RELEASE_LAG) & ~(size_t)4095;
+	if (keep > start)
+		keep = start;
+	if (keep > in->released + 2 * PD_RELEASE_LAG) {
+		size_t to = (size_t)(keep - PD_RELEASE_LAG) & ~(size_t)4095;
 
 		madvise((uint8_t *)in->map + in->released, to - in->released, MADV_DONTNEED);
 		in->released = to;

@@ -18,6 +18,7 @@
 #define PD_ATTR_SIZE_VER0 64
 #define PD_FEAT_BITS 256
 #define PD_IDCACHE 64 /* ids remembered by pd_attr_idx_for_record() */
+#define PD_MAX_RUNS 8 /* runs a flush merges as it delivers; more are sorted */
 
 /* perf's feature bit numbers (tools/perf/util/header.h). */
 enum {
@@ -138,11 +139,16 @@ struct perfring_perfdata {
 	size_t dcap, dpos, dlen;
 	uint64_t dsrc_off;   /* offset of the compressed record the bytes came from */
 
-	/* ordering (perf's ordered_events): the queue is sorted by time
-	 * (stably) when a flush starts; flush_cnt of its first entries are
-	 * delivered */
+	/* ordering (perf's ordered_events): the queue holds records in
+	 * arrival order; a flush finds its ascending runs (one per ring the
+	 * recorder read, and what earlier flushes left) and merges their heads
+	 * as it delivers, up to flush_limit and at most flush_left records
+	 * (a queue of many runs is sorted first, into one) */
 	struct pd_queued *queue, *queue_tmp; /* the merge sort's second half */
-	size_t nr_queue, cap_queue, flush_pos, flush_cnt;
+	size_t nr_queue, cap_queue, flush_left;
+	uint64_t flush_limit;
+	struct pd_run { size_t pos, end; } runs[PD_MAX_RUNS];
+	int nr_runs;
 	uint8_t *arena, *arena_spare;        /* the spare takes the rest after a flush */
 	size_t arena_len, arena_cap;
 	bool flushing, at_eof;
@@ -218,7 +224,7 @@ int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *
 	__attribute__((format(printf, 4, 5)));
 
 /* perfdata_input.c */
-void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto);
+void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t keep);
 int pd_input_ensure(struct perfring_perfdata *pd, uint64_t off, uint64_t n, const uint8_t **p);
 void pd_input_discard(struct perfring_perfdata *pd, uint64_t off);
 void pd_input_close(struct pd_input *in);

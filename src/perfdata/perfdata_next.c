@@ -245,6 +245,24 @@ static int next_decompressed(struct perfring_perfdata *pd, struct perfring_perfd
 #define PD_PREFETCH_STEP 256
 #endif
 
+/* Populate the mapping up to want, keeping what the reader holds: the next
+ * record and the records ordering queued (the first queued that is not a
+ * copy is the oldest: the queue is in arrival order). */
+static __attribute__((noinline)) void populate(struct perfring_perfdata *pd, uint64_t want)
+{
+	uint64_t keep = pd->pos;
+	size_t i;
+
+	for (i = 0; i < pd->nr_queue; i++)
+		if (!pd->queue[i].in_arena) {
+			uint64_t at = (uint64_t)(pd->queue[i].at.data - pd->in.buf) + pd->in.base;
+
+			keep = at < keep ? at : keep;
+			break;
+		}
+	pd_input_populate(pd, want, keep);
+}
+
 /*
  * Ask for the input's cache lines up to want (clamped to the input), each
  * line once. A reader that only looks at a record's header and time
@@ -261,7 +279,7 @@ static inline void prefetch_to(struct perfring_perfdata *pd, uint64_t want)
 	if (want > have)
 		want = have;
 	if (PR_UNLIKELY(want > pd->in.populated))
-		pd_input_populate(pd, want);
+		populate(pd, want);
 	for (; pd->prefetched < want; pd->prefetched += 64)
 		__builtin_prefetch(pd->in.buf + (pd->prefetched - pd->in.base));
 }
@@ -491,43 +509,84 @@ static uint64_t queue_bytes(const struct perfring_perfdata *pd)
 	return (uint64_t)pd->nr_queue * 2 * sizeof(struct pd_queued) + 2 * (uint64_t)pd->arena_len;
 }
 
-/* Deliver, in time order, the queued records up to limit, at most max_cnt. */
+/* Deliver, in time order, the queued records up to limit, at most max_cnt:
+ * find the queue's ascending runs; the delivery merges them. */
 static void start_flush(struct perfring_perfdata *pd, uint64_t limit, size_t max_cnt)
 {
-	size_t k = 0, n = pd->nr_queue;
+	const struct pd_queued *q = pd->queue;
+	size_t i = 0, e, n = pd->nr_queue;
 
-	if (n > 1) {
-		struct pd_queued *sorted = natural_sort(pd->queue, pd->queue_tmp, n);
+	pd->nr_runs = 0;
+	while (i < n) {
+		for (e = i + 1; e < n && q[e - 1].time <= q[e].time; e++)
+			;
+		if (pd->nr_runs == PD_MAX_RUNS) {
+			/* many rings, or a disorderly file: one sorted run */
+			struct pd_queued *sorted = natural_sort(pd->queue, pd->queue_tmp, n);
 
-		if (sorted != pd->queue) {
-			pd->queue_tmp = pd->queue;
-			pd->queue = sorted;
+			if (sorted != pd->queue) {
+				pd->queue_tmp = pd->queue;
+				pd->queue = sorted;
+			}
+			pd->runs[0].pos = 0;
+			pd->runs[0].end = n;
+			pd->nr_runs = 1;
+			break;
 		}
+		pd->runs[pd->nr_runs].pos = i;
+		pd->runs[pd->nr_runs++].end = e;
+		i = e;
 	}
-	if (limit == UINT64_MAX)
-		k = n < max_cnt ? n : max_cnt;
-	else /* the queue is sorted: the first entry past limit ends it */
-		while (k < n && k < max_cnt && pd->queue[k].time <= limit)
-			k++;
-	pd->flush_pos = 0;
-	pd->flush_cnt = k;
+	pd->flush_limit = limit;
+	pd->flush_left = max_cnt;
 	pd->flushing = true;
 }
 
-/* Drop the delivered records: the rest, in time order, move to the front
- * of the queue (the next flush finds them as one run), and the copied
- * bytes among them to the arena's spare, which becomes the arena. */
+/* The oldest queued record the flush still delivers (the first run's on a
+ * tie: runs are in arrival order), or NULL when the flush is done. */
+static const struct pd_queued *flush_next(struct perfring_perfdata *pd)
+{
+	const struct pd_queued *q = pd->queue, *best;
+	int r, b = 0;
+
+	if (!pd->flush_left || !pd->nr_runs)
+		return NULL;
+	best = &q[pd->runs[0].pos];
+	for (r = 1; r < pd->nr_runs; r++)
+		if (q[pd->runs[r].pos].time < best->time) {
+			best = &q[pd->runs[r].pos];
+			b = r;
+		}
+	if (best->time > pd->flush_limit)
+		return NULL;
+	pd->flush_left--;
+	if (++pd->runs[b].pos == pd->runs[b].end) { /* the run is spent */
+		memmove(&pd->runs[b], &pd->runs[b + 1], (size_t)(pd->nr_runs - b - 1) * sizeof(pd->runs[0]));
+		pd->nr_runs--;
+	}
+	return best;
+}
+
+/* Drop the delivered records: what is left of each run moves to the front
+ * of the queue, in arrival order still, and the copied bytes among them to
+ * the arena's spare, which becomes the arena. */
 static void end_flush(struct perfring_perfdata *pd)
 {
-	size_t rest = pd->nr_queue - pd->flush_cnt, i, off = 0;
 	struct pd_queued *q = pd->queue;
+	size_t rest = 0, i, off = 0;
 	uint8_t *swap;
+	int r;
 
 	pd->flushing = false;
-	if (rest && pd->flush_cnt)
-		memmove(q, q + pd->flush_cnt, rest * sizeof(*q));
+	for (r = 0; r < pd->nr_runs; r++) {
+		size_t len = pd->runs[r].end - pd->runs[r].pos;
+
+		if (rest != pd->runs[r].pos)
+			memmove(q + rest, q + pd->runs[r].pos, len * sizeof(*q));
+		rest += len;
+	}
+	pd->nr_runs = 0;
 	pd->nr_queue = rest;
-	pd->flush_cnt = 0;
 	if (!pd->arena_len)
 		return;
 	for (i = 0; i < rest; i++) {
@@ -546,10 +605,9 @@ static void end_flush(struct perfring_perfdata *pd)
 	pd->arena_len = off;
 }
 
-/* The next record of a flush. */
-static void deliver(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+/* A queued record, delivered. */
+static void deliver(struct perfring_perfdata *pd, const struct pd_queued *q, struct perfring_perfdata_record *rec)
 {
-	const struct pd_queued *q = &pd->queue[pd->flush_pos++];
 	const uint8_t *p = q->in_arena ? pd->arena + q->at.arena_off : q->at.data;
 
 	/* Memory is idle while the consumer works on a round: bring in
@@ -583,8 +641,10 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 		int r;
 
 		if (pd->flushing) {
-			if (pd->flush_pos < pd->flush_cnt) {
-				deliver(pd, rec);
+			const struct pd_queued *q = flush_next(pd);
+
+			if (q) {
+				deliver(pd, q, rec);
 				return 1;
 			}
 			end_flush(pd);
@@ -614,13 +674,15 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 			return r;
 		if (queue_bytes(pd) > pd->max_queue_bytes) {
 			/* perf's OE_FLUSH__HALF: the oldest half goes now. */
-			start_flush(pd, UINT64_MAX, pd->nr_queue / 2 ? pd->nr_queue / 2 : 1);
+			size_t half = pd->nr_queue / 2 ? pd->nr_queue / 2 : 1;
+
+			start_flush(pd, UINT64_MAX, half);
 			if (!pd->early_flushed)
 				pr_log(PERFRING_LOG_WARN,
 				       "perf.data: at offset 0x%llx: time ordering reached its %llu-byte bound "
 				       "without a FINISHED_ROUND; delivering the oldest records early",
 				       (unsigned long long)rec->offset, (unsigned long long)pd->max_queue_bytes);
-			pd->early_flushed += pd->flush_cnt;
+			pd->early_flushed += half;
 		}
 	}
 }

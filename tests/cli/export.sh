@@ -13,8 +13,14 @@
 #   (tests/helpers/speedscope_check.py), the weights sum to the periods, and
 #   speedscope's viewer in headless chromium shows the functions
 #   (tests/cli/export_speedscope.sh);
+# - a file perfring record wrote: folded sums to perf script's samples, the workload's stack;
+# - two events: a sample type pair each, each event's total period as perf report's;
+# - perfring report's self percentages (--no-children --sort sym) agree with
+#   go tool pprof -top's within rounding;
 # - bad or empty files give a one-line error.
-# The exporter: tests/helpers/export_driver (perf.data -> profile -> export).
+# The exporter: perfring report --folded/--pprof/--speedscope when the tool has
+# them, else tests/helpers/export_driver (perf.data -> profile -> export with
+# the library's reader and symbol layer).
 . "$(dirname "$0")/lib.sh"
 
 DRIVER="$PERFRING_BUILD/tests/helpers/export_driver"
@@ -33,9 +39,24 @@ if ! command -v perf >/dev/null; then
 fi
 
 # export_cmd FORMAT FILE OUT sets CMD, the command that writes FILE's export to OUT; FORMAT is
-# folded (by samples), folded-period, pprof or speedscope. export_to runs it.
-export_cmd() { CMD=("$DRIVER" "$2" "$1" "$3"); }
-export_to() { export_cmd "$@" && "${CMD[@]}"; }
+# folded (by samples), folded-period, pprof or speedscope. export_to runs it (its standard
+# output, perfring report's table, is not looked at).
+if [ -x "$PERFRING" ] && "$PERFRING" report --help 2>&1 | grep -q -- '--pprof'; then
+	HAVE_REPORT=1
+	echo "exporter: $PERFRING report"
+	export_cmd() {
+		case $1 in
+		folded) CMD=("$PERFRING" report -i "$2" --folded "$3") ;;
+		folded-period) CMD=("$PERFRING" report -i "$2" --folded "$3" --by-period) ;;
+		*) CMD=("$PERFRING" report -i "$2" "--$1" "$3") ;;
+		esac
+	}
+else
+	HAVE_REPORT=0
+	echo "exporter: $DRIVER (perfring report has no --pprof in this build)"
+	export_cmd() { CMD=("$DRIVER" "$2" "$1" "$3"); }
+fi
+export_to() { export_cmd "$@" && "${CMD[@]}" >/dev/null; }
 
 data="$T_TMP/work.data"
 if ! perf record -q -g -F 999 -o "$data" "$WORK" 400 >"$T_TMP/record.out" 2>&1; then
@@ -108,6 +129,21 @@ elif export_to pprof "$data" "$T_TMP/w.pb.gz" 2>"$T_TMP/pp.err"; then
 			  { d = ours[$3] - $2; if (d < 0) d = -d; if (!($3 in ours) || d > 0.011) print $3 ": perf " $2 "%, pprof " ours[$3] "%" }' \
 		"$T_TMP/pp.period" "$T_TMP/perf.named")
 	t_check pprof_self_percent_is_perf "${bad:-}" [ -z "$bad" ]
+	# perfring report's own self percentages, every named entry, against pprof's flat ones.
+	if [ "$HAVE_REPORT" = 1 ]; then
+		"$PERFRING" report -i "$data" --no-children -s sym >"$T_TMP/report.txt" 2>"$T_TMP/report.err"
+		awk '$1 ~ /%$/ && $2 ~ /^\[.\]$/ { name = $3; for (i = 4; i <= NF; i++) name = name " " $i;
+						    sub(/%$/, "", $1); print $1 "\t" name }' "$T_TMP/report.txt" |
+			awk -F'\t' '$2 !~ /^0x[0-9a-f]+$/' >"$T_TMP/report.self"
+		bad=$(awk -F'\t' 'NR == FNR { p = $3; sub(/%$/, "", p); ours[$1] = p; next }
+				  { d = ours[$2] - $1; if (d < 0) d = -d; if (!($2 in ours) || d > 0.011) print $2 ": report " $1 "%, pprof " ours[$2] "%" }' \
+			"$T_TMP/pp.period" "$T_TMP/report.self")
+		if [ ! -s "$T_TMP/report.self" ]; then
+			fail pprof_top_is_perfring_report "perfring report --no-children -s sym printed no entry: $(head -n 1 "$T_TMP/report.err")"
+		else
+			t_check pprof_top_is_perfring_report "${bad:-}" [ -z "$bad" ]
+		fi
+	fi
 	# The workload's mapping and its build id (readelf -n).
 	bid=$(readelf -n "$WORK" | sed -n 's/.*Build ID: //p')
 	pprof -raw >"$T_TMP/raw"
@@ -138,6 +174,38 @@ if export_to speedscope "$data" "$T_TMP/w.json" 2>"$T_TMP/ss.err"; then
 	fi
 else
 	fail speedscope "export failed: $(head -n 1 "$T_TMP/ss.err")"
+fi
+
+# ---- two events: a sample type pair each, totals as perf's ----
+if command -v go >/dev/null && perf record -q -g -e cpu-clock -e task-clock -F 999 -o "$T_TMP/two.data" "$WORK" 300 \
+	>"$T_TMP/two.out" 2>&1 && export_to pprof "$T_TMP/two.data" "$T_TMP/two.pb.gz" 2>"$T_TMP/two.err"; then
+	HOME=$T_TMP go tool pprof -raw -symbolize=none "$T_TMP/two.pb.gz" >"$T_TMP/two.raw" 2>&1
+	t_check pprof_two_events_sample_types "$(sed -n '5p' "$T_TMP/two.raw")" grep -qx \
+		'cpu-clock-samples/count cpu-clock/nanoseconds\[dflt\] task-clock-samples/count task-clock/nanoseconds' "$T_TMP/two.raw"
+	perf report -i "$T_TMP/two.data" --stdio 2>/dev/null | awk '/^# Samples: .* of event/ { e = $NF; gsub(/\047/, "", e) }
+		/^# Event count/ { print e, $NF }' >"$T_TMP/two.perf"
+	bad=
+	[ "$(wc -l <"$T_TMP/two.perf")" -eq 2 ] || bad="perf report shows $(wc -l <"$T_TMP/two.perf") events, not 2;"
+	while read -r ev count; do
+		got=$(HOME=$T_TMP go tool pprof -top -symbolize=none -sample_index="$ev" -unit=ns "$T_TMP/two.pb.gz" 2>/dev/null |
+			sed -n 's/.*Total samples = \([0-9]*\)ns.*/\1/p')
+		[ "$got" = "$count" ] || bad="$bad $ev: perf $count, pprof ${got:-none};"
+	done <"$T_TMP/two.perf"
+	t_check pprof_two_events_totals "${bad:-}" [ -z "$bad" ]
+else
+	skip pprof_two_events "go, perf record -e cpu-clock -e task-clock or the export failed: $(head -n 1 "$T_TMP/two.err" 2>/dev/null)"
+fi
+
+# ---- a file perfring record wrote: the same checks of sums and leaves against perf ----
+if [ -x "$PERFRING" ] && "$PERFRING" record -g -o "$T_TMP/pr.data" -- "$WORK" 300 >"$T_TMP/pr.out" 2>&1 &&
+	export_to folded "$T_TMP/pr.data" "$T_TMP/pr.folded" 2>"$T_TMP/pr.err"; then
+	n=$(perf script -i "$T_TMP/pr.data" -F time 2>/dev/null | grep -c .)
+	sum=$(awk '{ s += $NF } END { print s + 0 }' "$T_TMP/pr.folded")
+	t_check perfring_record_folded_sum "folded sums to $sum, perf script has $n samples" test "$n" -gt 0 -a "$sum" -eq "$n"
+	t_check perfring_record_folded_stack "no prof_work;...;work_mid;work_leaf_a line" \
+		grep -qE '^prof_work;(.*;)?main;work_loop;work_mid;work_leaf_a [0-9]+$' "$T_TMP/pr.folded"
+else
+	skip perfring_record "perfring record -g or its export failed: $(head -n 1 "$T_TMP/pr.out") $(head -n 1 "$T_TMP/pr.err" 2>/dev/null)"
 fi
 
 # ---- bad input ----

@@ -6,7 +6,7 @@
 # The assertion is the DOM (chromium --dump-dom): the sandwich view's table
 # lists every recorded function with its weight. A screenshot of the
 # left-heavy flame graph is kept beside the test log
-# ($PERFRING_BUILD/test-logs/export/speedscope-*.png).
+# ($PERFRING_BUILD/test-logs/export/speedscope-*.png; SHOT_SIZE=W,H, default 1280,720).
 #
 # The profile: PROFILE=FILE.json with FUNCS (the names the page must show, one a
 # line: those of the profile speedscope opens first, and the titles of the
@@ -77,6 +77,7 @@ www="$T_TMP/www"
 mkdir -p "$www"
 cp -r "$release/." "$www/"
 cp "$profile" "$www/profile.json"
+: >"$T_TMP/http.log"
 (cd "$www" && exec python3 -u -m http.server 0 --bind 127.0.0.1) >"$T_TMP/http.log" 2>&1 &
 http_pid=$!
 trap 'kill "$http_pid" 2>/dev/null; rm -rf "$T_TMP"' EXIT
@@ -110,7 +111,8 @@ dom_missing() {
 	[ ${#missing[@]} -gt 0 ]
 }
 for attempt in 1 2 3 4 5; do
-	chrome --run-all-compositor-stages-before-draw --dump-dom "$(url_of sandwich)" >"$T_TMP/dom.html"
+	# A tall window: the table renders only the rows in view.
+	chrome --window-size=1280,8000 --run-all-compositor-stages-before-draw --dump-dom "$(url_of sandwich)" >"$T_TMP/dom.html"
 	python3 - "$T_TMP/dom.html" >"$T_TMP/dom.txt" <<'EOF'
 import html, re, sys
 text = html.unescape(re.sub(r"<[^>]+>", "\n", open(sys.argv[1], encoding="utf-8").read()))
@@ -132,7 +134,7 @@ fi
 # A screenshot of the flame graph (left heavy), kept for people to look at.
 shot="$shots/speedscope-$(basename "$profile" .json).png"
 rm -f "$shot"
-chrome --window-size=1280,720 --screenshot="$shot" "$(url_of left-heavy)" >/dev/null
+chrome --window-size="${SHOT_SIZE:-1280,720}" --screenshot="$shot" "$(url_of left-heavy)" >/dev/null
 if [ -s "$shot" ] && [ "$(head -c 4 "$shot" | od -An -c | tr -d ' ')" = "211PNG" ]; then
 	echo "screenshot: $shot"
 	ok speedscope_screenshot

@@ -6,6 +6,7 @@
  * well-formed output. The input is a script of samples: names are slices of
  * the input (any bytes: ';', newlines, quotes, invalid UTF-8), addresses,
  * flags and counts are input bytes. Checked on every input:
+ * - the same samples added in reverse order give the same folded stacks;
  * - folded: every line is "STACK COUNT\n" (names may hold spaces, never a
  *   newline or carriage return), the count is digits, the counts sum to the
  *   samples of event 0;
@@ -263,35 +264,54 @@ static void check_folded(const char *s, size_t n, uint64_t want)
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Folded stacks of p by samples, malloc'd (NULL-terminated). */
+static char *folded(const struct profile *p, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f || prof_write_folded(p, 0, false, f))
+		FINDING("prof_write_folded failed");
+	fclose(f);
+	return buf;
+}
+
+#define MAX_SAMPLES 32
+#define MAX_FRAMES 12
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size };
 	const char *events[] = { "cpu-clock", "cycles:u" };
 	int nevents = 1 + (byte(&in) & 1);
-	struct profile *p = prof_new(events, nevents);
-	static char names[64][48], files[64][24], comm[32], bins[4][32];
+	struct profile *p = prof_new(events, nevents), *rev = prof_new(events, nevents);
+	static char names[MAX_SAMPLES][MAX_FRAMES][48], files[MAX_SAMPLES][MAX_FRAMES][24];
+	static char comms[MAX_SAMPLES][32], bins[4][32];
 	static uint8_t bid[20];
-	struct prof_frame frames[64];
+	static struct prof_frame frames[MAX_SAMPLES][MAX_FRAMES];
+	struct prof_sample samples[MAX_SAMPLES];
+	int nsamples = 0;
 	uint64_t samples0 = 0;
 
-	if (!p)
+	if (!p || !rev)
 		abort();
 	for (int b = 0; b < 4; b++)
 		str(&in, bins[b], sizeof(bins[b]));
 	str(&in, (char *)bid, sizeof(bid));
-	for (int s = 0; s < 32 && in.n; s++) {
+	while (nsamples < MAX_SAMPLES && in.n) {
 		/* One statement per input read: the order of evaluation in an initializer is unspecified. */
-		struct prof_sample ps = { .frames = frames };
+		struct prof_sample *ps = &samples[nsamples];
 
-		ps.nframes = byte(&in) % 12;
-		ps.pid = byte(&in);
-		ps.tid = byte(&in);
-		ps.comm = str(&in, comm, sizeof(comm));
-		ps.time = byte(&in) * 1000ull;
-		ps.event = byte(&in) % nevents;
-		ps.period = byte(&in);
-		for (size_t f = 0; f < ps.nframes; f++) {
-			struct prof_frame *fr = &frames[f];
+		*ps = (struct prof_sample){ .frames = frames[nsamples] };
+		ps->nframes = byte(&in) % MAX_FRAMES;
+		ps->pid = byte(&in);
+		ps->tid = byte(&in);
+		ps->comm = str(&in, comms[nsamples], sizeof(comms[0]));
+		ps->time = byte(&in) * 1000ull;
+		ps->event = byte(&in) % nevents;
+		ps->period = byte(&in);
+		for (size_t f = 0; f < ps->nframes; f++) {
+			struct prof_frame *fr = &frames[nsamples][f];
 			uint8_t flags = byte(&in);
 			uint8_t bin = flags & 3;
 
@@ -300,32 +320,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						   .kernel = flags & 64, .inlined = flags & 128 };
 			fr->addr = 0x400000 + byte(&in) * 16;
 			if (!(flags & 4))
-				fr->name = str(&in, names[f], sizeof(names[f]));
+				fr->name = str(&in, names[nsamples][f], sizeof(names[0][0]));
 			if (flags & 16) {
 				fr->build_id = bid;
 				fr->build_id_size = byte(&in) % 21;
 			}
 			if (flags & 32)
-				fr->file = str(&in, files[f], sizeof(files[f]));
+				fr->file = str(&in, files[nsamples][f], sizeof(files[0][0]));
 			fr->line = byte(&in);
 		}
-		int rc = prof_add(p, &ps);
-
-		if (rc)
-			FINDING("prof_add: %d", rc);
-		if (ps.event == 0)
+		if (ps->event == 0)
 			samples0++;
+		nsamples++;
 	}
+	/* The same samples in both orders: a profile must not depend on it (frames that share an
+	 * address but not their names or mappings, the location cache's risk, give the same lines). */
+	for (int i = 0; i < nsamples; i++) {
+		int rc = prof_add(p, &samples[i]);
 
-	char *buf = NULL;
+		if (rc || (rc = prof_add(rev, &samples[nsamples - 1 - i])))
+			FINDING("prof_add: %d", rc);
+	}
+	size_t len_rev;
+	char *fwd = NULL, *bwd = folded(rev, &len_rev);
+
+	prof_free(rev);
+
+	char *buf;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f;
 
-	if (!f || prof_write_folded(p, 0, false, f))
-		FINDING("prof_write_folded failed");
-	fclose(f);
-	check_folded(buf, len, samples0);
-	free(buf);
+	fwd = folded(p, &len);
+	check_folded(fwd, len, samples0);
+	if (len != len_rev || memcmp(fwd, bwd, len))
+		FINDING("folded stacks differ with the order of the samples:\n%s\n--- reversed:\n%s", fwd, bwd);
+	free(fwd);
+	free(bwd);
 
 	f = open_memstream(&buf, &len);
 	if (!f || prof_write_pprof(p, f))
@@ -335,7 +365,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(buf);
 
 	f = open_memstream(&buf, &len);
-	if (!f || prof_write_speedscope(p, comm, f))
+	if (!f || prof_write_speedscope(p, comms[0], f))
 		FINDING("prof_write_speedscope failed");
 	fclose(f);
 	const unsigned char *u = (const unsigned char *)buf, *e = u + len;

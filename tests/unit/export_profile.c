@@ -558,7 +558,67 @@ TEST(speedscope_escapes_and_utf8)
 	prof_free(p);
 }
 
+/* Threads of a process, and addresses of a function, are one speedscope sample; the folded line too. */
+TEST(speedscope_merges_threads_and_addresses)
+{
+	const char *events[] = { "task-clock" };
+	struct profile *p = prof_new(events, 1);
+	struct prof_frame f1[] = { APP(0x401100, "work", 30, false), APP(0x401200, "main", 50, false) };
+	struct prof_frame f2[] = { APP(0x401108, "work", 30, false), APP(0x401210, "main", 50, false) };
+	struct prof_sample a = { .pid = 7, .tid = 7, .comm = "t", .period = 10, .frames = f1, .nframes = 2 };
+	struct prof_sample b = { .pid = 7, .tid = 8, .comm = "t", .period = 5, .frames = f2, .nframes = 2 };
+	char *out;
+
+	REQUIRE(p);
+	REQUIRE(prof_add(p, &a) == 0 && prof_add(p, &b) == 0 && prof_add(p, &b) == 0);
+	CHECK_EQ_INT(p->stacks.n, 2);
+	out = export_mem(p, 's');
+	CHECKF(out && strstr(out, "\"samples\":[[1,0]],\n\"weights\":[20]}"), "speedscope:\n%s", out ? out : "");
+	free(out);
+	out = export_mem(p, 'F');
+	CHECKF(out && strcmp(out, "t;main;work 20\n") == 0, "folded: %s", out ? out : "");
+	free(out);
+	prof_free(p);
+}
+
 /* ---- arguments and memory ---- */
+
+/* No sample: every export still well-formed (pprof read by go tool pprof, speedscope with a profile). */
+TEST(empty_profile)
+{
+	const char *events[] = { "cpu-clock", "cycles" };
+	struct profile *p = prof_new(events, 2);
+	char cmd[1024], *out;
+	int rc;
+
+	REQUIRE(p);
+	out = export_mem(p, 'f');
+	CHECK(out && !*out);
+	free(out);
+	out = export_mem(p, 's');
+	CHECK(out && strstr(out, "\"profiles\":[\n{\"type\":\"sampled\",\"name\":\"cpu-clock\",\"unit\":\"nanoseconds\""));
+	CHECK(out && strstr(out, "{\"type\":\"sampled\",\"name\":\"cycles\",\"unit\":\"none\""));
+	free(out);
+	char *path = write_file("empty.speedscope.json", speedscope, p);
+
+	if (path && have("python3")) {
+		snprintf(cmd, sizeof(cmd), "python3 tests/helpers/speedscope_check.py '%s' 2>&1", path);
+		out = run(cmd, &rc);
+		CHECKF(rc == 0, "speedscope_check.py: %s", out ? out : "?");
+		free(out);
+	}
+	path = write_file("empty.pb.gz", pprof, p);
+	REQUIRE(path);
+	if (have("go")) {
+		snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -raw '%s' 2>&1", tmpdir(), path);
+		out = run(cmd, &rc);
+		CHECKF(rc == 0 && out && strstr(out, "cpu-clock-samples/count cpu-clock/nanoseconds[dflt] "
+							 "cycles-samples/count cycles/count\n"),
+		       "go tool pprof -raw (%d): %s", rc, out ? out : "");
+		free(out);
+	}
+	prof_free(p);
+}
 
 TEST(bad_arguments)
 {
@@ -619,6 +679,55 @@ TEST(memory_per_distinct_item)
 	CHECK_EQ_INT(p->maps.n, maps);
 	CHECK_EQ_INT(p->stacks.n, stacks);
 	CHECK_EQ_U64(p->nsamples, 17 + 100000);
+	prof_free(p);
+}
+
+/* Frames at one address but of other functions or binaries (another process, a reused address)
+ * are other locations, however often the first was seen (the location cache is checked). */
+TEST(same_address_other_frames)
+{
+	const char *events[] = { "cycles" };
+	struct profile *p = prof_new(events, 1);
+	struct prof_frame a = { .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000 };
+	struct prof_frame variants[] = {
+		a,
+		{ .addr = 0x1000, .name = "b", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000 },
+		{ .addr = 0x1000, .name = "a", .binary = "/y", .map_start = 0x1000, .map_limit = 0x2000 },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x3000 },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000, .line = 3 },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000, .file = "f.c" },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000,
+		  .build_id = app_bid, .build_id_size = 20 },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000,
+		  .build_id = app_bid, .build_id_size = 19 },
+		{ .addr = 0x1000, .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000 },
+		{ .addr = 0x1000, .name = "a" },
+		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000, .kernel = true },
+	};
+
+	REQUIRE(p);
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < N(variants); i++) {
+			/* a first, so that the cache holds a when the variant comes */
+			struct prof_sample sa = { .pid = 1, .tid = 1, .comm = "c", .period = 1, .frames = &a, .nframes = 1 };
+			struct prof_sample s = sa;
+
+			s.frames = &variants[i];
+			REQUIRE(prof_add(p, &sa) == 0);
+			REQUIRE(prof_add(p, &s) == 0);
+			REQUIRE(prof_add(p, &s) == 0);
+		}
+	}
+	CHECK_EQ_INT(p->locs.n, N(variants));
+	CHECK_EQ_INT(p->stacks.n, N(variants));
+	CHECK_EQ_U64(p->stack_vals[0].count, 3 * (N(variants) + 2));
+	for (size_t i = 1; i < p->stacks.n; i++)
+		CHECK_EQ_U64(p->stack_vals[i].count, 6);
+	char *out = export_mem(p, 'f');
+
+	/* a: 3 rounds of 11 + its own 2 + the 8 other variants named a, twice */
+	CHECK(out && strcmp(out, "c;[x] 6\nc;a 87\nc;b 6\n") == 0);
+	free(out);
 	prof_free(p);
 }
 

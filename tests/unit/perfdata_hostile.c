@@ -430,7 +430,7 @@ TEST(ordered_pipe_no_rounds_bounded)
 	CHECKF(b.early > (long)nr / 2, "early-flushed %ld of %llu", b.early, (unsigned long long)nr);
 	/* 4 MiB of queue and copies (allocated by doubling: 8), the stream's
 	 * buffer, the test's own */
-	CHECKF(b.rss_kb < 20 * 1024 + ASAN_REALLOC_KB / 4, "peak RSS grew by %ld KB", b.rss_kb);
+	CHECKF(under_valgrind() || b.rss_kb < 20 * 1024 + ASAN_REALLOC_KB / 4, "peak RSS grew by %ld KB", b.rss_kb);
 	/* the input's disorder (50 records) is far shorter than half the
 	 * queue: even the early deliveries come out in order */
 	CHECK_EQ_U64((uint64_t)b.misordered, 0);
@@ -455,7 +455,7 @@ TEST(ordered_mapped_file_memory_is_a_window)
 	CHECK_EQ_U64((uint64_t)b.records, nr);
 	CHECK_EQ_U64((uint64_t)b.early, 0);
 	CHECK_EQ_U64((uint64_t)b.misordered, 0);
-	CHECKF(b.rss_kb < 28 * 1024, "peak RSS grew by %ld KB reading a 64 MiB file", b.rss_kb);
+	CHECKF(under_valgrind() || b.rss_kb < 16 * 1024, "peak RSS grew by %ld KB reading a 64 MiB file", b.rss_kb);
 }
 
 /* Open-time errors carry the offset in the message. */

@@ -57,13 +57,36 @@ static void put_tidy(struct prof_buf *b, const char *name, bool is_comm)
 	}
 }
 
-static int put_frame(const char *name, const char *file, void *arg)
-{
-	struct prof_buf *b = arg;
+/* The tidied names, interned: a stack becomes a short list of name ids, and only the distinct
+ * lists (the lines) are ever rendered, so memory follows the lines, not the address-level stacks. */
+struct names {
+	struct itab tab;
+	struct prof_buf tmp;
+	struct prof_buf ids; /* the current location's name ids (uint32_t), outermost first */
+	int err;
+};
 
-	prof_buf_put(b, ";", 1);
-	put_tidy(b, name, false);
-	return b->err;
+static long name_id(struct names *nm, const char *name, bool is_comm)
+{
+	nm->tmp.len = 0;
+	put_tidy(&nm->tmp, name, is_comm);
+	prof_buf_put(&nm->tmp, "", 0);
+	if (nm->tmp.err)
+		return nm->tmp.err;
+	return prof_itab_get(&nm->tab, nm->tmp.b, nm->tmp.len, NULL);
+}
+
+static int add_name(const char *name, const char *file, void *arg)
+{
+	struct names *nm = arg;
+	long id = name_id(nm, name, false);
+
+	uint32_t v = (uint32_t)id;
+
+	if (id < 0)
+		return nm->err = (int)id;
+	prof_buf_put(&nm->ids, &v, sizeof(v));
+	return nm->err = nm->ids.err;
 }
 
 struct folded_line {
@@ -78,57 +101,116 @@ static int cmp_line(const void *a, const void *b)
 
 int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *out)
 {
-	struct folded_line *lines;
-	size_t nlines = 0;
+	struct names nm = { 0 };
+	struct itab keys = { 0 };       /* a line: comm name id, then frame name ids root first */
+	struct prof_buf key = { 0 };
+	uint32_t **loc_names = NULL;    /* per location: count, then its name ids */
+	struct prof_buf values = { 0 }; /* uint64_t per line */
+	struct folded_line *lines = NULL;
 	int err = 0;
 
 	if (!p || !out || event >= p->nevents)
 		return -EINVAL;
 	if (event < 0)
 		event = 0;
-	lines = calloc(p->stacks.n ? p->stacks.n : 1, sizeof(*lines));
-	if (!lines)
+	loc_names = calloc(p->locs.n ? p->locs.n : 1, sizeof(*loc_names));
+	if (!loc_names)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->stacks.n; i++) {
 		const struct prof_stack_key *k = prof_stack(p, i);
-		struct prof_buf b = { 0 };
 		char cbuf[32];
+		long id;
 
 		if ((int)k->event != event)
 			continue;
-		put_tidy(&b, prof_comm_name(p, k, cbuf, sizeof(cbuf)), true);
-		for (uint32_t j = k->nlocs; j-- > 0 && !b.err;)
-			prof_loc_names(p, k->locs[j], put_frame, &b);
-		if (!b.err && !b.b)
-			prof_buf_put(&b, "", 0);
+		key.len = 0;
+		if ((id = name_id(&nm, prof_comm_name(p, k, cbuf, sizeof(cbuf)), true)) < 0)
+			goto fail;
+		uint32_t cid = (uint32_t)id;
+
+		prof_buf_put(&key, &cid, sizeof(cid));
+		for (uint32_t j = k->nlocs; j-- > 0;) {
+			uint32_t loc = k->locs[j];
+
+			if (!loc_names[loc]) {
+				size_t n;
+
+				nm.ids.len = 0;
+				if (prof_loc_names(p, loc, add_name, &nm) || nm.err) {
+					id = nm.err ? nm.err : -ENOMEM;
+					goto fail;
+				}
+				n = nm.ids.len / sizeof(uint32_t);
+				loc_names[loc] = malloc((n + 1) * sizeof(uint32_t));
+				if (!loc_names[loc]) {
+					id = -ENOMEM;
+					goto fail;
+				}
+				loc_names[loc][0] = (uint32_t)n;
+				memcpy(loc_names[loc] + 1, nm.ids.b, nm.ids.len);
+			}
+			prof_buf_put(&key, loc_names[loc] + 1, loc_names[loc][0] * sizeof(uint32_t));
+		}
+		if (key.err) {
+			id = key.err;
+			goto fail;
+		}
+		id = prof_count(&keys, &values, key.b, key.len,
+				by_period ? p->stack_vals[i].period : p->stack_vals[i].count);
+		if (id < 0)
+			goto fail;
+		continue;
+fail:
+		err = (int)id;
+		goto out;
+	}
+	/* Render the distinct lines, sort them bytewise, print. */
+	lines = calloc(keys.n ? keys.n : 1, sizeof(*lines));
+	if (!lines) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < keys.n; i++) {
+		const uint32_t *ids = prof_key(&keys, i);
+		size_t nids = keys.keys[i]->len / sizeof(uint32_t);
+		struct prof_buf b = { 0 };
+
+		for (size_t j = 0; j < nids; j++) {
+			const char *name = prof_key(&nm.tab, ids[j]);
+
+			if (j)
+				prof_buf_put(&b, ";", 1);
+			prof_buf_put(&b, name, nm.tab.keys[ids[j]]->len);
+		}
 		if (b.err) {
 			free(b.b);
 			err = b.err;
 			goto out;
 		}
-		lines[nlines].text = (char *)b.b;
-		lines[nlines].value = by_period ? p->stack_vals[i].period : p->stack_vals[i].count;
-		nlines++;
+		lines[i].text = (char *)b.b;
+		lines[i].value = ((const uint64_t *)values.b)[i];
 	}
-	qsort(lines, nlines, sizeof(*lines), cmp_line);
-	for (size_t i = 0; i < nlines;) {
-		uint64_t v = lines[i].value;
-		size_t j = i + 1;
-
-		/* Stacks that differ only in what the format does not show (pid, tid, address) share a line. */
-		while (j < nlines && strcmp(lines[j].text, lines[i].text) == 0)
-			v += lines[j++].value;
-		if (fprintf(out, "%s %llu\n", lines[i].text, (unsigned long long)v) < 0) {
+	qsort(lines, keys.n, sizeof(*lines), cmp_line);
+	for (size_t i = 0; i < keys.n; i++) {
+		if (fprintf(out, "%s %llu\n", lines[i].text, (unsigned long long)lines[i].value) < 0) {
 			err = -EIO;
 			goto out;
 		}
-		i = j;
 	}
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 out:
-	for (size_t i = 0; i < nlines; i++)
+	for (size_t i = 0; lines && i < keys.n; i++)
 		free(lines[i].text);
 	free(lines);
+	for (size_t i = 0; i < p->locs.n; i++)
+		free(loc_names[i]);
+	free(loc_names);
+	free(values.b);
+	free(key.b);
+	free(nm.tmp.b);
+	free(nm.ids.b);
+	prof_itab_free(&nm.tab);
+	prof_itab_free(&keys);
 	return err;
 }

@@ -8,6 +8,7 @@
 #define PROF_MAX_EVENTS 4096
 #define PROF_MAX_FRAMES 65536   /* the kernel's perf_event_max_stack tops out below this */
 #define PROF_MAX_BUILD_ID 32    /* bytes; perf's build ids are at most 20 */
+#define PROF_LOC_CACHE_BITS 12  /* 4096 addresses remembered (16 KiB) */
 
 /* Interned keys: id = index of first insertion, dense from 0. */
 struct ikey {
@@ -19,7 +20,7 @@ struct ikey {
 struct itab {
 	struct ikey **keys;
 	size_t n, keys_cap;
-	uint32_t *slots;       /* open addressing, id + 1, 0 = empty */
+	uint64_t *slots;       /* open addressing: id + 1 (0 = empty) | the hash's high 32 bits */
 	size_t slot_cap;
 };
 
@@ -77,6 +78,7 @@ struct profile {
 	uint64_t time_min, time_max;  /* perf clock ns; 0 = no times */
 	bool has_clock;
 	uint64_t clock_perf_ns, clock_epoch_ns;
+	uint32_t *loc_cache;          /* by address: location id + 1 of the last frame there (0: none) */
 	void *scratch;                /* key being built */
 	size_t scratch_cap;
 };
@@ -115,6 +117,10 @@ struct prof_buf {
 };
 
 void prof_buf_put(struct prof_buf *b, const void *data, size_t n);
+
+/* Adds v to key's counter: t interns the keys, values holds a uint64_t per id. Returns the
+ * key's id or a negative errno. */
+long prof_count(struct itab *t, struct prof_buf *values, const void *key, size_t len, uint64_t v);
 
 /* Whether the event counts time in nanoseconds (cpu-clock, task-clock, with or without :modifiers). */
 bool prof_event_is_clock(const char *name);

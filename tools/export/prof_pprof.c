@@ -297,7 +297,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 	}
 	st->p = p;
 	g->out = out;
-	if (deflateInit2(&g->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+	if (deflateInit2(&g->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(g);
 		free(st);
 		return -ENOMEM;

@@ -12,10 +12,13 @@
  * opens on the busiest process of the first event. A process's threads are
  * merged. Weights are the samples' periods: nanoseconds for cpu-clock and
  * task-clock, unit "none" (event counts) for the others. A sample is one
- * distinct stack (the profile aggregates), so the "Time Order" view is the
- * order of first appearance rather than time. Frames are named as in the
- * folded export (prof_loc_names) but untidied; a frame is its (name, source
- * file), so a function is one frame whatever its line.
+ * distinct sequence of frames (stacks that differ only in addresses or
+ * threads are one), so the "Time Order" view is the order of first
+ * appearance rather than time, and the file's size follows the distinct
+ * call paths. Without samples, an empty profile per event (a file with no
+ * profile would not open). Frames are named as in the folded export
+ * (prof_loc_names) but untidied; a frame is its (name, source file), so a
+ * function is one frame whatever its line.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -75,45 +78,28 @@ static void json_str(FILE *out, const char *s)
 }
 
 struct frames {
-	struct itab tab;  /* key: name "\0" file */
-	char *key;
-	size_t cap;
-	uint32_t *ids;    /* the frames of one location, outermost first */
-	size_t n, ids_cap;
+	struct itab tab;      /* key: name "\0" file */
+	struct prof_buf key;
+	struct prof_buf ids;  /* the frames of one location (uint32_t), outermost first */
 	int err;
 };
 
 static int add_frame(const char *name, const char *file, void *arg)
 {
 	struct frames *fr = arg;
-	size_t ln = strlen(name), lf = strlen(file);
+	long id;
+	uint32_t v;
 
-	if (ln + lf + 2 > fr->cap) {
-		size_t cap = (ln + lf + 2) * 2;
-		char *k = realloc(fr->key, cap);
-
-		if (!k)
-			return fr->err = -ENOMEM;
-		fr->key = k;
-		fr->cap = cap;
-	}
-	memcpy(fr->key, name, ln + 1);
-	memcpy(fr->key + ln + 1, file, lf + 1);
-	long id = prof_itab_get(&fr->tab, fr->key, ln + lf + 2, NULL);
-
-	if (id < 0)
+	fr->key.len = 0;
+	prof_buf_put(&fr->key, name, strlen(name) + 1);
+	prof_buf_put(&fr->key, file, strlen(file) + 1);
+	if (fr->key.err)
+		return fr->err = fr->key.err;
+	if ((id = prof_itab_get(&fr->tab, fr->key.b, fr->key.len, NULL)) < 0)
 		return fr->err = (int)id;
-	if (fr->n == fr->ids_cap) {
-		size_t cap = fr->ids_cap ? fr->ids_cap * 2 : 16;
-		uint32_t *ids = realloc(fr->ids, cap * sizeof(*ids));
-
-		if (!ids)
-			return fr->err = -ENOMEM;
-		fr->ids = ids;
-		fr->ids_cap = cap;
-	}
-	fr->ids[fr->n++] = (uint32_t)id;
-	return 0;
+	v = (uint32_t)id;
+	prof_buf_put(&fr->ids, &v, sizeof(v));
+	return fr->err = fr->ids.err;
 }
 
 struct group {
@@ -152,6 +138,9 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 	uint32_t *order = NULL, **loc_frames = NULL, *loc_nframes = NULL;
 	struct group *groups = NULL;
 	size_t ngroups = 0;
+	struct itab seqs = { 0 };      /* a group's distinct frame sequences (root first) */
+	struct prof_buf seq = { 0 };
+	struct prof_buf weights = { 0 }; /* uint64_t per sequence */
 	int err = 0;
 
 	if (!p || !out)
@@ -166,18 +155,18 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 		goto out;
 	}
 	for (size_t i = 0; i < p->locs.n; i++) {
-		fr.n = 0;
+		fr.ids.len = 0;
 		if (prof_loc_names(p, (uint32_t)i, add_frame, &fr) || fr.err) {
 			err = fr.err ? fr.err : -ENOMEM;
 			goto out;
 		}
-		loc_frames[i] = malloc(fr.n * sizeof(uint32_t));
+		loc_frames[i] = malloc(fr.ids.len ? fr.ids.len : 1);
 		if (!loc_frames[i]) {
 			err = -ENOMEM;
 			goto out;
 		}
-		memcpy(loc_frames[i], fr.ids, fr.n * sizeof(uint32_t));
-		loc_nframes[i] = (uint32_t)fr.n;
+		memcpy(loc_frames[i], fr.ids.b, fr.ids.len);
+		loc_nframes[i] = (uint32_t)(fr.ids.len / sizeof(uint32_t));
 	}
 	/* Stacks grouped by (event, pid); groups ordered by event, heaviest first. */
 	for (size_t i = 0; i < p->stacks.n; i++)
@@ -221,23 +210,50 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 		json_str(out, title);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
 			prof_event_is_clock(ev) ? "nanoseconds" : "none", (unsigned long long)g->weight);
+		/* The group's stacks by their frames: stacks that differ only in addresses or threads
+		 * are one sample (speedscope shows frames, not addresses). */
+		prof_itab_free(&seqs);
+		weights.len = 0;
 		for (size_t i = 0; i < g->n; i++) {
 			const struct prof_stack_key *k = prof_stack(p, order[g->first + i]);
-			bool first = true;
+			long id;
+
+			seq.len = 0;
+			for (uint32_t j = k->nlocs; j-- > 0;)
+				prof_buf_put(&seq, loc_frames[k->locs[j]], loc_nframes[k->locs[j]] * sizeof(uint32_t));
+			if (seq.err) {
+				err = seq.err;
+				goto out;
+			}
+			id = prof_count(&seqs, &weights, seq.b ? (const void *)seq.b : "", seq.len,
+					p->stack_vals[order[g->first + i]].period);
+			if (id < 0) {
+				err = (int)id;
+				goto out;
+			}
+		}
+		for (size_t i = 0; i < seqs.n; i++) {
+			const uint32_t *ids = prof_key(&seqs, i);
 
 			fputs(i ? ",[" : "[", out);
-			for (uint32_t j = k->nlocs; j-- > 0;) {
-				for (uint32_t f = 0; f < loc_nframes[k->locs[j]]; f++) {
-					fprintf(out, first ? "%u" : ",%u", loc_frames[k->locs[j]][f]);
-					first = false;
-				}
-			}
+			for (size_t f = 0; f < seqs.keys[i]->len / sizeof(uint32_t); f++)
+				fprintf(out, f ? ",%u" : "%u", ids[f]);
 			fputc(']', out);
 		}
 		fputs("],\n\"weights\":[", out);
-		for (size_t i = 0; i < g->n; i++)
-			fprintf(out, i ? ",%llu" : "%llu", (unsigned long long)p->stack_vals[order[g->first + i]].period);
+		for (size_t i = 0; i < seqs.n; i++)
+			fprintf(out, i ? ",%llu" : "%llu", (unsigned long long)((const uint64_t *)weights.b)[i]);
 		fputs("]}", out);
+	}
+	/* No sample: an empty profile per event, so that the file still opens (speedscope shows
+	 * profiles[activeProfileIndex]). */
+	for (int e = 0; !ngroups && e < p->nevents; e++) {
+		const char *ev = prof_str(p, p->event_sid[e]);
+
+		fputs(e ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
+		json_str(out, ev);
+		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}",
+			prof_event_is_clock(ev) ? "nanoseconds" : "none");
 	}
 	fputs("],\n\"name\":", out);
 	json_str(out, name ? name : "perfring");
@@ -251,8 +267,11 @@ out:
 	free(loc_nframes);
 	free(order);
 	free(groups);
-	free(fr.key);
-	free(fr.ids);
+	free(fr.key.b);
+	free(fr.ids.b);
 	prof_itab_free(&fr.tab);
+	prof_itab_free(&seqs);
+	free(seq.b);
+	free(weights.b);
 	return err;
 }

@@ -15,24 +15,46 @@
 
 /* ---- intern tables: byte keys -> dense ids ---- */
 
-static uint64_t key_hash(const void *data, size_t len)
+static uint64_t mix(uint64_t h)
 {
-	/* FNV-1a, then a final mix so that the low bits used as slot index depend on every byte. */
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return h;
 }
 
+/* 8 bytes at a time (multiply and rotate), then a final mix, so that the low bits used as the
+ * slot index and the high bits kept in the slot both depend on every byte. */
+static uint64_t key_hash(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ (w * 0x87c37b91114253d5ull)) * 0x4cf5ad432745937full;
+		h = (h << 31) | (h >> 33);
+	}
+	if (i < len) {
+		w = 0;
+		memcpy(&w, p + i, len - i);
+		h = (h ^ (w * 0x87c37b91114253d5ull)) * 0x4cf5ad432745937full;
+	}
+	return mix(h);
+}
+
+/* A slot: id + 1 in the low 32 bits (0 = empty), the hash's high 32 bits above, compared
+ * before the key is read. */
+static inline uint64_t slot_of(uint64_t hash, size_t id)
+{
+	return (hash & 0xffffffff00000000ull) | (uint64_t)(id + 1);
+}
+
 static int itab_grow_slots(struct itab *t)
 {
 	size_t cap = t->slot_cap ? t->slot_cap * 2 : 64;
-	uint32_t *slots = calloc(cap, sizeof(*slots));
+	uint64_t *slots = calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -41,7 +63,7 @@ static int itab_grow_slots(struct itab *t)
 
 		while (slots[s])
 			s = (s + 1) & (cap - 1);
-		slots[s] = (uint32_t)i + 1;
+		slots[s] = slot_of(t->keys[i]->hash, i);
 	}
 	free(t->slots);
 	t->slots = slots;
@@ -49,32 +71,39 @@ static int itab_grow_slots(struct itab *t)
 	return 0;
 }
 
-long prof_itab_find(const struct itab *t, const void *data, size_t len)
+static long itab_find_hashed(const struct itab *t, const void *data, size_t len, uint64_t h)
 {
-	uint64_t h;
-
 	if (!t->slot_cap)
 		return -1;
-	h = key_hash(data, len);
 	for (size_t s = h & (t->slot_cap - 1); t->slots[s]; s = (s + 1) & (t->slot_cap - 1)) {
-		const struct ikey *k = t->keys[t->slots[s] - 1];
+		uint64_t v = t->slots[s];
 
-		if (k->hash == h && k->len == len && memcmp(k->data, data, len) == 0)
-			return t->slots[s] - 1;
+		if ((v ^ h) >> 32)
+			continue;
+		const struct ikey *k = t->keys[(uint32_t)v - 1];
+
+		if (k->len == len && memcmp(k->data, data, len) == 0)
+			return (uint32_t)v - 1;
 	}
 	return -1;
 }
 
+long prof_itab_find(const struct itab *t, const void *data, size_t len)
+{
+	return itab_find_hashed(t, data, len, key_hash(data, len));
+}
+
 long prof_itab_get(struct itab *t, const void *data, size_t len, bool *created)
 {
-	uint64_t h = key_hash(data, len);
+	uint64_t h;
 	size_t s;
 
 	if (created)
 		*created = false;
 	if (len > UINT32_MAX)
 		return -EINVAL;
-	long found = prof_itab_find(t, data, len);
+	h = key_hash(data, len);
+	long found = itab_find_hashed(t, data, len, h);
 
 	if (found >= 0)
 		return found;
@@ -104,7 +133,7 @@ long prof_itab_get(struct itab *t, const void *data, size_t len, bool *created)
 	t->keys[t->n] = k;
 	for (s = h & (t->slot_cap - 1); t->slots[s]; s = (s + 1) & (t->slot_cap - 1))
 		;
-	t->slots[s] = (uint32_t)t->n + 1;
+	t->slots[s] = slot_of(h, t->n);
 	if (created)
 		*created = true;
 	return (long)t->n++;
@@ -137,6 +166,9 @@ struct profile *prof_new(const char *const *event_names, int nevents)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
+	p->loc_cache = calloc((size_t)1 << PROF_LOC_CACHE_BITS, sizeof(*p->loc_cache));
+	if (!p->loc_cache)
+		goto nomem;
 	p->nevents = nevents;
 	p->event_sid = calloc((size_t)nevents, sizeof(*p->event_sid));
 	if (!p->event_sid)
@@ -170,6 +202,7 @@ void prof_free(struct profile *p)
 	free(p->stack_vals);
 	free(p->event_sid);
 	free(p->scratch);
+	free(p->loc_cache);
 	free(p);
 }
 
@@ -202,6 +235,27 @@ void prof_buf_put(struct prof_buf *b, const void *data, size_t n)
 		memcpy(b->b + b->len, data, n);
 	b->len += n;
 	b->b[b->len] = 0;
+}
+
+long prof_count(struct itab *t, struct prof_buf *values, const void *key, size_t len, uint64_t v)
+{
+	bool created;
+	long id = prof_itab_get(t, key, len, &created);
+	uint64_t *counts;
+
+	if (id < 0)
+		return id;
+	if (created) {
+		uint64_t zero = 0;
+
+		/* ids are dense and given in order: the new one's counter is the next. */
+		prof_buf_put(values, &zero, sizeof(zero));
+		if (values->err)
+			return values->err;
+	}
+	counts = (uint64_t *)values->b;
+	counts[id] += v;
+	return id;
 }
 
 static int scratch_reserve(struct profile *p, size_t bytes)
@@ -304,6 +358,63 @@ static long intern_location(struct profile *p, const struct prof_frame *frames, 
 	return id;
 }
 
+/* ---- the location cache: most frames repeat, and comparing one with the location its
+ * address had last time costs a few string compares instead of seven table lookups ---- */
+
+static size_t cache_slot(uint64_t addr)
+{
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> (64 - PROF_LOC_CACHE_BITS));
+}
+
+static bool str_is(const struct profile *p, uint32_t sid, const char *s)
+{
+	return strcmp(prof_str(p, sid), s ? s : "") == 0;
+}
+
+/* The hex string of a build id as intern_mapping writes it, against the bytes. */
+static bool build_id_is(const char *hex, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	if (!b)
+		n = 0;
+	if (n > PROF_MAX_BUILD_ID)
+		n = PROF_MAX_BUILD_ID;
+	for (size_t i = 0; i < n; i++)
+		if (hex[2 * i] != digits[b[i] >> 4] || hex[2 * i + 1] != digits[b[i] & 15])
+			return false;
+	return hex[2 * n] == 0;
+}
+
+/* The location of a frame with no inlined frames, if the cache holds it; else -1. */
+static long cached_location(const struct profile *p, const struct prof_frame *f)
+{
+	uint32_t c = p->loc_cache[cache_slot(f->addr)];
+	const struct prof_loc_key *l;
+	const struct prof_map_key *m;
+
+	if (!c)
+		return -1;
+	l = prof_loc(p, c - 1);
+	if (l->addr != f->addr || l->kernel != f->kernel || l->nlines != (f->name ? 1u : 0u))
+		return -1;
+	if (l->nlines) {
+		const struct prof_func_key *fn = prof_func(p, l->lines[0].func);
+
+		if (l->lines[0].line != f->line || !str_is(p, fn->name_sid, f->name) || !str_is(p, fn->file_sid, f->file))
+			return -1;
+	}
+	m = prof_map(p, l->map);
+	if (!m)
+		return !f->binary && !f->map_start && !f->map_limit && !f->map_pgoff ? (long)c - 1 : -1;
+	if (!f->binary && !f->map_start && !f->map_limit && !f->map_pgoff)
+		return -1;
+	if (m->start != f->map_start || m->limit != f->map_limit || m->pgoff != f->map_pgoff ||
+	    !str_is(p, m->file_sid, f->binary) || !build_id_is(prof_str(p, m->build_id_sid), f->build_id, f->build_id_size))
+		return -1;
+	return (long)c - 1;
+}
+
 int prof_add(struct profile *p, const struct prof_sample *s)
 {
 	uint32_t *locs;
@@ -324,8 +435,15 @@ int prof_add(struct profile *p, const struct prof_sample *s)
 
 		while (j + 1 < s->nframes && s->frames[j].inlined)
 			j++;
+		if (j == i && (id = cached_location(p, &s->frames[i])) >= 0) {
+			locs[nlocs++] = (uint32_t)id;
+			i = j + 1;
+			continue;
+		}
 		if ((id = intern_location(p, &s->frames[i], j - i + 1)) < 0)
 			goto fail;
+		if (j == i)
+			p->loc_cache[cache_slot(s->frames[i].addr)] = (uint32_t)id + 1;
 		locs[nlocs++] = (uint32_t)id;
 		i = j + 1;
 	}

@@ -48,7 +48,10 @@ struct prof_sample {
 
 struct profile;
 
-/* A profile of nevents events, named (e.g. "cpu-clock"); names are copied. */
+/* A profile of nevents events (1..4096), named (e.g. "cpu-clock"); names are copied.
+ * NULL with errno EINVAL or ENOMEM. Memory grows with the distinct strings, mappings,
+ * functions, locations and stacks (by event, pid, tid, comm and locations), not with the
+ * samples; the encoders (tools/export/prof_*.c) say how each format is laid out. */
 struct profile *prof_new(const char *const *event_names, int nevents);
 void prof_free(struct profile *p);
 
@@ -58,21 +61,25 @@ void prof_free(struct profile *p);
  * always from the samples' times. */
 void prof_set_clock(struct profile *p, uint64_t perf_ns, uint64_t epoch_ns);
 
-/* Adds one sample. 0, or -ENOMEM / -EINVAL. */
+/* Adds one sample. 0, or -ENOMEM / -EINVAL (no such event, frames NULL with nframes > 0,
+ * more than 65536 frames). */
 int prof_add(struct profile *p, const struct prof_sample *s);
 
 /* Exports. Each returns 0 or a negative errno; a write error on out is -EIO.
  * event < 0: every event (folded: the sum of their counts per stack is not
  * meaningful, so folded takes one event: -1 means event 0). */
-/* "comm;root;...;leaf count" per distinct stack, count = samples (or periods with by_period). */
+/* "comm;root;...;leaf count" per distinct line, count = samples (or periods with by_period),
+ * named and sorted as perf script | stackcollapse-perf.pl would print them (prof_folded.c). */
 int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *out);
 /* gzip'd perftools.profiles.Profile: sample types "samples/count" and "<event>/nanoseconds"
  * (or "<event>/count" when the event is not a clock) per event ("<event>-samples/count" when
- * there are several events), locations with mappings and
- * build ids, functions, labels pid, tid, comm; time_nanos/duration_nanos from the samples. */
+ * there are several events), locations with mappings and build ids, functions (inlined ones
+ * as lines of one location), labels pid, tid (numbers) and comm; duration_nanos from the
+ * samples, time_nanos with prof_set_clock() (prof_pprof.c). */
 int prof_write_pprof(const struct profile *p, FILE *out);
 /* speedscope's file format (https://www.speedscope.app/file-format-schema.json):
- * one "sampled" profile per event and process. */
+ * one "sampled" profile per event and process, heaviest first; name is the file's title
+ * (prof_speedscope.c). */
 int prof_write_speedscope(const struct profile *p, const char *name, FILE *out);
 
 #endif
