@@ -102,11 +102,12 @@ static BENCH_NOINLINE uint64_t ring_first_u64_split(const struct perfring_ring_r
 	return v;
 }
 
-static int perfring_on_event(const struct perfring_msg *ev, void *arg)
+/* What perfring_on_event() leaves out of line: LOST (libbpf dispatches it
+ * to lost_cb inside the library), another type, or a payload whose first
+ * u64 straddles the end of the ring (libbpf copies such a record first). */
+static BENCH_NOINLINE int perfring_on_event_rare(const struct perfring_msg *ev, struct drain_ctx *c)
 {
-	struct drain_ctx *c = arg;
-
-	if (__builtin_expect(ev->kind == PERFRING_MSG_SAMPLE, 1)) {
+	if (ev->kind == PERFRING_MSG_SAMPLE) {
 		c->sum += payload_first_u64(ev->data, ev->size, ev->data2);
 		c->records++;
 	} else if (ev->kind == PERFRING_MSG_LOST) {
@@ -115,6 +116,29 @@ static int perfring_on_event(const struct perfring_msg *ev, void *arg)
 		c->other++;
 	}
 	return PERFRING_CONTINUE;
+}
+
+/*
+ * The same work as libbpf_on_sample() per sample, and only that: read the
+ * first u64 of the payload, add it up, count the record. The two checks in
+ * front are what this callback shape owes that libbpf's does not (its
+ * dispatch by kind and its one-span copy happen inside libbpf, and are
+ * counted there): the record is a SAMPLE, and its first u64 lies in the
+ * first span. Everything else is a tail call, so the common path needs no
+ * stack frame, as libbpf's callback.
+ */
+static int perfring_on_event(const struct perfring_msg *ev, void *arg)
+{
+	struct drain_ctx *c = arg;
+	uint64_t v;
+
+	if (__builtin_expect(ev->kind == PERFRING_MSG_SAMPLE && ev->size >= sizeof(v), 1)) {
+		memcpy(&v, ev->data, sizeof(v));
+		c->sum += v;
+		c->records++;
+		return PERFRING_CONTINUE;
+	}
+	return perfring_on_event_rare(ev, c);
 }
 
 /* The ring layer directly: raw records, payload after header and u32 size. */
@@ -535,7 +559,8 @@ static int run_timed(struct bench *b, int rounds)
 		printf("RATIO drain_ns_per_record perfring/libbpf %.3f (perfring_cursor)\n",
 		       med[C_PERFRING_CURSOR] / med[C_LIBBPF]);
 	if (b->on[C_PERFRING] && b->on[C_LIBBPF])
-		printf("RATIO drain_ns_per_record perfring_msg/libbpf %.3f\n", med[C_PERFRING] / med[C_LIBBPF]);
+		printf("RATIO drain_msg_ns_per_record perfring/libbpf %.3f (perfring_msg)\n",
+		       med[C_PERFRING] / med[C_LIBBPF]);
 	if (b->on[C_PERFRING_SAMPLES] && b->on[C_LIBBPF])
 		printf("RATIO drain_ns_per_record perfring_samples/libbpf %.3f\n",
 		       med[C_PERFRING_SAMPLES] / med[C_LIBBPF]);

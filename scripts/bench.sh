@@ -115,7 +115,7 @@ run() {
 			callgrind_drain "$c" | tee "$cgdir/$c.result" || status=1
 		done
 		lb=$(awk '{print $3; exit}' "$cgdir/libbpf.result" 2>/dev/null)
-		for c in perfring_cursor perfring_samples perfring_msg perfring_ring; do
+		for c in perfring_cursor perfring_samples perfring_ring; do
 			pr=$(awk '{print $3; exit}' "$cgdir/$c.result" 2>/dev/null)
 			[[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]] || continue
 			name=$c
@@ -123,6 +123,11 @@ run() {
 			awk -v a="$pr" -v b="$lb" -v n="$name" -v c="$c" \
 				'BEGIN { printf "RATIO drain_instr_per_record %s/libbpf %.3f%s\n", n, a / b, n == c ? "" : " (" c ")" }'
 		done
+		# The perfring_msg callback (the README's first example) under its own name.
+		pr=$(awk '{print $3; exit}' "$cgdir/perfring_msg.result" 2>/dev/null)
+		[[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]] &&
+			awk -v a="$pr" -v b="$lb" \
+				'BEGIN { printf "RATIO drain_msg_instr_per_record perfring/libbpf %.3f (perfring_msg)\n", a / b }'
 		for c in perfring_cursor perfring_samples perfring_msg libbpf perfring_ring; do
 			n=$(awk '{print $6; exit}' "$cgdir/$c.result" 2>/dev/null)
 			[ -n "$n" ] && callgrind_top "$cgdir/callgrind.out.$c" drain_profile "$c" "$n" 2

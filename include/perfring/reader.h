@@ -55,6 +55,7 @@ extern "C" {
 
 struct perfring_reader;
 struct perfring_msg;
+struct perfring_msg_src;
 
 struct perfring_reader_opts {
 	size_t sz; /* sizeof(struct perfring_reader_opts) */
@@ -92,7 +93,7 @@ struct perfring_reader_opts {
 	size_t cpu_cnt;
 	/* Deliver straddling records as one contiguous span (copied into the
 	 * ring's scratch buffer) instead of two: the payload and the raw
-	 * record (ev->rec) alike. */
+	 * record (perfring_msg_record()) alike. */
 	bool linearize;
 	/* CPU hotplug, BPF readers (see perfring_reader_hotplug_stats()):
 	 * the reader follows CPUs going offline and online; true turns this
@@ -147,22 +148,39 @@ struct perfring_msg {
 	int cpu;        /* CPU id of the ring (-1 if the caller gave none) */
 	int ring_idx;   /* index of the ring in the reader */
 	/* SAMPLE of a BPF reader: the bpf_perf_event_output() payload, as one
-	 * or two spans. The kernel pads the payload so that it ends on an
-	 * 8-byte boundary: size may exceed what the program passed by up to 7
-	 * bytes. For readers of caller-opened events, the spans are the
-	 * record body after the header. */
+	 * or two spans (data2/size2 only when it wraps around the end of the
+	 * ring: NULL and 0 otherwise). The kernel pads the payload so that it
+	 * ends on an 8-byte boundary: size may exceed what the program passed
+	 * by up to 7 bytes. For readers of caller-opened events, and for LOST
+	 * and other records, the spans are the record body after the header. */
 	const void *data;
 	size_t size;
 	const void *data2;
 	size_t size2;
 	uint64_t lost;       /* LOST: number of records lost */
-	/* Bytes of this ring's current batch after this record: a batch is
-	 * what the ring held when the reader read its head for this pass, so
-	 * 0 means the last record of the batch (records written since are
-	 * not counted). perfring_msg_buf.remaining means the same. */
-	uint64_t remaining;
-	const struct perfring_ring_record *rec; /* the raw record */
+	/* Private to the library: the raw record and the bytes left in the
+	 * batch are worked out on demand from it, by perfring_msg_record()
+	 * and perfring_msg_remaining() (the drain does not fill them for
+	 * every record: most callbacks never look). */
+	struct perfring_msg_src *src;
 };
+
+/*
+ * The raw record of ev (type, misc, size, its one or two spans, its ring
+ * offset, and remaining as perfring_msg_remaining()), or NULL for a record
+ * of a BPF ring buffer (which has no perf record). Valid only during the
+ * callback, until the next call for the same ev.
+ */
+PERFRING_API const struct perfring_ring_record *perfring_msg_record(const struct perfring_msg *ev);
+
+/*
+ * Bytes of this ring's current batch after ev's record: a batch is what
+ * the ring held when the reader read its head for this pass, so 0 means
+ * the last record of the batch (records written since are not counted).
+ * perfring_msg_buf.remaining means the same. 0 in time order
+ * (order_window_ns) and for ev NULL.
+ */
+PERFRING_API uint64_t perfring_msg_remaining(const struct perfring_msg *ev);
 
 typedef int (*perfring_msg_fn)(const struct perfring_msg *ev, void *ctx);
 
@@ -441,7 +459,7 @@ struct perfring_reader_order {
  * everything held goes out, as on a flush or a passed deadline. A record
  * older than one already delivered is delivered anyway and counted late.
  * perfring_reader_read(), _consume_samples() and _consume_ring() return
- * -EINVAL in this mode; ev->remaining is 0. Writes the counters to *st.
+ * -EINVAL in this mode; perfring_msg_remaining() is 0. Writes the counters to *st.
  */
 PERFRING_API int perfring_reader_order_stats(const struct perfring_reader *rd, struct perfring_reader_order *st);
 

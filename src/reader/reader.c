@@ -282,7 +282,7 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 	ropts.data_bytes = rd->cfg.data_bytes;
 	ropts.overwrite = rd->cfg.overwrite;
 	/* The ring hands over straddling records already copied, so that the
-	 * event's raw record (ev->rec) is contiguous too, not only its payload. */
+	 * event's raw record (perfring_msg_record()) is contiguous too, not only its payload. */
 	ropts.linearize = rd->cfg.linearize;
 	r->ring = perfring_ring_new(fd, &ropts);
 	if (!r->ring) {

@@ -90,16 +90,18 @@ static int set_spans(struct perfring_reader *rd, struct pr_rd_ring *r, const str
 }
 
 int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
-		     struct perfring_msg *ev)
+		     struct perfring_msg *ev, struct perfring_msg_src *src)
 {
 	size_t off, len;
 	int ret;
 
+	src->rec = rec;
+	src->remaining = rec->remaining;
+	src->fast = false;
+	ev->src = src;
 	ev->cpu = r->cpu;
 	ev->ring_idx = r->idx;
 	ev->lost = 0;
-	ev->remaining = rec->remaining;
-	ev->rec = rec;
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
 		ev->kind = PERFRING_MSG_SAMPLE;
@@ -134,10 +136,11 @@ struct deliver_ctx {
 static int deliver_record(const struct perfring_ring_record *rec, void *arg)
 {
 	struct deliver_ctx *dc = arg;
+	struct perfring_msg_src src;
 	struct perfring_msg ev;
 	int ret;
 
-	ret = pr_rd_fill_event(dc->rd, dc->r, rec, &ev);
+	ret = pr_rd_fill_event(dc->rd, dc->r, rec, &ev, &src);
 	if (ret) {
 		dc->own_error = true;
 		return ret;
@@ -163,10 +166,11 @@ static int deliver_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64
 			perfring_msg_fn fn, void *ctx, unsigned int *size, uint64_t *lost)
 {
 	struct perfring_ring_record rec;
+	struct perfring_msg_src src;
 	struct perfring_msg ev;
 	int ret;
 
-	ret = pr_rd_event_at(rd, r, pos, end, &rec, &ev);
+	ret = pr_rd_event_at(rd, r, pos, end, &rec, &ev, &src);
 	if (ret < 0)
 		return ret;
 	*size = rec.size;
@@ -175,13 +179,75 @@ static int deliver_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64
 }
 
 int pr_rd_event_at(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
-		   struct perfring_ring_record *rec, struct perfring_msg *ev)
+		   struct perfring_ring_record *rec, struct perfring_msg *ev, struct perfring_msg_src *src)
 {
 	int ret = pr_ring_peek_at(r->ring, pos, end, rec);
 
 	if (ret < 0)
 		return ret;
-	return pr_rd_fill_event(rd, r, rec, ev);
+	return pr_rd_fill_event(rd, r, rec, ev, src);
+}
+
+void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r, bool fast)
+{
+	ev->kind = PERFRING_MSG_SAMPLE;
+	ev->cpu = r->cpu;
+	ev->ring_idx = r->idx;
+	ev->data = NULL;
+	ev->size = 0;
+	ev->data2 = NULL;
+	ev->size2 = 0;
+	ev->lost = 0;
+	ev->src = src;
+	src->rec = NULL;
+	src->remaining = 0;
+	src->fast = fast;
+}
+
+/* The header of a record msg_stretch() delivered: its payload starts after
+ * the header and the u32 raw size. */
+static const uint8_t *fast_header(const struct perfring_msg *ev)
+{
+	return (const uint8_t *)ev->data - 12;
+}
+
+const struct perfring_ring_record *perfring_msg_record(const struct perfring_msg *ev)
+{
+	struct perfring_msg_src *src = ev ? ev->src : NULL;
+	struct perfring_ring_record *rec;
+	const uint8_t *h;
+
+	if (!src)
+		return NULL;
+	if (!src->fast)
+		return src->rec;
+	h = fast_header(ev);
+	rec = &src->scratch;
+	memcpy(&rec->type, h, sizeof(rec->type));
+	memcpy(&rec->misc, h + 4, sizeof(rec->misc));
+	memcpy(&rec->size, h + 6, sizeof(rec->size));
+	rec->data = h;
+	rec->len = rec->size;
+	rec->data2 = NULL;
+	rec->len2 = 0;
+	rec->offset = (uintptr_t)h + src->to_pos;
+	rec->remaining = src->batch_end - (uintptr_t)h - rec->size;
+	return rec;
+}
+
+uint64_t perfring_msg_remaining(const struct perfring_msg *ev)
+{
+	const struct perfring_msg_src *src = ev ? ev->src : NULL;
+	const uint8_t *h;
+	uint16_t size;
+
+	if (!src)
+		return 0;
+	if (!src->fast)
+		return src->remaining;
+	h = fast_header(ev);
+	memcpy(&size, h + 6, sizeof(size));
+	return src->batch_end - (uintptr_t)h - size;
 }
 
 void pr_rd_commit_forward(struct pr_rd_ring *r, uint64_t start, uint64_t pos, int n, uint64_t lost,
@@ -201,56 +267,79 @@ void pr_rd_commit_forward(struct pr_rd_ring *r, uint64_t start, uint64_t pos, in
 	}
 }
 
-/*
- * The inline loop over one contiguous stretch [p, limit) of the data area:
- * BPF samples that lie wholly inside it. Positions are kept as pointers
- * (a record's ring offset is p + to_pos, the bytes left in the batch after
- * it batch_end - p - size) so that only p, limit, fn, ctx and the two
- * constants live across the callback; the event and its raw record are
- * filled with plain stores, their constant fields set once by the caller.
- * Stops at the end of the stretch, at the first record it does not take
- * (left for deliver_slow()), or when the callback returns non-zero (*ret).
- */
-static inline __attribute__((always_inline)) const uint8_t *
-msg_stretch(const uint8_t *p, const uint8_t *limit, perfring_msg_fn fn, void *ctx, struct perfring_msg *ev,
-	    struct perfring_ring_record *rec, uintptr_t batch_end, uintptr_t to_pos, int *n_io, int *ret)
-{
-	while (p != limit) {
-		uint64_t hv;
-		unsigned int size;
-		uint32_t raw;
-		uintptr_t left;
-		int r;
+/* What msg_stretch() works with, behind one pointer: the loop body then
+ * keeps only that pointer and the record position in registers, and every
+ * other value is a one-instruction memory operand (the callback may be
+ * given &ev, so the compiler reloads them after each call anyway). */
+struct msg_run {
+	struct perfring_msg ev;
+	perfring_msg_fn fn;
+	void *ctx;
+	const uint8_t *last; /* the last position with room for a header and a raw size */
+	int n;               /* records delivered and consumed, added up per stretch */
+	int ret;             /* the callback's non-zero value, or 0 */
+};
 
-		memcpy(&hv, p, sizeof(hv)); /* struct perf_event_header: type, misc, size */
-		size = (unsigned int)(hv >> 48);
-		if (PR_UNLIKELY((uint32_t)hv != PERF_RECORD_SAMPLE || size < 16 || (size & 7) ||
-				size > (size_t)(limit - p)))
-			break;
+/*
+ * The loop over one contiguous stretch [p, limit) of the data area: BPF
+ * samples that lie wholly inside it. Per record it validates the header
+ * and the raw size, stores the payload's two words into the event (its
+ * constant fields, and what perfring_msg_record() and
+ * perfring_msg_remaining() derive the rest from, are set once per stretch
+ * by the caller) and calls the callback. A record is read only while 16
+ * bytes (header and raw size) are left, so the raw size may be read before
+ * the record's size is checked; the raw size check also refuses sizes below
+ * 16. A record that ends at or before m->last leaves room for the next
+ * header, so the common path has no separate end-of-stretch test; the last
+ * records of a stretch take the other branch. Stops at the end of the
+ * stretch, at the first record it does not take (left for deliver_slow()),
+ * or when the callback returns non-zero (m->ret).
+ */
+static __attribute__((noinline)) const uint8_t *msg_stretch(struct msg_run *m, const uint8_t *p,
+							     const uint8_t *limit)
+{
+	uint16_t size;
+	int n = 0, r;
+
+	m->ret = 0;
+	if ((uintptr_t)(limit - p) < 16)
+		return p;
+	m->last = limit - 16;
+	for (;;) {
+		const uint8_t *next;
+		uint32_t type, raw;
+
+		memcpy(&type, p, sizeof(type)); /* struct perf_event_header: type, misc, size */
+		memcpy(&size, p + 6, sizeof(size));
+		if (PR_UNLIKELY(type != PERF_RECORD_SAMPLE || (size & 7)))
+			goto out;
 		memcpy(&raw, p + 8, sizeof(raw));
-		if (PR_UNLIKELY(raw > size - 12u))
-			break;
-		memcpy(rec, &hv, sizeof(hv)); /* type, misc, size (see ring_internal.h) */
-		rec->data = p;
-		rec->len = size;
-		rec->offset = (uintptr_t)p + to_pos;
-		left = batch_end - (uintptr_t)p - size;
-		rec->remaining = left;
-		ev->remaining = left;
-		ev->data = p + 12;
-		ev->size = raw;
-		r = fn(ev, ctx);
-		if (PR_UNLIKELY(r)) {
-			if (r > 0) { /* PERFRING_STOP: this one counts as consumed */
-				p += size;
-				(*n_io)++;
-			}
-			*ret = r;
+		if (PR_UNLIKELY((uint64_t)raw + 12 > size))
+			goto out;
+		next = p + size;
+		m->ev.data = p + 12;
+		m->ev.size = raw;
+		if (PR_UNLIKELY(next > m->last)) {
+			/* The last record of the stretch, or one that does not fit. */
+			if (next > limit)
+				goto out;
+			r = m->fn(&m->ev, m->ctx);
 			break;
 		}
-		p += size;
-		(*n_io)++;
+		r = m->fn(&m->ev, m->ctx);
+		if (PR_UNLIKELY(r))
+			break;
+		p = next;
+		n++; /* a register: the count is not behind m, whose fields the callback may reach */
 	}
+	m->ret = r;
+	if (r >= 0) { /* 0 (the stretch's last record) or PERFRING_STOP: consumed */
+		memcpy(&size, p + 6, sizeof(size));
+		p += size;
+		n++;
+	}
+out:
+	m->n += n;
 	return p;
 }
 
@@ -270,19 +359,14 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 	const uint64_t mask = ring->mask, data_size = ring->data_size;
 	const uint64_t start = ring->commit_pos;
 	uint64_t pos = start, lost = 0, lost_records = 0;
-	struct perfring_ring_record rec;
-	struct perfring_msg ev;
-	int n = 0, ret = 0;
+	struct perfring_msg_src src;
+	struct msg_run m;
+	int ret = 0;
 
-	ev.kind = PERFRING_MSG_SAMPLE;
-	ev.cpu = r->cpu;
-	ev.ring_idx = r->idx;
-	ev.data2 = NULL;
-	ev.size2 = 0;
-	ev.lost = 0;
-	ev.rec = &rec;
-	rec.data2 = NULL;
-	rec.len2 = 0;
+	pr_rd_msg_init(&m.ev, &src, r, true);
+	m.fn = fn;
+	m.ctx = ctx;
+	m.n = 0;
 	while (pos != end) {
 		uint64_t off = pos & mask, stretch = data_size - off < end - pos ? data_size - off : end - pos;
 		const uint8_t *p0 = data + off, *p;
@@ -290,8 +374,10 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 		unsigned int size;
 		uint32_t type;
 
-		p = msg_stretch(p0, p0 + stretch, fn, ctx, &ev, &rec, (uintptr_t)p0 + (uintptr_t)(end - pos),
-				(uintptr_t)pos - (uintptr_t)p0, &n, &ret);
+		src.batch_end = (uintptr_t)p0 + (uintptr_t)(end - pos);
+		src.to_pos = (uintptr_t)pos - (uintptr_t)p0;
+		p = msg_stretch(&m, p0, p0 + stretch);
+		ret = m.ret;
 		pos += (uint64_t)(p - p0);
 		if (ret || pos == end)
 			break;
@@ -303,7 +389,7 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 		if (ret < 0)
 			break; /* not consumed: delivered again next time */
 		pos += size;
-		n++;
+		m.n++;
 		if (type == PERF_RECORD_LOST) {
 			lost += one_lost;
 			lost_records++;
@@ -315,8 +401,8 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 		*stopped = true;
 		ret = 0;
 	}
-	pr_rd_commit_forward(r, start, pos, n, lost, lost_records);
-	return ret < 0 ? ret : n;
+	pr_rd_commit_forward(r, start, pos, m.n, lost, lost_records);
+	return ret < 0 ? ret : m.n;
 }
 
 static int drain_ring_once(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,

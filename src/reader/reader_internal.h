@@ -245,9 +245,31 @@ uint64_t pr_now_ns(void);
 /* Tests: force the epoll_wait() fallback (millisecond timeouts). */
 extern int pr_rd_no_epoll_pwait2;
 
+/*
+ * Behind perfring_msg.src: where perfring_msg_record() and
+ * perfring_msg_remaining() find what the drain did not fill per record.
+ * Either rec and remaining are set (rec NULL for a ring buffer record), or
+ * fast: the record is a BPF sample wholly inside one stretch of the data
+ * area with its header at ev->data - 12, its ring offset is header +
+ * to_pos and the bytes left after it batch_end - header - size (pointer
+ * values, as in msg_stretch(); set once per stretch). scratch holds the
+ * record perfring_msg_record() builds in that case.
+ */
+struct perfring_msg_src {
+	const struct perfring_ring_record *rec;
+	uint64_t remaining;
+	bool fast;
+	uintptr_t batch_end;
+	uintptr_t to_pos;
+	struct perfring_ring_record scratch;
+};
+
 /* reader_consume.c */
+/* A SAMPLE event of ring r with no payload yet, its source pointing at src
+ * (no record, nothing remaining; fast: see struct perfring_msg_src). */
+void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r, bool fast);
 int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
-		     struct perfring_msg *ev);
+		     struct perfring_msg *ev, struct perfring_msg_src *src);
 int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
 		      size_t *off, size_t *len);
 int pr_rd_lost_count(struct pr_rd_ring *r, const struct perfring_ring_record *rec, uint64_t *lost);
@@ -267,7 +289,7 @@ bool pr_rd_rb_has_data(const struct pr_rd_ring *r);
 /* The record at pos of a forward batch ending at end, validated and decoded
  * into *ev (not consumed). 0, or a negative error with the message set. */
 int pr_rd_event_at(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
-		   struct perfring_ring_record *rec, struct perfring_msg *ev);
+		   struct perfring_ring_record *rec, struct perfring_msg *ev, struct perfring_msg_src *src);
 
 /* End a forward drain that walked [start, pos): store the tail (release)
  * and add the counters. */

@@ -19,8 +19,9 @@
  * notice of a BPF reader, a payload too short, no sample_id) goes out as
  * soon as the merge reaches it.
  *
- * Queued records keep their ring offset (ev->rec->offset) and come out of
- * one ring in ring order; ev->remaining is 0 in this mode.
+ * Queued records keep their ring offset (perfring_msg_record(ev)->offset)
+ * and come out of one ring in ring order; perfring_msg_remaining(ev) is 0
+ * in this mode.
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -172,9 +173,10 @@ static uint64_t time_of(struct perfring_reader *rd, struct pr_rd_ring *r, const 
 	uint32_t raw;
 
 	if (o->time_fn) {
+		struct perfring_msg_src src;
 		struct perfring_msg ev;
 
-		if (pr_rd_fill_event(rd, r, rec, &ev))
+		if (pr_rd_fill_event(rd, r, rec, &ev, &src))
 			return NO_TIME;
 		return o->time_fn(&ev, o->time_ctx);
 	}
@@ -272,13 +274,14 @@ static int deliver(struct perfring_reader *rd, struct pr_rd_ring *r, const struc
 		   uint64_t t, perfring_msg_fn fn, void *ctx)
 {
 	struct pr_order *o = rd->order;
+	struct perfring_msg_src src;
 	struct perfring_msg ev;
 	int ret;
 
-	ret = pr_rd_fill_event(rd, r, rec, &ev);
+	ret = pr_rd_fill_event(rd, r, rec, &ev, &src);
 	if (ret)
 		return ret;
-	ev.remaining = 0;
+	src.remaining = 0;
 	ret = fn(&ev, ctx);
 	if (ret < 0)
 		return ret;

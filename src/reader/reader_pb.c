@@ -48,6 +48,7 @@ struct perfring_reader *perfring_reader_new_perf_buffer(int map_fd, size_t page_
 static int pb_adapter(const struct perfring_msg *ev, void *arg)
 {
 	struct perfring_reader *rd = arg;
+	const struct perfring_ring_record *rec;
 	const char *lin;
 
 	switch (ev->kind) {
@@ -56,11 +57,12 @@ static int pb_adapter(const struct perfring_msg *ev, void *arg)
 			rd->pb_sample(rd->pb_ctx, ev->cpu, (void *)ev->data, (uint32_t)ev->size);
 			return PERFRING_CONTINUE;
 		}
-		lin = perfring_ring_linear(perfring_reader_ring(rd, ev->ring_idx), ev->rec);
+		rec = perfring_msg_record(ev);
+		lin = perfring_ring_linear(perfring_reader_ring(rd, ev->ring_idx), rec);
 		if (!lin)
 			return -ENOMEM; /* message set by perfring_ring_linear() */
 		/* The payload sits at the same offset in the copy as in the record. */
-		rd->pb_sample(rd->pb_ctx, ev->cpu, (void *)(lin + ((const char *)ev->data - (const char *)ev->rec->data)),
+		rd->pb_sample(rd->pb_ctx, ev->cpu, (void *)(lin + ((const char *)ev->data - (const char *)rec->data)),
 			      (uint32_t)(ev->size + ev->size2));
 		return PERFRING_CONTINUE;
 	case PERFRING_MSG_LOST:

@@ -235,6 +235,7 @@ static void lost_reported(struct perfring_ringbuf *rb, uint64_t total, uint64_t 
 
 struct rb_msg_ctx {
 	struct perfring_msg ev;
+	struct perfring_msg_src src; /* no perf record: rec NULL */
 	perfring_msg_fn fn;
 	void *ctx;
 };
@@ -245,7 +246,7 @@ static int rb_msg_deliver(void *arg, const void *data, uint32_t len, uint64_t re
 
 	mc->ev.data = data;
 	mc->ev.size = len;
-	mc->ev.remaining = remaining;
+	mc->src.remaining = remaining;
 	return mc->fn(&mc->ev, mc->ctx);
 }
 
@@ -258,13 +259,7 @@ int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_ms
 
 	mc.fn = fn;
 	mc.ctx = ctx;
-	mc.ev.kind = PERFRING_MSG_SAMPLE;
-	mc.ev.cpu = r->cpu;
-	mc.ev.ring_idx = r->idx;
-	mc.ev.data2 = NULL;
-	mc.ev.size2 = 0;
-	mc.ev.lost = 0;
-	mc.ev.rec = NULL;
+	pr_rd_msg_init(&mc.ev, &mc.src, r, false); /* no perf record: perfring_msg_record() is NULL */
 	n = pr_rb_walk(rb, rb->budget, rb_msg_deliver, &mc, stopped);
 	if (n < 0 || *stopped || !lost_due(rd, rb, n))
 		return n;
@@ -275,7 +270,7 @@ int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_ms
 	mc.ev.data = NULL;
 	mc.ev.size = 0;
 	mc.ev.lost = delta;
-	mc.ev.remaining = 0;
+	mc.src.remaining = 0;
 	ret = fn(&mc.ev, ctx);
 	if (ret < 0)
 		return ret; /* reported again next time */

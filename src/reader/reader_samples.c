@@ -26,18 +26,20 @@ struct samples_cb {
 static int samples_adapter(const struct perfring_msg *ev, void *arg)
 {
 	struct samples_cb *cb = arg;
+	const struct perfring_ring_record *rec;
 	const char *lin;
 
 	switch (ev->kind) {
 	case PERFRING_MSG_SAMPLE:
 		if (!ev->size2)
 			return cb->sample_fn(cb->ctx, ev->cpu, ev->data, ev->size);
-		lin = perfring_ring_linear(perfring_reader_ring(cb->rd, ev->ring_idx), ev->rec);
+		rec = perfring_msg_record(ev);
+		lin = perfring_ring_linear(perfring_reader_ring(cb->rd, ev->ring_idx), rec);
 		if (!lin)
 			return pr_fail(ENOMEM, "cannot allocate the scratch buffer of ring %d to linearize a sample",
 				       ev->ring_idx);
 		/* The payload sits at the same offset in the copy as in the record. */
-		return cb->sample_fn(cb->ctx, ev->cpu, lin + ((const char *)ev->data - (const char *)ev->rec->data),
+		return cb->sample_fn(cb->ctx, ev->cpu, lin + ((const char *)ev->data - (const char *)rec->data),
 				     ev->size + ev->size2);
 	case PERFRING_MSG_LOST:
 		if (cb->lost_fn)
@@ -53,10 +55,11 @@ static int sample_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_
 		       struct samples_cb *cb, unsigned int *size, uint64_t *lost)
 {
 	struct perfring_ring_record rec;
+	struct perfring_msg_src src;
 	struct perfring_msg ev;
 	int ret;
 
-	ret = pr_rd_event_at(rd, r, pos, end, &rec, &ev);
+	ret = pr_rd_event_at(rd, r, pos, end, &rec, &ev, &src);
 	if (ret < 0)
 		return ret;
 	*size = rec.size;

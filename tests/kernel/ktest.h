@@ -400,7 +400,7 @@ static inline void ktest_collect_init(struct ktest_collect *c, const struct perf
 static inline int ktest_collect_fn(const struct perfring_msg *ev, void *ctx)
 {
 	struct ktest_collect *c = ctx;
-	const struct perfring_ring_record *rec = ev->rec;
+	const struct perfring_ring_record *rec = perfring_msg_record(ev);
 	struct ktest_ring_seen *r;
 	struct ktest_sample s;
 	char why[256];
@@ -424,8 +424,8 @@ static inline int ktest_collect_fn(const struct perfring_msg *ev, void *ctx)
 	bufsz = perfring_ring_data_size(perfring_reader_ring(c->rd, ev->ring_idx));
 	if (bufsz && (rec->offset & (bufsz - 1)) + rec->size > bufsz)
 		c->straddled++;
-	if (ev->remaining != rec->remaining)
-		ktest_collect_err(c, "event remaining %llu, record remaining %llu", (unsigned long long)ev->remaining,
+	if (perfring_msg_remaining(ev) != rec->remaining)
+		ktest_collect_err(c, "event remaining %llu, record remaining %llu", (unsigned long long)perfring_msg_remaining(ev),
 				  (unsigned long long)rec->remaining);
 	/* Forward rings: records are contiguous, and a batch's remaining counts down by sizes. */
 	if (r->any && !c->backward) {
@@ -433,15 +433,15 @@ static inline int ktest_collect_fn(const struct perfring_msg *ev, void *ctx)
 			ktest_collect_err(c, "ring %d: record at offset %llu, previous ended at %llu", ev->ring_idx,
 					  (unsigned long long)rec->offset,
 					  (unsigned long long)(r->last_offset + r->last_size));
-		if (r->last_remaining && r->last_remaining != rec->size + ev->remaining)
+		if (r->last_remaining && r->last_remaining != rec->size + perfring_msg_remaining(ev))
 			ktest_collect_err(c, "ring %d: remaining %llu then a %u-byte record with remaining %llu",
 					  ev->ring_idx, (unsigned long long)r->last_remaining, rec->size,
-					  (unsigned long long)ev->remaining);
+					  (unsigned long long)perfring_msg_remaining(ev));
 	}
 	r->any = true;
 	r->last_offset = rec->offset;
 	r->last_size = rec->size;
-	r->last_remaining = ev->remaining;
+	r->last_remaining = perfring_msg_remaining(ev);
 	r->events++;
 	r->bytes += rec->size;
 	c->rec_bytes += rec->size;

@@ -190,7 +190,7 @@ static inline int rb_collect_fn(const struct perfring_msg *ev, void *ctx)
 		c->lost += ev->lost;
 		c->lost_events++;
 	} else if (ev->kind == PERFRING_MSG_SAMPLE) {
-		if (ev->rec) { /* a perf ring: one or two spans, padded */
+		if (perfring_msg_record(ev)) { /* a perf ring: one or two spans, padded */
 			unsigned char buf[65536];
 
 			memcpy(buf, ev->data, ev->size);

@@ -317,3 +317,115 @@ TEST(basic_boundary_positions)
 	perfring_msg_buf_release(&rr);
 	ktest_teardown(&kt);
 }
+
+/*
+ * The zero-copy callback stopped and failed mid-batch, and the raw record
+ * and remaining bytes worked out on demand (perfring_msg_record(),
+ * perfring_msg_remaining()): a record the callback fails is delivered again
+ * by the next call, a record it stops at is consumed, and every record's
+ * view agrees with the ring: payload right after the header and raw size,
+ * offsets contiguous, remaining counting down by record sizes to 0 at the
+ * end of the batch.
+ */
+struct stop_check {
+	int cpu;
+	uint32_t len;
+	uint64_t calls, fail_at, stop_at; /* call numbers from 1; 0: never */
+	uint64_t seqs[16];
+	size_t nseq;
+	uint64_t first_remaining, last_remaining, next_offset;
+	bool any, in_call; /* a record seen at all, and in this call */
+	int errors;
+	char error[256];
+};
+
+static int stop_check_fn(const struct perfring_msg *ev, void *ctx)
+{
+	struct stop_check *k = ctx;
+	const struct perfring_ring_record *rec = perfring_msg_record(ev);
+	uint64_t remaining = perfring_msg_remaining(ev);
+	struct ktest_sample s;
+	char why[256];
+
+	if (++k->calls == k->fail_at)
+		return -EIO;
+	if (ev->kind != PERFRING_MSG_SAMPLE || ev->cpu != k->cpu || !rec || rec->type != 9 ||
+	    rec->len + rec->len2 != rec->size || rec->remaining != remaining ||
+	    (!rec->len2 && (const char *)ev->data != (const char *)rec->data + 12) ||
+	    (k->any && rec->offset != k->next_offset) || k->nseq == sizeof(k->seqs) / sizeof(k->seqs[0])) {
+		if (!k->errors++)
+			snprintf(k->error, sizeof(k->error),
+				 "call %llu: kind %d cpu %d, record %s (type %u size %u, remaining %llu/%llu, "
+				 "offset %llu, want %llu)",
+				 (unsigned long long)k->calls, (int)ev->kind, ev->cpu, rec ? "present" : "missing",
+				 rec ? rec->type : 0, rec ? rec->size : 0, (unsigned long long)remaining,
+				 rec ? (unsigned long long)rec->remaining : 0ull,
+				 rec ? (unsigned long long)rec->offset : 0ull, (unsigned long long)k->next_offset);
+		return PERFRING_CONTINUE;
+	}
+	if (ktest_check_payload(ev->data, ev->size, ev->data2, ev->size2, k->len, k->cpu, &s, why, sizeof(why))) {
+		if (!k->errors++)
+			snprintf(k->error, sizeof(k->error), "call %llu: %.200s", (unsigned long long)k->calls, why);
+		return PERFRING_CONTINUE;
+	}
+	if (!k->in_call)
+		k->first_remaining = remaining;
+	k->any = k->in_call = true;
+	k->next_offset = rec->offset + rec->size;
+	k->last_remaining = remaining;
+	k->seqs[k->nseq++] = s.seq;
+	return k->calls == k->stop_at ? PERFRING_STOP : PERFRING_CONTINUE;
+}
+
+/* One perfring_reader_consume() call of the test below: its return value, the
+ * samples taken so far, and the remaining bytes after this call's first. */
+static void consume_step(struct perfring_reader *rd, struct stop_check *k, uint64_t fail_at, uint64_t stop_at,
+			 int want_ret, size_t want_nseq, uint64_t want_first_remaining)
+{
+	int ret;
+
+	k->fail_at = fail_at;
+	k->stop_at = stop_at;
+	k->in_call = false;
+	ret = perfring_reader_consume(rd, stop_check_fn, k);
+	CHECKF(ret == want_ret, "consume returned %d, want %d", ret, want_ret);
+	CHECK_EQ_U64(k->nseq, want_nseq);
+	CHECK_EQ_U64(k->first_remaining, want_first_remaining);
+}
+
+TEST(basic_consume_stop_error_views)
+{
+	static const int cpus[] = { 0 };
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 4, .cpus = cpus,
+							      .cpu_cnt = 1);
+	const uint32_t len = 64;
+	uint64_t rsz = ktest_record_size(len), first;
+	struct stop_check k;
+	struct perfring_reader *rd;
+	struct ktest kt;
+	size_t i;
+
+	KTEST_SETUP(&kt, 0);
+	ktest_set_len(&kt, len);
+	rd = perfring_reader_new_bpf(kt.map_fd, &opts);
+	REQUIREF(rd, "perfring_reader_new_bpf: %s (%s)", strerror(errno), perfring_errmsg());
+	memset(&k, 0, sizeof(k));
+	k.cpu = 0;
+	k.len = len;
+	first = ktest_counts(&kt).seq;
+	REQUIRE(ktest_produce(&kt, 0, 10) == 10);
+
+	/* Records 1-3 delivered, the 4th fails: it stays for the next call. */
+	consume_step(rd, &k, 4, 0, -EIO, 3, 9 * rsz);
+	/* Records 4-6, stopped at the 6th, which is consumed. */
+	consume_step(rd, &k, 0, k.calls + 3, 3, 6, 6 * rsz);
+	/* The rest, 7-10: the last one ends the batch. */
+	consume_step(rd, &k, 0, 0, 4, 10, 3 * rsz);
+	CHECK_EQ_U64(k.last_remaining, 0);
+	CHECKF(k.errors == 0, "%s", k.error);
+	for (i = 0; i < k.nseq; i++)
+		CHECK_EQ_U64(k.seqs[i], first + i);
+	CHECK_EQ_INT(perfring_reader_consume(rd, stop_check_fn, &k), 0);
+	perfring_reader_free(rd);
+	ktest_teardown(&kt);
+}

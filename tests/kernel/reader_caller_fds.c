@@ -46,10 +46,10 @@ static int check_body(const struct perfring_msg *ev, void *ctx)
 	struct ktest_sample s;
 	char why[256];
 
-	if (!ev->rec || ev->size + ev->size2 != (size_t)ev->rec->size - 8) {
+	if (!perfring_msg_record(ev) || ev->size + ev->size2 != (size_t)perfring_msg_record(ev)->size - 8) {
 		if (!k->errors++)
 			snprintf(k->error, sizeof(k->error), "event of %zu + %zu bytes for a %u-byte record", ev->size,
-				 ev->size2, ev->rec ? ev->rec->size : 0);
+				 ev->size2, perfring_msg_record(ev) ? perfring_msg_record(ev)->size : 0);
 		return PERFRING_CONTINUE;
 	}
 	memcpy(body, ev->data, ev->size);

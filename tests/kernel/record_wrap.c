@@ -284,13 +284,13 @@ TEST(wrap_cursor)
 
 /*
  * The reader's linearize option makes both the event's spans (the body after
- * the header) and the raw record (ev->rec) one contiguous span; whether a
+ * the header) and the raw record (perfring_msg_record()) one contiguous span; whether a
  * record straddled the end of the ring is told by its offset.
  */
 static int wrap_event_fn(const struct perfring_msg *ev, void *ctx)
 {
 	struct wrap_check *w = ctx;
-	const struct perfring_ring_record *rec = ev->rec;
+	const struct perfring_ring_record *rec = perfring_msg_record(ev);
 	const uint8_t *lin;
 
 	if (!rec || ev->data2 || ev->size2 || ev->size != (size_t)rec->size - 8) {

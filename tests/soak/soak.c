@@ -190,7 +190,7 @@ static int msg_fn(const struct perfring_msg *m, void *ctx)
 	else if (m->kind == PERFRING_MSG_LOST)
 		on_lost(m->lost);
 	else
-		seen_error("unexpected record type %u", m->rec ? m->rec->type : 0);
+		seen_error("unexpected record type %u", perfring_msg_record(m) ? perfring_msg_record(m)->type : 0);
 	return 0;
 }
 

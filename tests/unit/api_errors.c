@@ -69,6 +69,19 @@ TEST(reader_null_is_einval)
 	CHECK(strstr(perfring_errmsg(), "perfring_reader_ring:") != NULL);
 }
 
+/* The accessors of an event never fail: NULL (or an event the library did
+ * not fill) has no record and nothing remaining. */
+TEST(msg_accessors_without_event)
+{
+	struct perfring_msg ev;
+
+	memset(&ev, 0, sizeof(ev));
+	CHECK(perfring_msg_record(NULL) == NULL);
+	CHECK_EQ_U64(perfring_msg_remaining(NULL), 0);
+	CHECK(perfring_msg_record(&ev) == NULL);
+	CHECK_EQ_U64(perfring_msg_remaining(&ev), 0);
+}
+
 TEST(ring_null_is_einval)
 {
 	struct perfring_ring_stats st;

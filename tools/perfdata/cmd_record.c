@@ -100,7 +100,7 @@ static void record_on_signal(int sig)
 static int record_on_event(const struct perfring_msg *ev, void *ctx)
 {
 	struct record_state *st = ctx;
-	const struct perfring_ring_record *r = ev->rec;
+	const struct perfring_ring_record *r = perfring_msg_record(ev);
 	const void *rec = r->data;
 	int err;
 
