@@ -208,7 +208,8 @@ struct pr_rec_fast_layout {
 	uint64_t tag;    /* sample_type | PR_REC_FAST_TAG; 0: no fast path */
 	uint8_t off[9];  /* identifier, ip, tid, time, addr, id, stream_id, cpu, period */
 	uint8_t front;   /* bytes of those present */
-	uint8_t pad[6];
+	uint8_t kind;    /* 1..: one of the sample_types with code of its own */
+	uint8_t pad[5];
 };
 #define PR_REC_FAST_TAG (1ULL << 63) /* never a sample_type bit finish() accepts */
 
@@ -218,12 +219,15 @@ _Static_assert(sizeof(struct pr_rec_fast_layout) == sizeof(((struct perfring_par
 /* Fill (or clear) the layout in cfg->reserved; called by finish(). */
 void pr_rec_fast_layout_init(struct perfring_parse_config *cfg);
 
-/* Decode the record at rec (len bytes given) if it is a SAMPLE that fits
- * the config's layout exactly: 0, or PR_REC_FAST_DECLINED (any other
- * record or config, or any fault) with out untouched. */
+/* perfring_record_parse(), cfg, rec and out not NULL: a SAMPLE that fits
+ * the config's layout exactly is decoded here; any other record or config,
+ * and any fault, goes to pr_rec_parse_general() (out untouched before). */
 #define PR_REC_FAST_DECLINED 1
 int pr_rec_sample_fast(const struct perfring_parse_config *cfg, const uint8_t *rec, size_t len,
 		       struct perfring_decoded *out);
+/* perfring_record_parse() without the fast path. */
+int pr_rec_parse_general(const struct perfring_parse_config *cfg, const void *rec, size_t len,
+			 struct perfring_decoded *out);
 
 /* The sample_id fields at the front of a SAMPLE (IDENTIFIER .. CPU). */
 int pr_rec_sample_front_id(const struct perfring_parse_config *cfg, struct pr_rec_cur *c,

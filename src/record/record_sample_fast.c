@@ -20,6 +20,20 @@ static const uint64_t fast_front_bits[9] = {
 	PERF_SAMPLE_ID,         PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_PERIOD,
 };
 
+/*
+ * The sample_types perf record writes most, each decoded by code of its
+ * own (constant offsets): -g on one event (bench/decode's stream), -g -a
+ * with perf's dummy event beside it (ID), several events (IDENTIFIER),
+ * -g on a task. The kind's number is its index + 1.
+ */
+#define FAST_KIND_1                                                                                  \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
+	 PERF_SAMPLE_CALLCHAIN)
+#define FAST_KIND_2 (FAST_KIND_1 | PERF_SAMPLE_ID)
+#define FAST_KIND_3 (FAST_KIND_2 | PERF_SAMPLE_IDENTIFIER)
+#define FAST_KIND_4 (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+static const uint64_t fast_kinds[] = { FAST_KIND_1, FAST_KIND_2, FAST_KIND_3, FAST_KIND_4 };
+
 /* What the fast path decodes: the front slots and a call chain. */
 #define FAST_BITS                                                                                   \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
@@ -56,6 +70,9 @@ void pr_rec_fast_layout_init(struct perfring_parse_config *cfg)
 				off += 8;
 		}
 		l.front = (uint8_t)off;
+		for (i = 0; i < sizeof(fast_kinds) / sizeof(fast_kinds[0]); i++)
+			if (cfg->sample_type == fast_kinds[i])
+				l.kind = (uint8_t)(i + 1);
 	}
 	memcpy(cfg->reserved, &l, sizeof(l));
 }
@@ -85,22 +102,37 @@ static inline __attribute__((always_inline)) void fast_zero(uint8_t *p)
 		*(pr_u64a *)(p + (FAST_ZERO_TO - FAST_ZERO_FROM) - 8) = 0;
 }
 
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) int pr_rec_sample_fast(const struct perfring_parse_config *cfg, const uint8_t *rec, size_t len,
-		       struct perfring_decoded *out)
+/* The front slots before field i (in fast_front_bits order) in st. */
+static inline __attribute__((always_inline)) unsigned front_off(uint64_t st, unsigned i)
 {
-	struct pr_rec_fast_layout l;
+	uint64_t before = 0;
+	unsigned j;
+
+	for (j = 0; j < i; j++)
+		before |= fast_front_bits[j];
+	return 8u * (unsigned)__builtin_popcountll(st & before);
+}
+
+/*
+ * One sample by the layout. Written once, instantiated twice over: with st
+ * a constant (a kind of finish() picked, see fast_kinds: every offset and
+ * test folds away, the loads are straight-line) and with st and the
+ * offsets from the config (any other front + call chain sample_type).
+ */
+#define OFF(i) (constant ? front_off(st, i) : l->off[i])
+
+static inline __attribute__((always_inline)) int fast_one(const struct pr_rec_fast_layout *l, uint64_t st,
+							  bool constant, const uint8_t *rec, size_t len,
+							  struct perfring_decoded *out)
+{
 	struct perfring_sample *s = &out->u.sample;
 	struct perfring_sample_id *sid = &out->sample_id;
 	const uint8_t *p = rec + 8;
+	size_t front = constant ? front_off(st, 9) : l->front;
 	size_t body, end;
-	uint64_t st = cfg->sample_type, nr = 0;
+	uint64_t nr = 0;
 	uint16_t misc, size;
 
-	memcpy(&l, cfg->reserved, sizeof(l));
-	/* The layout is for this sample_type and byte order (a config
-	 * changed by hand without finish() has none). */
-	if (l.tag != (st | PR_REC_FAST_TAG) || cfg->swapped)
-		return PR_REC_FAST_DECLINED;
 	/* The header, host order: a SAMPLE whose size is within len. */
 	if (PR_UNLIKELY(len < 8) || ld32(rec) != PERF_RECORD_SAMPLE)
 		return PR_REC_FAST_DECLINED;
@@ -109,9 +141,9 @@ __attribute__((optimize("no-tree-loop-distribute-patterns"))) int pr_rec_sample_
 	if (PR_UNLIKELY(size < 8 || size > len))
 		return PR_REC_FAST_DECLINED;
 	body = (size_t)size - 8;
-	if (PR_UNLIKELY(body < l.front))
+	if (PR_UNLIKELY(body < front))
 		return PR_REC_FAST_DECLINED;
-	end = l.front;
+	end = front;
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		if (PR_UNLIKELY(body - end < 8))
 			return PR_REC_FAST_DECLINED;
@@ -136,28 +168,20 @@ __attribute__((optimize("no-tree-loop-distribute-patterns"))) int pr_rec_sample_
 	out->kind = PERFRING_REC_KERNEL;
 	fast_zero((uint8_t *)s + FAST_ZERO_FROM);
 	s->present = st;
-	s->identifier = (st & PERF_SAMPLE_IDENTIFIER) ? ld64(p + l.off[0]) : 0;
-	s->ip = (st & PERF_SAMPLE_IP) ? ld64(p + l.off[1]) : 0;
-	if (st & PERF_SAMPLE_TID) {
-		s->pid = ld32(p + l.off[2]);
-		s->tid = ld32(p + l.off[2] + 4);
-	} else {
-		s->pid = s->tid = 0;
-	}
-	s->time = (st & PERF_SAMPLE_TIME) ? ld64(p + l.off[3]) : 0;
-	s->addr = (st & PERF_SAMPLE_ADDR) ? ld64(p + l.off[4]) : 0;
-	s->id = (st & PERF_SAMPLE_ID) ? ld64(p + l.off[5]) : 0;
-	s->stream_id = (st & PERF_SAMPLE_STREAM_ID) ? ld64(p + l.off[6]) : 0;
-	if (st & PERF_SAMPLE_CPU) {
-		s->cpu = ld32(p + l.off[7]);
-		s->cpu_res = ld32(p + l.off[7] + 4);
-	} else {
-		s->cpu = s->cpu_res = 0;
-	}
-	s->period = (st & PERF_SAMPLE_PERIOD) ? ld64(p + l.off[8]) : 0;
+	s->identifier = (st & PERF_SAMPLE_IDENTIFIER) ? ld64(p + OFF(0)) : 0;
+	s->ip = (st & PERF_SAMPLE_IP) ? ld64(p + OFF(1)) : 0;
+	s->pid = (st & PERF_SAMPLE_TID) ? ld32(p + OFF(2)) : 0;
+	s->tid = (st & PERF_SAMPLE_TID) ? ld32(p + OFF(2) + 4) : 0;
+	s->time = (st & PERF_SAMPLE_TIME) ? ld64(p + OFF(3)) : 0;
+	s->addr = (st & PERF_SAMPLE_ADDR) ? ld64(p + OFF(4)) : 0;
+	s->id = (st & PERF_SAMPLE_ID) ? ld64(p + OFF(5)) : 0;
+	s->stream_id = (st & PERF_SAMPLE_STREAM_ID) ? ld64(p + OFF(6)) : 0;
+	s->cpu = (st & PERF_SAMPLE_CPU) ? ld32(p + OFF(7)) : 0;
+	s->cpu_res = (st & PERF_SAMPLE_CPU) ? ld32(p + OFF(7) + 4) : 0;
+	s->period = (st & PERF_SAMPLE_PERIOD) ? ld64(p + OFF(8)) : 0;
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		s->callchain.nr = nr;
-		s->callchain.data = p + l.front + 8;
+		s->callchain.data = p + front + 8;
 	}
 
 	sid->present = st & PR_REC_SAMPLE_ID_BITS;
@@ -169,5 +193,41 @@ __attribute__((optimize("no-tree-loop-distribute-patterns"))) int pr_rec_sample_
 	sid->cpu = s->cpu;
 	sid->cpu_res = s->cpu_res;
 	sid->identifier = s->identifier;
+	return 0;
+}
+
+#undef OFF
+
+__attribute__((optimize("no-tree-loop-distribute-patterns"))) int
+pr_rec_sample_fast(const struct perfring_parse_config *cfg, const uint8_t *rec, size_t len,
+		   struct perfring_decoded *out)
+{
+	struct pr_rec_fast_layout l;
+	int err;
+
+	memcpy(&l, cfg->reserved, sizeof(l));
+	/* The layout is for this sample_type and byte order (a config
+	 * changed by hand without finish() has none). */
+	if (l.tag != (cfg->sample_type | PR_REC_FAST_TAG) || cfg->swapped)
+		return pr_rec_parse_general(cfg, rec, len, out);
+	switch (l.kind) {
+	case 1:
+		err = fast_one(&l, FAST_KIND_1, true, rec, len, out);
+		break;
+	case 2:
+		err = fast_one(&l, FAST_KIND_2, true, rec, len, out);
+		break;
+	case 3:
+		err = fast_one(&l, FAST_KIND_3, true, rec, len, out);
+		break;
+	case 4:
+		err = fast_one(&l, FAST_KIND_4, true, rec, len, out);
+		break;
+	default:
+		err = fast_one(&l, cfg->sample_type, false, rec, len, out);
+		break;
+	}
+	if (err)
+		return pr_rec_parse_general(cfg, rec, len, out);
 	return 0;
 }
