@@ -198,8 +198,14 @@ static inline __attribute__((always_inline)) int fast_one(const struct pr_rec_fa
 
 #undef OFF
 
-__attribute__((optimize("no-tree-loop-distribute-patterns"))) int
-pr_rec_sample_fast(const struct perfring_parse_config *cfg, const uint8_t *rec, size_t len,
+/* GCC would turn fast_zero()'s loop back into a memset (rep stos). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define PR_NO_MEMSET_IDIOM __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define PR_NO_MEMSET_IDIOM
+#endif
+
+PR_NO_MEMSET_IDIOM int pr_rec_sample_fast(const struct perfring_parse_config *cfg, const uint8_t *rec, size_t len,
 		   struct perfring_decoded *out)
 {
 	struct pr_rec_fast_layout l;
