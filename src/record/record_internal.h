@@ -208,8 +208,7 @@ struct pr_rec_fast_layout {
 	uint64_t tag;    /* sample_type | PR_REC_FAST_TAG; 0: no fast path */
 	uint8_t off[9];  /* identifier, ip, tid, time, addr, id, stream_id, cpu, period */
 	uint8_t front;   /* bytes of those present */
-	uint8_t kind;    /* 1..: one of the sample_types with code of its own */
-	uint8_t pad[5];
+	uint8_t pad[6];
 };
 #define PR_REC_FAST_TAG (1ULL << 63) /* never a sample_type bit finish() accepts */
 

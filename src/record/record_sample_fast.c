@@ -24,7 +24,7 @@ static const uint64_t fast_front_bits[9] = {
  * The sample_types perf record writes most, each decoded by code of its
  * own (constant offsets): -g on one event (bench/decode's stream), -g -a
  * with perf's dummy event beside it (ID), several events (IDENTIFIER),
- * -g on a task. The kind's number is its index + 1.
+ * -g on a task.
  */
 #define FAST_KIND_1                                                                                  \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
@@ -32,7 +32,6 @@ static const uint64_t fast_front_bits[9] = {
 #define FAST_KIND_2 (FAST_KIND_1 | PERF_SAMPLE_ID)
 #define FAST_KIND_3 (FAST_KIND_2 | PERF_SAMPLE_IDENTIFIER)
 #define FAST_KIND_4 (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
-static const uint64_t fast_kinds[] = { FAST_KIND_1, FAST_KIND_2, FAST_KIND_3, FAST_KIND_4 };
 
 /* What the fast path decodes: the front slots and a call chain. */
 #define FAST_BITS                                                                                   \
@@ -70,9 +69,6 @@ void pr_rec_fast_layout_init(struct perfring_parse_config *cfg)
 				off += 8;
 		}
 		l.front = (uint8_t)off;
-		for (i = 0; i < sizeof(fast_kinds) / sizeof(fast_kinds[0]); i++)
-			if (cfg->sample_type == fast_kinds[i])
-				l.kind = (uint8_t)(i + 1);
 	}
 	memcpy(cfg->reserved, &l, sizeof(l));
 }
@@ -115,7 +111,7 @@ static inline __attribute__((always_inline)) unsigned front_off(uint64_t st, uns
 
 /*
  * One sample by the layout. Written once, instantiated twice over: with st
- * a constant (a kind of finish() picked, see fast_kinds: every offset and
+ * a constant (one of the FAST_KIND_* sample_types: every offset and
  * test folds away, the loads are straight-line) and with st and the
  * offsets from the config (any other front + call chain sample_type).
  */
@@ -216,17 +212,17 @@ PR_NO_MEMSET_IDIOM int pr_rec_sample_fast(const struct perfring_parse_config *cf
 	 * changed by hand without finish() has none). */
 	if (l.tag != (cfg->sample_type | PR_REC_FAST_TAG) || cfg->swapped)
 		return pr_rec_parse_general(cfg, rec, len, out);
-	switch (l.kind) {
-	case 1:
+	switch (cfg->sample_type) {
+	case FAST_KIND_1:
 		err = fast_one(&l, FAST_KIND_1, true, rec, len, out);
 		break;
-	case 2:
+	case FAST_KIND_2:
 		err = fast_one(&l, FAST_KIND_2, true, rec, len, out);
 		break;
-	case 3:
+	case FAST_KIND_3:
 		err = fast_one(&l, FAST_KIND_3, true, rec, len, out);
 		break;
-	case 4:
+	case FAST_KIND_4:
 		err = fast_one(&l, FAST_KIND_4, true, rec, len, out);
 		break;
 	default:
