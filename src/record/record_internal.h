@@ -179,6 +179,20 @@ static inline int pr_rec_array(struct pr_rec_cur *c, const char *field, size_t c
 	return 0;
 }
 
+/* A SAMPLE's own sample_id fields, copied from the decoded sample. */
+static inline void pr_rec_sample_id_of(struct perfring_sample_id *sid, const struct perfring_sample *s)
+{
+	sid->present = s->present & PR_REC_SAMPLE_ID_BITS;
+	sid->pid = s->pid;
+	sid->tid = s->tid;
+	sid->time = s->time;
+	sid->id = s->id;
+	sid->stream_id = s->stream_id;
+	sid->cpu = s->cpu;
+	sid->cpu_res = s->cpu_res;
+	sid->identifier = s->identifier;
+}
+
 /* Decoders shared by record_decode.c and record_sample.c. */
 
 /* Field names for read_format data (they differ between a SAMPLE and a READ record). */

@@ -180,15 +180,7 @@ static inline __attribute__((always_inline)) int fast_one(const struct pr_rec_fa
 		s->callchain.data = p + front + 8;
 	}
 
-	sid->present = st & PR_REC_SAMPLE_ID_BITS;
-	sid->pid = s->pid;
-	sid->tid = s->tid;
-	sid->time = s->time;
-	sid->id = s->id;
-	sid->stream_id = s->stream_id;
-	sid->cpu = s->cpu;
-	sid->cpu_res = s->cpu_res;
-	sid->identifier = s->identifier;
+	pr_rec_sample_id_of(sid, s);
 	return 0;
 }
 
