@@ -130,7 +130,7 @@ $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 # tests/unit/fault.h (link-time --wrap: works with the static library, ASan
 # and valgrind).
 FAULT_WRAP := $(foreach f,malloc calloc realloc strdup mmap open read pread write pwrite fstat ioctl \
-	syscall epoll_create1 epoll_ctl epoll_wait eventfd fcntl,-Wl,--wrap=$(f))
+	syscall epoll_create1 epoll_ctl epoll_wait eventfd fcntl socket bind recvmsg,-Wl,--wrap=$(f))
 $(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)

@@ -15,7 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef __clang__ /* noclone is gcc's (clang builds: the sanitizer suite) */
+#define WORK_FN __attribute__((noinline, used))
+#else
 #define WORK_FN __attribute__((noinline, noclone, used))
+#endif
 
 volatile uint64_t work_sink;
 

@@ -17,7 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef __clang__ /* noclone is gcc's (clang builds: the sanitizer suite) */
+#define SYMT_FN __attribute__((noinline, used))
+#else
 #define SYMT_FN __attribute__((noinline, noclone, used))
+#endif
 
 volatile unsigned int symt_sink; /* unsigned: spinning wraps it (no signed overflow for UBSan) */
 

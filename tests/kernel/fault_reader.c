@@ -3,7 +3,8 @@
  * Fault injection over the reader on the real kernel: each scenario is run
  * once counting the allocations and syscalls the library makes
  * (tests/unit/fault.h: malloc/calloc/realloc, mmap, ioctl, perf_event_open,
- * bpf, epoll_create1/epoll_ctl/epoll_pwait2, eventfd, fcntl, read, write),
+ * bpf, epoll_create1/epoll_ctl/epoll_pwait2, eventfd, fcntl, read, write,
+ * socket/bind/recvmsg),
  * then once per call N with call N failing. Each run must either give
  * exactly the clean run's results, or stop at a call that returned the
  * documented error (NULL + errno, or a negative errno) with a fresh
@@ -20,7 +21,11 @@
  *  caller       perfring_reader_new() + perfring_reader_add() of the test's own
  *               BPF-output event on CPU 0 (stored in the map by the test),
  *               consume, consume_samples, pause/resume (PAUSE_OUTPUT), free;
+ *  ordered      a BPF reader in time order (opts.order_window_ns), polled until
+ *               every record is out;
  *  perf_buffer  perfring_reader_new_perf_buffer() + perfring_reader_poll_ms().
+ * The BPF readers also open the uevent socket that follows CPU hotplug
+ * (socket, bind, recvmsg): its failure only turns hotplug off.
  */
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
@@ -127,8 +132,10 @@ static void check_nothing_lost(struct outcome *o, struct perfring_reader *rd)
 	if (!rd || o->ret >= 0)
 		return;
 	fault_on = false;
+	/* 20 ms per call: a time-ordered reader releases what it holds once no
+	 * record came for its window. */
 	do
-		ret = perfring_reader_poll(rd, 0, count_msg, &got);
+		ret = perfring_reader_poll(rd, 20000000, count_msg, &got);
 	while (ret > 0 || ret == -PERFRING_EFLUSHED || ret == -PERFRING_EWOKEN);
 	fault_on = was;
 	if (ret == -PERFRING_ECLOSED)
@@ -198,6 +205,36 @@ static void sc_caller(struct outcome *o)
 	STEP(o, perfring_reader_resume(rd), 0);
 	STEP(o, perfring_reader_pause_ring(rd, 0), 0);
 	STEP(o, perfring_reader_resume_ring(rd, 0), 0);
+out:
+	check_nothing_lost(o, rd);
+	perfring_reader_free(rd);
+}
+
+/*
+ * Time order across rings (opts.order_window_ns): the samples' sequence
+ * number (the payload's first u64) serves as their time. Records are held
+ * until the window passes with nothing newer, so the scenario polls until
+ * all five are out.
+ */
+static void sc_ordered(struct outcome *o)
+{
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 1,
+							      .order_window_ns = 1000000, .order_time_offset = 0);
+	struct perfring_reader *rd = NULL;
+	int got = 0, tries, ret;
+
+	NEW(o, perfring_reader_new_bpf(kt.map_fd, &opts), rd);
+	STEP(o, produce(5), 5);
+	for (tries = 0; got < 5 && tries < 50; tries++) {
+		ret = perfring_reader_poll(rd, 100000000, count_msg, &got);
+		if (ret == -ETIMEDOUT)
+			continue;
+		if (ret < 0) {
+			fail_at(o, "perfring_reader_poll() in time order", ret);
+			goto out;
+		}
+	}
+	STEP(o, got, 5);
 out:
 	check_nothing_lost(o, rd);
 	perfring_reader_free(rd);
@@ -310,6 +347,13 @@ TEST(fault_reader_caller_fds)
 	REQUIREF(bpf_map_update_elem(kt.map_fd, &key, &caller_fd, BPF_ANY) == 0, "map update: %s", strerror(errno));
 	run_scenario("caller", sc_caller);
 	close(caller_fd);
+	ktest_teardown(&kt);
+}
+
+TEST(fault_reader_ordered)
+{
+	KTEST_SETUP(&kt, 0);
+	run_scenario("ordered", sc_ordered);
 	ktest_teardown(&kt);
 }
 

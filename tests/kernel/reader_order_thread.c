@@ -211,7 +211,8 @@ TEST(order_thread_cpu_clock_two_cpus)
 	       (unsigned long long)k.records, (unsigned long long)k.per_cpu[0], (unsigned long long)k.per_cpu[1],
 	       (unsigned long long)k.switches, (unsigned long long)st.late, (unsigned long long)st.forced);
 	CHECK(st.active);
-	CHECKF(k.per_cpu[0] > 1000 && k.per_cpu[1] > 1000, "too few samples: %llu and %llu",
+	/* 8000 a CPU expected; a loaded VM (stolen vCPU, a CPU briefly offline) gives fewer */
+	CHECKF(k.per_cpu[0] > 200 && k.per_cpu[1] > 200, "too few samples: %llu and %llu",
 	       (unsigned long long)k.per_cpu[0], (unsigned long long)k.per_cpu[1]);
 	/* Record by record: in order, but for the ones counted late. */
 	CHECK_EQ_U64(k.inversions, st.late);
@@ -253,7 +254,7 @@ TEST(order_thread_cpu_clock_two_cpus)
 	       (unsigned long long)k_tight.records, (unsigned long long)st_tight.forced,
 	       (unsigned long long)st_tight.late);
 	CHECKF(st_tight.forced > 0, "the queues never filled");
-	CHECKF(k_tight.per_cpu[0] > 1000 && k_tight.per_cpu[1] > 1000, "too few samples: %llu and %llu",
+	CHECKF(k_tight.per_cpu[0] > 200 && k_tight.per_cpu[1] > 200, "too few samples: %llu and %llu",
 	       (unsigned long long)k_tight.per_cpu[0], (unsigned long long)k_tight.per_cpu[1]);
 	CHECK_EQ_U64(k_tight.inversions, st_tight.late);
 	CHECK_EQ_U64(st_tight.held, 0);

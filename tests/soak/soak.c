@@ -23,10 +23,17 @@
  *
  *   soak [--records N] [--pages N] [--payload BYTES] [--producer-cpu N]
  *        [--reader-cpu N] [--every SEC] [--rss-slack KIB] [--path poll|samples]
+ *        [--ringbuf]
  *
  * --path poll (default) drains with perfring_reader_poll() and the
  * perfring_msg callback (every record validated); samples with
  * perfring_reader_wait() + perfring_reader_consume_samples().
+ * --ringbuf: the same through a BPF ring buffer of --pages pages
+ * (bpf/rb_producer.bpf.c, perfring_reader_add_ringbuf() with the
+ * perfring_rb_lost map): a ring buffer reports losses as counts read from
+ * that map, not in the stream, so each sequence gap is not matched with a
+ * LOST record; the gaps must add up to the losses reported, and received
+ * and lost must equal the producer's ok and failed writes.
  * Ends with "N passed, N failed, N skipped" like the tests.
  */
 #include <errno.h>
@@ -50,6 +57,7 @@
 
 #include "../../bpf/producer.h"
 #include "producer.skel.h"
+#include "rb_producer.skel.h"
 
 struct cfg {
 	uint64_t records;
@@ -59,9 +67,13 @@ struct cfg {
 	double every_s;
 	uint64_t rss_slack_kib;
 	bool samples_path;
+	bool ringbuf;
 };
 
-static struct producer_bpf *skel;
+static struct producer_bpf *skel;       /* perf event array mode */
+static struct rb_producer_bpf *rb_skel; /* --ringbuf */
+static int prog_fd;
+static volatile __u64 *seq_next;        /* the producer's sequence counter (its bss) */
 static struct cfg cfg = {
 	.records = 1000000000ull, .pages = 1024, .payload = 16, .producer_cpu = 0, .reader_cpu = 1,
 	.every_s = 10, .rss_slack_kib = 1024,
@@ -71,6 +83,7 @@ static struct cfg cfg = {
 static struct {
 	uint64_t samples, lost, lost_records, pending_lost;
 	uint64_t next_seq;   /* the sequence number the next sample should carry, given no loss */
+	uint64_t gaps;       /* sequence numbers skipped, summed */
 	uint64_t errors;
 	char error[256];
 } seen;
@@ -110,7 +123,7 @@ static int pin(int cpu)
 
 static uint64_t produced(void)
 {
-	return __atomic_load_n(&skel->bss->seq_next, __ATOMIC_RELAXED);
+	return __atomic_load_n(seq_next, __ATOMIC_RELAXED);
 }
 
 __attribute__((format(printf, 1, 2))) static void seen_error(const char *fmt, ...)
@@ -142,11 +155,19 @@ static void on_sample(int cpu, const void *d1, size_t n1, const void *d2, size_t
 			hdr[i] = i < n1 ? ((const unsigned char *)d1)[i] : ((const unsigned char *)d2)[i - n1];
 		memcpy(&s, hdr, sizeof(s));
 	}
-	if (s.cpu != (uint32_t)cfg.producer_cpu || cpu != cfg.producer_cpu || s.len != cfg.payload)
+	/* A shared ring buffer's records carry cpu -1. */
+	if (s.cpu != (uint32_t)cfg.producer_cpu || cpu != (cfg.ringbuf ? -1 : cfg.producer_cpu) ||
+	    s.len != cfg.payload)
 		seen_error("seq %" PRIu64 ": cpu %u (ring of CPU %d) len %u, produced on CPU %d with len %u", (uint64_t)s.seq, s.cpu,
 			   cpu, s.len, cfg.producer_cpu, cfg.payload);
-	/* The gap since the previous sample is what the LOST records said. */
-	if (s.seq != seen.next_seq + seen.pending_lost)
+	if (s.seq < seen.next_seq)
+		seen_error("seq %" PRIu64 " after seq %" PRIu64 ": out of order or twice", (uint64_t)s.seq,
+			   seen.next_seq - 1);
+	else
+		seen.gaps += s.seq - seen.next_seq;
+	/* Perf rings: the gap since the previous sample is what the LOST
+	 * records right before it said. */
+	if (!cfg.ringbuf && s.seq != seen.next_seq + seen.pending_lost)
 		seen_error("seq %" PRIu64 " after seq %" PRIu64 " with %" PRIu64 " reported lost in between "
 			   "(expected seq %" PRIu64 ")",
 			   (uint64_t)s.seq, seen.next_seq - 1, seen.pending_lost, seen.next_seq + seen.pending_lost);
@@ -193,7 +214,7 @@ static void run_producer(uint64_t target)
 		uint64_t left = target - produced();
 		__u32 repeat = left > (1u << 20) ? (1u << 20) : (__u32)left;
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt, .data_size_in = sizeof(pkt), .repeat = repeat);
-		int err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.produce), &opts);
+		int err = bpf_prog_test_run_opts(prog_fd, &opts);
 
 		if (err && err != -EINTR) {
 			producer_err = err;
@@ -230,7 +251,7 @@ static void usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s [--records N] [--pages N] [--payload BYTES] [--producer-cpu N] [--reader-cpu N] "
-		"[--every SEC] [--rss-slack KIB] [--path poll|samples]\n",
+		"[--every SEC] [--rss-slack KIB] [--path poll|samples] [--ringbuf]\n",
 		argv0);
 	exit(2);
 }
@@ -250,6 +271,7 @@ int main(int argc, char **argv)
 		{ "payload", required_argument, NULL, 'l' },  { "producer-cpu", required_argument, NULL, 'c' },
 		{ "reader-cpu", required_argument, NULL, 'r' }, { "every", required_argument, NULL, 'e' },
 		{ "rss-slack", required_argument, NULL, 's' }, { "path", required_argument, NULL, 'P' },
+		{ "ringbuf", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static unsigned char pattern[65536];
@@ -258,7 +280,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	uint64_t t0, t_end, next_report, rss0, rss_first = 0, rss_max = 0, rss_now, prod, last_progress;
 	uint64_t seq0;
-	int c, ret, failed = 0, ncpu, fill_rounds = 0;
+	int c, ret, failed = 0, ncpu, fill_rounds = 0, scratch_fd;
 	__u32 key;
 	char what[512];
 
@@ -271,6 +293,7 @@ int main(int argc, char **argv)
 		case 'r': cfg.reader_cpu = atoi(optarg); break;
 		case 'e': cfg.every_s = atof(optarg); break;
 		case 's': cfg.rss_slack_kib = strtoull(optarg, NULL, 0); break;
+		case 'R': cfg.ringbuf = true; break;
 		case 'P':
 			if (!strcmp(optarg, "samples"))
 				cfg.samples_path = true;
@@ -294,15 +317,33 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	skel = producer_bpf__open();
-	if (!skel || (skel->data->payload_len = cfg.payload, producer_bpf__load(skel))) {
-		printf("FAIL soak: loading bpf/producer.bpf.c: %s\n0 passed, 1 failed, 0 skipped\n", strerror(errno));
-		return 1;
+	if (cfg.ringbuf) {
+		rb_skel = rb_producer_bpf__open();
+		if (!rb_skel || (rb_skel->data->payload_len = cfg.payload,
+				 bpf_map__set_max_entries(rb_skel->maps.rb, (__u32)(cfg.pages * (size_t)sysconf(_SC_PAGESIZE))),
+				 rb_producer_bpf__load(rb_skel))) {
+			printf("FAIL soak: loading bpf/rb_producer.bpf.c: %s\n0 passed, 1 failed, 0 skipped\n",
+			       strerror(errno));
+			return 1;
+		}
+		prog_fd = bpf_program__fd(rb_skel->progs.produce);
+		seq_next = &rb_skel->bss->seq_next;
+		scratch_fd = bpf_map__fd(rb_skel->maps.scratch);
+	} else {
+		skel = producer_bpf__open();
+		if (!skel || (skel->data->payload_len = cfg.payload, producer_bpf__load(skel))) {
+			printf("FAIL soak: loading bpf/producer.bpf.c: %s\n0 passed, 1 failed, 0 skipped\n",
+			       strerror(errno));
+			return 1;
+		}
+		prog_fd = bpf_program__fd(skel->progs.produce);
+		seq_next = &skel->bss->seq_next;
+		scratch_fd = bpf_map__fd(skel->maps.scratch);
 	}
 	for (c = 0; c < (int)sizeof(pattern); c++)
 		pattern[c] = producer_pattern((unsigned int)c);
 	for (key = 0; (int)key < libbpf_num_possible_cpus(); key++)
-		bpf_map_update_elem(bpf_map__fd(skel->maps.scratch), &key, pattern, BPF_ANY);
+		bpf_map_update_elem(scratch_fd, &key, pattern, BPF_ANY);
 
 	/* Only the producer's CPU; a quarter-ring watermark and a 5 ms bound,
 	 * the stream benchmark's policy. */
@@ -311,9 +352,22 @@ int main(int argc, char **argv)
 	opts.max_delay_ns = 5000000;
 	opts.cpus = &cfg.producer_cpu;
 	opts.cpu_cnt = 1;
-	rd = perfring_reader_new_bpf(bpf_map__fd(skel->maps.events), &opts);
+	if (cfg.ringbuf) {
+		struct perfring_ringbuf_opts ro = PERFRING_OPTS_INIT(perfring_ringbuf_opts,
+			.lost_map_fd = bpf_map__fd(rb_skel->maps.perfring_rb_lost));
+
+		opts.cpus = NULL;
+		opts.cpu_cnt = 0;
+		rd = perfring_reader_new(&opts);
+		if (rd && perfring_reader_add_ringbuf(rd, bpf_map__fd(rb_skel->maps.rb), &ro) < 0) {
+			perfring_reader_free(rd);
+			rd = NULL;
+		}
+	} else {
+		rd = perfring_reader_new_bpf(bpf_map__fd(skel->maps.events), &opts);
+	}
 	if (!rd) {
-		printf("FAIL soak: perfring_reader_new_bpf: %s\n0 passed, 1 failed, 0 skipped\n", perfring_errmsg());
+		printf("FAIL soak: creating the reader: %s\n0 passed, 1 failed, 0 skipped\n", perfring_errmsg());
 		return 1;
 	}
 	if (pin(cfg.reader_cpu)) {
@@ -324,9 +378,10 @@ int main(int argc, char **argv)
 	seen.next_seq = seq0;
 	rss0 = rss_kib();
 	printf("soak: %" PRIu64 " records of %u bytes, producer on CPU %d (BPF_PROG_TEST_RUN repeat 2^20), "
-	       "reader on CPU %d (%s), %zu pages; RSS at start %" PRIu64 " KiB\n",
+	       "reader on CPU %d (%s), %s of %zu pages; RSS at start %" PRIu64 " KiB\n",
 	       cfg.records, cfg.payload, cfg.producer_cpu, cfg.reader_cpu,
-	       cfg.samples_path ? "wait + consume_samples" : "poll, perfring_msg", cfg.pages, rss0);
+	       cfg.samples_path ? "wait + consume_samples" : "poll, perfring_msg",
+	       cfg.ringbuf ? "a BPF ring buffer" : "perf rings", cfg.pages, rss0);
 	fflush(stdout);
 
 	t0 = now_ns();
@@ -341,7 +396,7 @@ int main(int argc, char **argv)
 		bool done = __atomic_load_n(&producer_done, __ATOMIC_ACQUIRE);
 
 		ret = drain(rd, 100000000);
-		if (ret < 0 && ret != -ETIMEDOUT) {
+		if (ret < 0 && ret != -ETIMEDOUT && ret != -PERFRING_EFLUSHED) {
 			seen_error("reader: %d %s", ret, perfring_errmsg());
 			break;
 		}
@@ -368,6 +423,13 @@ int main(int argc, char **argv)
 		prod = produced() - seq0;
 		if (seen.samples + seen.lost == prod)
 			break;
+		/* A ring buffer's losses are read from its lost map on a flush. */
+		if (cfg.ringbuf && now - last_progress > 200000000ull && fill_rounds < 10) {
+			perfring_reader_flush(rd);
+			fill_rounds++;
+			last_progress = now;
+			continue;
+		}
 		/* Dropped records not yet reported: the kernel writes its LOST
 		 * record before the next sample, so give it one (counted). */
 		if (now - last_progress > 200000000ull && fill_rounds < 10) {
@@ -391,34 +453,43 @@ int main(int argc, char **argv)
 
 	{
 		double s = (double)(t_end - t0) / 1e9;
-		const struct producer_bpf__bss *b = skel->bss;
+		/* The producer's outcomes: written, dropped (ring full), anything else. */
+		unsigned long long p_ok, p_lost, p_other;
 
-		printf("soak: produced %" PRIu64 " (%d more to flush LOST), received %" PRIu64 ", lost %" PRIu64
-		       " in %" PRIu64 " LOST records (%.4f%%), %.1f s, %.0f records/s; producer: ok %llu, ENOSPC %llu, "
-		       "ENOENT %llu, other %llu; RSS KiB: start %" PRIu64 ", first sample %" PRIu64 ", max %" PRIu64
+		if (cfg.ringbuf) {
+			p_ok = rb_skel->bss->out_ok;
+			p_lost = rb_skel->bss->out_fail;
+			p_other = rb_skel->bss->out_discarded + rb_skel->bss->out_noring;
+		} else {
+			p_ok = skel->bss->out_ok;
+			p_lost = skel->bss->out_enospc;
+			p_other = skel->bss->out_enoent + skel->bss->out_other;
+		}
+		printf("soak: produced %" PRIu64 " (%d %s), received %" PRIu64 ", lost %" PRIu64
+		       " in %" PRIu64 " LOST records (%.4f%%), %.1f s, %.0f records/s; producer: ok %llu, dropped %llu, "
+		       "other %llu; RSS KiB: start %" PRIu64 ", first sample %" PRIu64 ", max %" PRIu64
 		       ", end %" PRIu64 "\n",
-		       prod, fill_rounds, seen.samples, seen.lost, seen.lost_records,
-		       prod ? 100.0 * (double)seen.lost / (double)prod : 0.0, s, (double)prod / s,
-		       (unsigned long long)b->out_ok, (unsigned long long)b->out_enospc,
-		       (unsigned long long)b->out_enoent, (unsigned long long)b->out_other, rss0, rss_first, rss_max,
-		       rss_now);
+		       prod, fill_rounds, cfg.ringbuf ? "flushes to read the lost map" : "more to flush LOST",
+		       seen.samples, seen.lost, seen.lost_records,
+		       prod ? 100.0 * (double)seen.lost / (double)prod : 0.0, s, (double)prod / s, p_ok, p_lost,
+		       p_other, rss0, rss_first, rss_max, rss_now);
 		check(producer_err == 0, producer_err ? "producer: BPF_PROG_TEST_RUN failed" : "producer ran", &failed);
 		snprintf(what, sizeof(what), "received %" PRIu64 " + lost %" PRIu64 " == produced %" PRIu64,
 			 seen.samples, seen.lost, prod);
 		check(seen.samples + seen.lost == prod && prod >= cfg.records, what, &failed);
-		snprintf(what, sizeof(what), "received == the producer's ok (%llu), lost == its ENOSPC (%llu), "
-			 "no other outcome", (unsigned long long)b->out_ok, (unsigned long long)b->out_enospc);
-		check(seen.samples == b->out_ok && seen.lost == b->out_enospc && !b->out_enoent && !b->out_other, what,
-		      &failed);
-		snprintf(what, sizeof(what), "every sequence number in order or counted lost%s%s",
-			 seen.errors ? ": " : "", seen.error);
-		check(!seen.errors, what, &failed);
+		snprintf(what, sizeof(what), "received == the producer's ok (%llu), lost == its dropped writes (%llu), "
+			 "no other outcome", p_ok, p_lost);
+		check(seen.samples == p_ok && seen.lost == p_lost && !p_other, what, &failed);
+		snprintf(what, sizeof(what), "every sequence number in order, the gaps (%" PRIu64 ") those lost%s%s",
+			 seen.gaps + (prod - (seen.next_seq - seq0)), seen.errors ? ": " : "", seen.error);
+		check(!seen.errors && seen.gaps + (prod - (seen.next_seq - seq0)) == seen.lost, what, &failed);
 		snprintf(what, sizeof(what), "memory flat: RSS %" PRIu64 " KiB at the end, %" PRIu64
 			 " KiB at the first sample (slack %" PRIu64 " KiB)", rss_now, rss_first, cfg.rss_slack_kib);
 		check(rss_max <= rss_first + cfg.rss_slack_kib, what, &failed);
 	}
 	perfring_reader_free(rd);
 	producer_bpf__destroy(skel);
+	rb_producer_bpf__destroy(rb_skel);
 	printf("%d passed, %d failed, 0 skipped\n", 5 - failed, failed);
 	return failed ? 1 : 0;
 }

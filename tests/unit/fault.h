@@ -21,7 +21,8 @@
  * fails with EMFILE, bpf with ENOMEM, epoll_pwait2 with EINVAL (not
  * ENOSYS/EPERM, which make the reader fall back to epoll_wait for good).
  * epoll_create1, eventfd and fcntl fail with EMFILE, epoll_ctl with ENOMEM,
- * epoll_wait with EINVAL.
+ * epoll_wait with EINVAL; socket with EMFILE, bind with EPERM and recvmsg
+ * with ENOBUFS (the reader's uevent socket for CPU hotplug).
  */
 #ifndef PERFRING_TESTS_FAULT_H
 #define PERFRING_TESTS_FAULT_H
@@ -35,6 +36,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -179,6 +181,12 @@ int __real_eventfd(unsigned int count, int flags);
 int __wrap_eventfd(unsigned int count, int flags);
 int __real_fcntl(int fd, int cmd, ...);
 int __wrap_fcntl(int fd, int cmd, ...);
+int __real_socket(int domain, int type, int protocol);
+int __wrap_socket(int domain, int type, int protocol);
+int __real_bind(int fd, const struct sockaddr *sa, socklen_t len);
+int __wrap_bind(int fd, const struct sockaddr *sa, socklen_t len);
+ssize_t __real_recvmsg(int fd, struct msghdr *msg, int flags);
+ssize_t __wrap_recvmsg(int fd, struct msghdr *msg, int flags);
 
 /* Every syscall() argument is a long or a pointer (one register each on
  * x86-64 and arm64). Only as many are read as the call takes: reading more
@@ -247,6 +255,21 @@ int __wrap_fcntl(int fd, int cmd, ...)
 	if (fault_hit("fcntl", EMFILE))
 		return -1;
 	return is_ptr ? __real_fcntl(fd, cmd, ptr) : __real_fcntl(fd, cmd, arg);
+}
+
+int __wrap_socket(int domain, int type, int protocol)
+{
+	return fault_hit("socket", EMFILE) ? -1 : __real_socket(domain, type, protocol);
+}
+
+int __wrap_bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	return fault_hit("bind", EPERM) ? -1 : __real_bind(fd, sa, len);
+}
+
+ssize_t __wrap_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	return fault_hit("recvmsg", ENOBUFS) ? -1 : __real_recvmsg(fd, msg, flags);
 }
 
 #endif /* PERFRING_TESTS_FAULT_H */
