@@ -65,6 +65,8 @@ struct perfring_parse_config {
 	uint8_t nr_regs_user, nr_regs_intr;
 	uint16_t id_trailer_size;    /* bytes of the sample_id fields of sample_type
 				      * (the trailer's size when sample_id_all) */
+	/* Private to the decoder: the SAMPLE layout finish() precomputed for
+	 * sample_type (used only while sample_type and swapped still match). */
 	uint32_t reserved[6];
 };
 

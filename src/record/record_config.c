@@ -70,5 +70,6 @@ int perfring_parse_config_finish(struct perfring_parse_config *cfg)
 	cfg->nr_regs_user = (uint8_t)pr_rec_popcount(cfg->sample_regs_user);
 	cfg->nr_regs_intr = (uint8_t)pr_rec_popcount(cfg->sample_regs_intr);
 	cfg->id_trailer_size = (uint16_t)pr_rec_id_trailer_size(cfg->sample_type);
+	pr_rec_fast_layout_init(cfg);
 	return 0;
 }

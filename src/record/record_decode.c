@@ -378,8 +378,8 @@ union pr_rec_other_body {
 	struct perfring_rec_callchain_deferred callchain_deferred;
 };
 
-int perfring_record_parse(const struct perfring_parse_config *cfg, const void *rec, size_t len,
-			  struct perfring_decoded *out)
+int pr_rec_parse_general(const struct perfring_parse_config *cfg, const void *rec, size_t len,
+			 struct perfring_decoded *out)
 {
 	struct pr_rec_cur c = { .rec = rec };
 	uint16_t misc = 0, size = 0;
@@ -422,6 +422,17 @@ int perfring_record_parse(const struct perfring_parse_config *cfg, const void *r
 	if (cfg->sample_id_all)
 		TRY(parse_trailer(cfg, &c, &out->sample_id));
 	return parse_body(cfg, &c, out);
+}
+
+int perfring_record_parse(const struct perfring_parse_config *cfg, const void *rec, size_t len,
+			  struct perfring_decoded *out)
+{
+	/* The common profile's samples by the config's precomputed layout;
+	 * other records and samples that do not fit it (the fast path hands
+	 * them on) and NULL arguments, the general way. */
+	if (PR_UNLIKELY(!cfg || !rec || !out))
+		return pr_rec_parse_general(cfg, rec, len, out);
+	return pr_rec_sample_fast(cfg, rec, len, out);
 }
 
 int perfring_record_sample_id(const struct perfring_parse_config *cfg, const void *rec, size_t len,

@@ -179,6 +179,20 @@ static inline int pr_rec_array(struct pr_rec_cur *c, const char *field, size_t c
 	return 0;
 }
 
+/* A SAMPLE's own sample_id fields, copied from the decoded sample. */
+static inline void pr_rec_sample_id_of(struct perfring_sample_id *sid, const struct perfring_sample *s)
+{
+	sid->present = s->present & PR_REC_SAMPLE_ID_BITS;
+	sid->pid = s->pid;
+	sid->tid = s->tid;
+	sid->time = s->time;
+	sid->id = s->id;
+	sid->stream_id = s->stream_id;
+	sid->cpu = s->cpu;
+	sid->cpu_res = s->cpu_res;
+	sid->identifier = s->identifier;
+}
+
 /* Decoders shared by record_decode.c and record_sample.c. */
 
 /* Field names for read_format data (they differ between a SAMPLE and a READ record). */
@@ -193,6 +207,40 @@ int pr_rec_read_values(struct pr_rec_cur *c, uint64_t format, const struct pr_re
 /* The SAMPLE body from c->pos to c->end, every field; fills out->sample_id too. */
 int pr_rec_parse_sample(const struct perfring_parse_config *cfg, struct pr_rec_cur *c,
 			struct perfring_decoded *out);
+
+/*
+ * The SAMPLE fast path (record_sample_fast.c). A config whose sample_type
+ * has only the fixed u64 slots at the front (IDENTIFIER .. PERIOD) and
+ * maybe a call chain, in host byte order, gets its layout precomputed by
+ * perfring_parse_config_finish() into cfg->reserved: the byte offset of
+ * each front field in the body and the front's size. A sample is then
+ * decoded with independent loads and two bounds checks (front, call
+ * chain); anything that does not fit exactly is handed to the general
+ * decoder, which names the fault, so both give the same result.
+ */
+struct pr_rec_fast_layout {
+	uint64_t tag;    /* sample_type | PR_REC_FAST_TAG; 0: no fast path */
+	uint8_t off[9];  /* identifier, ip, tid, time, addr, id, stream_id, cpu, period */
+	uint8_t front;   /* bytes of those present */
+	uint8_t pad[6];
+};
+#define PR_REC_FAST_TAG (1ULL << 63) /* never a sample_type bit finish() accepts */
+
+_Static_assert(sizeof(struct pr_rec_fast_layout) == sizeof(((struct perfring_parse_config *)0)->reserved),
+	       "the fast layout fills the config's reserved words");
+
+/* Fill (or clear) the layout in cfg->reserved; called by finish(). */
+void pr_rec_fast_layout_init(struct perfring_parse_config *cfg);
+
+/* perfring_record_parse(), cfg, rec and out not NULL: a SAMPLE that fits
+ * the config's layout exactly is decoded here; any other record or config,
+ * and any fault, goes to pr_rec_parse_general() (out untouched before). */
+#define PR_REC_FAST_DECLINED 1
+int pr_rec_sample_fast(const struct perfring_parse_config *cfg, const uint8_t *rec, size_t len,
+		       struct perfring_decoded *out);
+/* perfring_record_parse() without the fast path. */
+int pr_rec_parse_general(const struct perfring_parse_config *cfg, const void *rec, size_t len,
+			 struct perfring_decoded *out);
 
 /* The sample_id fields at the front of a SAMPLE (IDENTIFIER .. CPU). */
 int pr_rec_sample_front_id(const struct perfring_parse_config *cfg, struct pr_rec_cur *c,

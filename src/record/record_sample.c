@@ -313,15 +313,7 @@ int pr_rec_parse_sample(const struct perfring_parse_config *cfg, struct pr_rec_c
 	s->period = slot64(&p, st, PERF_SAMPLE_PERIOD, sw);
 	c->pos += front;
 
-	sid->present = st & PR_REC_SAMPLE_ID_BITS;
-	sid->pid = s->pid;
-	sid->tid = s->tid;
-	sid->time = s->time;
-	sid->id = s->id;
-	sid->stream_id = s->stream_id;
-	sid->cpu = s->cpu;
-	sid->cpu_res = s->cpu_res;
-	sid->identifier = s->identifier;
+	pr_rec_sample_id_of(sid, s);
 
 	if (st & PERF_SAMPLE_READ)
 		TRY(pr_rec_read_values(c, cfg->read_format, &pr_rec_read_names_sample, &s->read));
