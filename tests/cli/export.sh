@@ -99,6 +99,13 @@ if export_to folded "$data" "$T_TMP/f.folded" 2>"$T_TMP/f.err"; then
 else
 	fail folded "export failed: $(head -n 1 "$T_TMP/f.err")"
 fi
+# To standard output ('-'): the folded lines alone, no report table beside them.
+if "$PERFRING" report -i "$data" --folded - >"$T_TMP/stdout.folded" 2>"$T_TMP/stdout.err"; then
+	t_check folded_stdout_alone "other lines on stdout: $(grep -vE '^.+ [0-9]+$' "$T_TMP/stdout.folded" | head -n 2 | tr '\n' '/')" \
+		bash -c "[ -s '$T_TMP/stdout.folded' ] && ! grep -qvE '^.+ [0-9]+\$' '$T_TMP/stdout.folded'"
+else
+	fail folded_stdout_alone "perfring report --folded - failed: $(head -n 1 "$T_TMP/stdout.err")"
+fi
 if export_to folded-period "$data" "$T_TMP/p.folded" 2>"$T_TMP/p.err"; then
 	sum=$(awk '{ s += $NF } END { printf "%d", s }' "$T_TMP/p.folded")
 	t_check folded_period_sum "folded by period sums to $sum, perf report's event count is $total_period" \

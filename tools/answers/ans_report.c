@@ -549,8 +549,21 @@ static void print_event_json(const struct report *r, const char *name, int ev, s
 	pd_emit_end(&e);
 }
 
+/* Whether an export goes to standard output. */
+static bool export_to_stdout(const struct ans_export_opts *x)
+{
+	const char *paths[] = { x->folded, x->pprof, x->speedscope };
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (paths[i] && !strcmp(paths[i], "-"))
+			return true;
+	return false;
+}
+
 int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
 {
+	bool table_off = false;
 	struct report r = { .o = opts };
 	struct ans_opts aopts = { 0 };
 	struct ans_export *x = NULL;
@@ -604,14 +617,16 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		status = tool_error(cmd, "%s: the file has no samples", path);
 		goto out;
 	}
+	/* An export written to standard output ('-') owns it: no table beside it. */
+	table_off = export_to_stdout(&opts->exports);
 	list = malloc((r.n ? r.n : 1) * sizeof(*list));
 	if (!list) {
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
-	if (!opts->json)
+	if (!opts->json && !table_off)
 		printf("# perfring report of %s\n#\n", path);
-	for (ev = 0; ev < r.ntot; ev++) {
+	for (ev = 0; ev < r.ntot && !table_off; ev++) {
 		if (!r.tot[ev].samples)
 			continue;
 		for (j = 0, n = 0; j < r.n; j++)
