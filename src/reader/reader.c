@@ -548,33 +548,6 @@ void perfring_reader_close(struct perfring_reader *rd)
 	pr_rd_notify(rd, false);
 }
 
-/* Overwrite rings are read only while their output is paused. */
-void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r)
-{
-	pthread_mutex_lock(&rd->lock);
-	r->draining = true;
-	perfring_ring_pause(r->ring);
-	pthread_mutex_unlock(&rd->lock);
-}
-
-void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r)
-{
-	pthread_mutex_lock(&rd->lock);
-	r->draining = false;
-	/* A caller-fd reader paused or closed meanwhile keeps it paused (a BPF
-	 * reader pauses through the map, independently of the ring). */
-	if (rd->is_bpf || (!rd->paused && !r->paused && !__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
-		perfring_ring_resume(r->ring);
-	pthread_mutex_unlock(&rd->lock);
-}
-
-uint64_t pr_rd_ow_head(const struct pr_rd_ring *r)
-{
-	const struct perf_event_mmap_page *meta = perfring_ring_meta(r->ring);
-
-	return pr_load_head(&meta->data_head);
-}
-
 /* The ring at idx, or NULL with perfring_errmsg() naming fn and what was
  * wrong (the caller returns -EINVAL: same misuse, same error everywhere). */
 static struct pr_rd_ring *ring_at(const struct perfring_reader *rd, int idx, const char *fn)

@@ -171,9 +171,6 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd);
  * slot. Returns the index, or an error (r is then not kept). */
 int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r);
 int pr_rd_skip_cpu(struct perfring_reader *rd, int cpu);
-void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r);
-void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r);
-uint64_t pr_rd_ow_head(const struct pr_rd_ring *r);
 
 /* reader_bpf.c: store (on) or delete (off) every ring's fd in the map. */
 int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet);
@@ -232,12 +229,10 @@ struct pr_wait {
 void pr_wait_init(struct pr_wait *w, int64_t timeout_ns);
 int pr_rd_enter(struct perfring_reader *rd);
 int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w);
-bool pr_rd_ring_has_data(const struct pr_rd_ring *r);
 /* A drain of every ring is starting (max_delay bookkeeping); returns the
  * time to pass to pr_rd_drained() once it completed without an early stop. */
 uint64_t pr_rd_drain_begin(const struct perfring_reader *rd);
 void pr_rd_drained(struct perfring_reader *rd, uint64_t t);
-int pr_rd_rings_with_data(const struct perfring_reader *rd);
 void pr_rd_note_deadline(struct perfring_reader *rd);
 void pr_rd_flush_done(struct perfring_reader *rd, uint64_t snap);
 void pr_rd_notify(struct perfring_reader *rd, bool rearm);
@@ -264,7 +259,19 @@ struct perfring_msg_src {
 	struct perfring_ring_record scratch;
 };
 
-/* reader_consume.c */
+/* reader_drain.c: the zero-copy drain of every ring, or of one (to its
+ * head, or to an early stop that leaves it owed); returns records
+ * delivered or an error. */
+int pr_rd_drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool *stopped);
+int pr_rd_drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
+		     bool *stopped);
+/* Overwrite rings are read only while their output is paused. */
+void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r);
+void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r);
+uint64_t pr_rd_ow_head(const struct pr_rd_ring *r);
+/* Unread records in a ring (loads only); the count of rings that have some. */
+bool pr_rd_ring_has_data(const struct pr_rd_ring *r);
+int pr_rd_rings_with_data(const struct perfring_reader *rd);
 /* A SAMPLE event of ring r with no payload yet, its source pointing at src
  * (no record, nothing remaining; fast: see struct perfring_msg_src). */
 void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r, bool fast);
@@ -275,8 +282,14 @@ int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const st
 int pr_rd_lost_count(struct pr_rd_ring *r, const struct perfring_ring_record *rec, uint64_t *lost);
 int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why);
 
-/* reader_read.c */
+/* reader_read.c: the next record of a copy-out pass (1, 0 at its end, or
+ * an error); another kind of call taking over mid-pass. */
+int pr_rd_pass_next(struct perfring_reader *rd, struct perfring_msg_buf *out);
 void pr_rd_pass_abandon(struct perfring_reader *rd);
+
+/* reader_samples.c: the loop of perfring_reader_consume_samples(). */
+int pr_rd_samples_drain(struct perfring_reader *rd, perfring_sample_fn sample_fn, perfring_lost_fn lost_fn,
+			void *ctx);
 
 /* reader_ringbuf.c: the ring buffer side of drain, read, consume_samples
  * and the wait's data check. */

@@ -154,24 +154,6 @@ int pr_rd_enter(struct perfring_reader *rd)
 	return 0;
 }
 
-bool pr_rd_ring_has_data(const struct pr_rd_ring *r)
-{
-	if (r->rb)
-		return pr_rd_rb_has_data(r);
-	if (r->overwrite)
-		return pr_rd_ow_head(r) != r->ow_seen_head;
-	return perfring_ring_bytes_available(r->ring) != 0;
-}
-
-int pr_rd_rings_with_data(const struct perfring_reader *rd)
-{
-	int i, n = 0;
-
-	for (i = 0; i < rd->ring_cnt; i++)
-		n += pr_rd_ring_has_data(rd->rings[i]);
-	return n;
-}
-
 /* Whether r's records are due now (see the top of this file); *pending is
  * set if it holds records that are not. */
 static bool ring_due(const struct perfring_reader *rd, struct pr_rd_ring *r, bool *pending)
