@@ -188,22 +188,6 @@ int pr_rd_event_at(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t po
 	return pr_rd_fill_event(rd, r, rec, ev, src);
 }
 
-void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r, bool fast)
-{
-	ev->kind = PERFRING_MSG_SAMPLE;
-	ev->cpu = r->cpu;
-	ev->ring_idx = r->idx;
-	ev->data = NULL;
-	ev->size = 0;
-	ev->data2 = NULL;
-	ev->size2 = 0;
-	ev->lost = 0;
-	ev->src = src;
-	src->rec = NULL;
-	src->remaining = 0;
-	src->fast = fast;
-}
-
 /* The header of a record msg_stretch() delivered: its payload starts after
  * the header and the u32 raw size. */
 static const uint8_t *fast_header(const struct perfring_msg *ev)

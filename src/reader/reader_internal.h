@@ -16,6 +16,8 @@
 #define PERFRING_READER_INTERNAL_H
 
 #include <pthread.h>
+#include <stdint.h>
+#include <time.h>
 #include <perfring/reader.h>
 #include <perfring/ringbuf.h>
 
@@ -236,7 +238,6 @@ void pr_rd_drained(struct perfring_reader *rd, uint64_t t);
 void pr_rd_note_deadline(struct perfring_reader *rd);
 void pr_rd_flush_done(struct perfring_reader *rd, uint64_t snap);
 void pr_rd_notify(struct perfring_reader *rd, bool rearm);
-uint64_t pr_now_ns(void);
 /* Tests: force the epoll_wait() fallback (millisecond timeouts). */
 extern int pr_rd_no_epoll_pwait2;
 
@@ -273,8 +274,35 @@ uint64_t pr_rd_ow_head(const struct pr_rd_ring *r);
 bool pr_rd_ring_has_data(const struct pr_rd_ring *r);
 int pr_rd_rings_with_data(const struct perfring_reader *rd);
 /* A SAMPLE event of ring r with no payload yet, its source pointing at src
- * (no record, nothing remaining; fast: see struct perfring_msg_src). */
-void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r, bool fast);
+ * (no record, nothing remaining; fast: see struct perfring_msg_src).
+ * Inline: the drains of reader_drain.c and reader_ringbuf_drain.c share it. */
+static inline void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r,
+				   bool fast)
+{
+	ev->kind = PERFRING_MSG_SAMPLE;
+	ev->cpu = r->cpu;
+	ev->ring_idx = r->idx;
+	ev->data = NULL;
+	ev->size = 0;
+	ev->data2 = NULL;
+	ev->size2 = 0;
+	ev->lost = 0;
+	ev->src = src;
+	src->rec = NULL;
+	src->remaining = 0;
+	src->fast = fast;
+}
+
+/* CLOCK_MONOTONIC in ns, for the waiting and draining layers alike. */
+static inline uint64_t pr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* reader_drain.c: turning ring records into messages, shared by the drains. */
 int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
 		     struct perfring_msg *ev, struct perfring_msg_src *src);
 int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
@@ -291,8 +319,8 @@ void pr_rd_pass_abandon(struct perfring_reader *rd);
 int pr_rd_samples_drain(struct perfring_reader *rd, perfring_sample_fn sample_fn, perfring_lost_fn lost_fn,
 			void *ctx);
 
-/* reader_ringbuf.c: the ring buffer side of drain, read, consume_samples
- * and the wait's data check. */
+/* reader_ringbuf_drain.c: the ring buffer side of drain, read,
+ * consume_samples and the wait's data check. */
 int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx, bool *stopped);
 int pr_rd_rb_read(struct perfring_reader *rd, struct pr_rd_ring *r, struct perfring_msg_buf *out);
 int pr_rd_rb_samples(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_sample_fn sample_fn,

@@ -46,14 +46,6 @@
 
 int pr_rd_no_epoll_pwait2;
 
-uint64_t pr_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Wake the sleeper. rearm: the waiter should read the eventfd once it has
  * seen the request, so that the epoll fd stops being readable. */
 void pr_rd_notify(struct perfring_reader *rd, bool rearm)
