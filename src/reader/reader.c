@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The reader: options, construction, the rings it holds, accessors, and the
- * control calls that any thread may make (pause, resume, close).
+ * The reader: options, construction and free, accessors, and the control
+ * calls that any thread may make (pause, resume, close). The top of the
+ * set-up side with reader_bpf.c (which builds on it) and reader_ringbuf.c.
+ *
+ * Calls (downward only): reader_rings.c (adding rings), reader_bpf_map.c
+ * (map slots for pause/resume/close), reader_order.c (init, free),
+ * reader_hotplug.c (free), reader_wait.c (pr_rd_notify on close),
+ * reader_ringbuf_drain.c (pending).
  */
 #include <stdio.h>
 #include <stdlib.h>

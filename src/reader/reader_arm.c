@@ -23,6 +23,8 @@
  * Cost per isolated record: one wakeup, no system call besides the wait.
  * Cost of a change of regime: a map update per CPU, and one more wakeup
  * when arming.
+ *
+ * Calls (downward only): reader_bpf_map.c (events, map slots).
  */
 #include <linux/perf_event.h>
 #include <string.h>

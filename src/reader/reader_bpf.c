@@ -3,6 +3,10 @@
  * Readers of BPF perf event arrays: one PERF_COUNT_SW_BPF_OUTPUT event and
  * ring per CPU, its fd stored in the map at key = the real CPU id (online
  * CPUs need not be contiguous, so never at the ring's index).
+ *
+ * Calls (downward only): reader.c (options, allocation, free), reader_rings.c,
+ * reader_bpf_map.c (events, map slots), reader_hotplug.c, reader_arm.c and
+ * reader_order.c (their init).
  */
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Zero-copy delivery: every record of every ring handed to the caller's
+ * Zero-copy draining: every record of every ring handed to the caller's
  * callback as a view into the ring, the tail committed once per ring and
- * batch (perfring_ring_consume()).
+ * batch (perfring_ring_consume()); the entry points are in reader_poll.c.
+ * Also the helpers every drain shares: records into messages
+ * (pr_rd_fill_event, perfring_msg_record), the tail commit of a forward
+ * batch, the pause of an overwrite ring, whether a ring has data.
+ *
+ * Calls (downward only): reader_ringbuf_drain.c (ring buffers).
  */
 #include <linux/perf_event.h>
 #include <string.h>

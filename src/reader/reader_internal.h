@@ -1,15 +1,29 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The reader's internals, shared by its source files:
- *   reader.c          options, construction, accessors, pause/resume/close
- *   reader_bpf.c      BPF perf event arrays: map checks, per-CPU events, map slots
- *   reader_wait.c     blocking: epoll + eventfd, timeouts, deadline, flush, wakeup
- *   reader_consume.c  zero-copy delivery: poll, consume, consume_ring, wait
- *   reader_read.c     copy-out delivery: read
- *   reader_hotplug.c  BPF readers: following CPUs going offline and online
- *   reader_order.c    records of all rings in time order (k-way merge)
- *   reader_arm.c      BPF readers: max_delay_ns without waking while idle
+ * The reader's internals, shared by its source files. They call each
+ * other downward only, in the order a record's path takes, top to bottom:
+ *
+ * Set-up and control (any thread):
+ *   reader_pb.c       libbpf-shaped constructor and poll_ms
+ *   reader_bpf.c      BPF perf event arrays: map checks, CPUs, a ring per CPU
+ *   reader.c          options, construction, free, pause/resume/close, accessors
  *   reader_ringbuf.c  BPF ring buffers (BPF_MAP_TYPE_RINGBUF) among the rings
+ * Delivery entry points (the reader thread):
+ *   reader_poll.c     poll, consume, consume_ring, wait, read, consume_samples,
+ *                     consume_n, consume_ring_n
+ * Waiting:
+ *   reader_wait.c     epoll + eventfd, timeouts, deadline, flush, wakeup
+ *   reader_hotplug.c  BPF readers: CPUs going offline and online (uevents)
+ *   reader_arm.c      BPF readers: max_delay_ns without waking while idle
+ * Draining:
+ *   reader_order.c    records of all rings in time order (k-way merge)
+ *   reader_read.c     copy-out pass of read
+ *   reader_samples.c  consume_samples' inline loop
+ *   reader_drain.c    zero-copy drain loops; records into messages; ring helpers
+ *   reader_ringbuf_drain.c  the ring buffers' side of every drain
+ * Shared by set-up and hotplug (call nothing of the reader):
+ *   reader_rings.c    the ring table: map a ring, add it, skipped CPUs
+ *   reader_bpf_map.c  BPF map slots and per-CPU BPF output events
  * Not installed.
  */
 #ifndef PERFRING_READER_INTERNAL_H
@@ -39,7 +53,7 @@ enum pr_pass_state {
 struct pr_rd_ring {
 	struct perfring_ring *ring;
 	/* A BPF ring buffer instead of a perf ring (ring is then NULL): every
-	 * ring-specific step dispatches on it (reader_ringbuf.c). */
+	 * ring-specific step dispatches on it (reader_ringbuf_drain.c). */
 	struct perfring_ringbuf *rb;
 	int fd;
 	int cpu;
@@ -168,21 +182,26 @@ struct perfring_reader {
 /* reader.c */
 int pr_rd_parse_opts(const struct perfring_reader_opts *opts, bool bpf, struct pr_rd_config *cfg);
 struct perfring_reader *pr_rd_alloc(const struct pr_rd_config *cfg);
+
+/* reader_rings.c */
 int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd);
 /* Give r (its ring or rb set, fd, cpu) an index, epoll registration and a
  * slot. Returns the index, or an error (r is then not kept). */
 int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r);
 int pr_rd_skip_cpu(struct perfring_reader *rd, int cpu);
 
-/* reader_bpf.c: store (on) or delete (off) every ring's fd in the map. */
+/* reader_bpf_map.c: store (on) or delete (off) every ring's fd in the map. */
 int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet);
 /* The same for one ring: store or delete its CPU's map slot. */
 int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, bool on, bool quiet);
 
-/* reader_bpf.c: open CPU cpu's BPF output event, disabled, with the
+/* reader_bpf_map.c: open CPU cpu's BPF output event, disabled, with the
  * reader's wakeup policy (arming: one wakeup per record): the fd, -ENODEV
  * (offline, no message) or another error (message set). */
 int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu, bool arming);
+/* reader_bpf_map.c: the fd a ring's map slot should hold now (the batching
+ * event, or reader_arm.c's arming event). Under rd->lock. */
+int pr_rd_arm_slot_fd(const struct perfring_reader *rd, const struct pr_rd_ring *r);
 
 /* reader_hotplug.c */
 int pr_rd_hp_init(struct perfring_reader *rd, const int *cpus, int cnt);
@@ -199,8 +218,6 @@ static inline void pr_rd_hp_tick(struct perfring_reader *rd)
 /* reader_arm.c */
 int pr_rd_arm_open(struct perfring_reader *rd, struct pr_rd_ring *r);
 void pr_rd_arm_init(struct perfring_reader *rd);
-/* The fd a ring's map slot should hold now. Under rd->lock. */
-int pr_rd_arm_slot_fd(const struct perfring_reader *rd, const struct pr_rd_ring *r);
 /* Nothing is waiting: maybe arm; returns how long the reader may sleep. */
 uint64_t pr_rd_arm_idle(struct perfring_reader *rd, uint64_t now, bool checked);
 /* Records are due. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Copy-out delivery: perfring_reader_read() returns one record per call,
- * copied into the caller's reusable buffer.
+ * Copy-out draining: perfring_reader_read() (entry in reader_poll.c)
+ * returns one record per call, copied into the caller's reusable buffer.
  *
  * Records are taken in passes. A pass starts when the rings have data (or a
  * flush asks for everything) and serves the rings round-robin, one record
@@ -10,6 +10,9 @@
  * forward ring's tail is committed as soon as its record is copied, so the
  * producer gets the space back while the caller works. An overwrite ring is
  * read newest first, paused, from one snapshot until its batch ends.
+ *
+ * Calls (downward only): reader_drain.c (record helpers, overwrite pause,
+ * pr_rd_ring_has_data), reader_ringbuf_drain.c (ring buffers).
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * perfring_reader_consume_samples(): the drain with libbpf-shaped callbacks
- * (ctx, cpu, data, size). Nothing is built per record: the header is
+ * The drain of perfring_reader_consume_samples() (entry in reader_poll.c),
+ * with libbpf-shaped callbacks (ctx, cpu, data, size). Nothing is built per record: the header is
  * checked, the payload located, and the user's callback called, with no
  * struct filled in between. Records the inline loop does not take (a wrap,
  * LOST, other types, a bad size, overwrite rings) go through the general
- * path of reader_consume.c, one at a time.
+ * path of reader_drain.c, one at a time.
+ *
+ * Calls (downward only): reader_drain.c (the general drain of one ring, record
+ * helpers), reader_ringbuf_drain.c (ring buffers).
  */
 #include <linux/perf_event.h>
 #include <string.h>

@@ -28,6 +28,9 @@
  * most max_delay_ns so that a record written meanwhile is seen, and records
  * become due at quiet_ns + max_delay_ns. A plain timeout does not release
  * them.
+ *
+ * Calls (downward only): reader_hotplug.c (uevents), reader_arm.c (arming),
+ * reader_order.c (held records due), reader_drain.c (pr_rd_ring_has_data).
  */
 #include <limits.h>
 #include <stdint.h>
