@@ -122,7 +122,7 @@ cat "$file" >/dev/null
 # load on this shared machine weighs on every reader alike. perfring in file
 # order and in time order (linux-perf-data 0.6 and perf report sort by time),
 # the peers, and the floor.
-pr_out= pro_out= rs_out= ps_times= fl_out=
+pr_out= pro_out= rs_out= ps_times= fl_out= flp_out=
 for i in $(seq "$reps"); do
 	pr_out+=$("$bin/perfdata_decode" "$file" --reps 1)$'\n' || status=1
 	pro_out+=$("$bin/perfdata_decode" "$file" --reps 1 --ordered)$'\n' || status=1
@@ -132,8 +132,9 @@ for i in $(seq "$reps"); do
 	t=$(awk -v ns="$(( $(date +%s%N) - t0 ))" 'BEGIN { printf "%.6f", ns / 1e9 }')
 	ps_times+="perfdata_decode_pass perf-report-stats seconds $t"$'\n'
 	fl_out+=$("$bin/perfdata_decode" "$file" --floor --reps 1)$'\n' || status=1
+	flp_out+=$("$bin/perfdata_decode" "$file" --floor-pread --reps 1)$'\n' || status=1
 done
-grep '^perfdata_decode_pass' <<<"$pr_out$pro_out$rs_out$ps_times$fl_out"
+grep '^perfdata_decode_pass' <<<"$pr_out$pro_out$rs_out$ps_times$fl_out$flp_out"
 records=$(awk '/^perfdata_decode perfring / {print $4; exit}' <<<"$pr_out")
 t_pr=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pr_out" | median)
 t_pro=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pro_out" | median)
@@ -158,6 +159,8 @@ t_ps=$(awk '{print $4}' <<<"$ps_times" | median)
 line perf-report-stats "$t_ps" " of $reps, wall, perf report --stats -i FILE"
 t_fl=$(awk '/^perfdata_decode_pass floor/ {print $4}' <<<"$fl_out" | median)
 echo "perfdata_decode floor seconds $t_fl (median of $reps: the file mapped and its words added up)"
+t_flp=$(awk '/^perfdata_decode_pass floor-pread/ {print $4}' <<<"$flp_out" | median)
+echo "perfdata_decode floor-pread seconds $t_flp (median of $reps: the file read with pread into a reused 4 MiB buffer, words added up)"
 
 ratio() { # name a b note
 	[[ "$2" =~ ^[0-9.]+$ && "$3" =~ ^[0-9.]+$ ]] || return 0
@@ -173,6 +176,8 @@ ratio perfring-fileorder/perf-report-stats "$t_pr" "$t_ps" " (file order)"
 ratio perfring/floor "$t_pro" "$t_fl" " (time order over the time to map the file and add up its words)"
 ratio perfring-fileorder/floor "$t_pr" "$t_fl" " (file order)"
 ratio floor/perf-report-stats "$t_fl" "$t_ps" " (the least any reader of every byte can take, against perf report)"
+ratio floor-pread/floor "$t_flp" "$t_fl" " (copying the file through a reused 4 MiB buffer against walking a mapping of it)"
+ratio floor-pread/perf-report-stats "$t_flp" "$t_ps" " (the copying floor against perf report)"
 
 # Peak memory of one pass each (max RSS, /usr/bin/time): time ordering holds
 # about a round and a window of the mapping, not the file.

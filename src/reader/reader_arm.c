@@ -23,6 +23,8 @@
  * Cost per isolated record: one wakeup, no system call besides the wait.
  * Cost of a change of regime: a map update per CPU, and one more wakeup
  * when arming.
+ *
+ * Calls (downward only): reader_bpf_map.c (events, map slots).
  */
 #include <linux/perf_event.h>
 #include <string.h>
@@ -70,13 +72,6 @@ void pr_rd_arm_init(struct perfring_reader *rd)
 		}
 	}
 	rd->arm_state = PR_ARM_MAIN;
-}
-
-int pr_rd_arm_slot_fd(const struct perfring_reader *rd, const struct pr_rd_ring *r)
-{
-	if ((rd->arm_state == PR_ARM_ARMED || rd->arm_state == PR_ARM_CHECK) && r->arm_fd >= 0)
-		return r->arm_fd;
-	return r->wfd >= 0 ? r->wfd : r->fd;
 }
 
 /* Store every ring's slot fd for the new state; paused or closed slots stay empty. */

@@ -26,6 +26,9 @@
  * CPUs with the rings once. An external event loop that only consumes never
  * has it in its epoll set, so its fd is not made readable by uevents it
  * would not take. Messages are accepted only from the kernel (port 0).
+ *
+ * Calls (downward only): reader_arm.c (arming event of a new CPU), reader_bpf_map.c
+ * (events, map slots), reader_rings.c (a ring for a new CPU).
  */
 #include <linux/netlink.h>
 #include <linux/perf_event.h>

@@ -1,21 +1,37 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The reader's internals, shared by its source files:
- *   reader.c          options, construction, accessors, pause/resume/close
- *   reader_bpf.c      BPF perf event arrays: map checks, per-CPU events, map slots
- *   reader_wait.c     blocking: epoll + eventfd, timeouts, deadline, flush, wakeup
- *   reader_consume.c  zero-copy delivery: poll, consume, consume_ring, wait
- *   reader_read.c     copy-out delivery: read
- *   reader_hotplug.c  BPF readers: following CPUs going offline and online
- *   reader_order.c    records of all rings in time order (k-way merge)
- *   reader_arm.c      BPF readers: max_delay_ns without waking while idle
+ * The reader's internals, shared by its source files. They call each
+ * other downward only, in the order a record's path takes, top to bottom:
+ *
+ * Set-up and control (any thread):
+ *   reader_pb.c       libbpf-shaped constructor and poll_ms
+ *   reader_bpf.c      BPF perf event arrays: map checks, CPUs, a ring per CPU
+ *   reader.c          options, construction, free, pause/resume/close, accessors
  *   reader_ringbuf.c  BPF ring buffers (BPF_MAP_TYPE_RINGBUF) among the rings
+ * Delivery entry points (the reader thread):
+ *   reader_poll.c     poll, consume, consume_ring, wait, read, consume_samples,
+ *                     consume_n, consume_ring_n
+ * Waiting:
+ *   reader_wait.c     epoll + eventfd, timeouts, deadline, flush, wakeup
+ *   reader_hotplug.c  BPF readers: CPUs going offline and online (uevents)
+ *   reader_arm.c      BPF readers: max_delay_ns without waking while idle
+ * Draining:
+ *   reader_order.c    records of all rings in time order (k-way merge)
+ *   reader_read.c     copy-out pass of read
+ *   reader_samples.c  consume_samples' inline loop
+ *   reader_drain.c    zero-copy drain loops; records into messages; ring helpers
+ *   reader_ringbuf_drain.c  the ring buffers' side of every drain
+ * Shared by set-up and hotplug (call nothing of the reader):
+ *   reader_rings.c    the ring table: map a ring, add it, skipped CPUs
+ *   reader_bpf_map.c  BPF map slots and per-CPU BPF output events
  * Not installed.
  */
 #ifndef PERFRING_READER_INTERNAL_H
 #define PERFRING_READER_INTERNAL_H
 
 #include <pthread.h>
+#include <stdint.h>
+#include <time.h>
 #include <perfring/reader.h>
 #include <perfring/ringbuf.h>
 
@@ -37,7 +53,7 @@ enum pr_pass_state {
 struct pr_rd_ring {
 	struct perfring_ring *ring;
 	/* A BPF ring buffer instead of a perf ring (ring is then NULL): every
-	 * ring-specific step dispatches on it (reader_ringbuf.c). */
+	 * ring-specific step dispatches on it (reader_ringbuf_drain.c). */
 	struct perfring_ringbuf *rb;
 	int fd;
 	int cpu;
@@ -166,24 +182,26 @@ struct perfring_reader {
 /* reader.c */
 int pr_rd_parse_opts(const struct perfring_reader_opts *opts, bool bpf, struct pr_rd_config *cfg);
 struct perfring_reader *pr_rd_alloc(const struct pr_rd_config *cfg);
+
+/* reader_rings.c */
 int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd);
 /* Give r (its ring or rb set, fd, cpu) an index, epoll registration and a
  * slot. Returns the index, or an error (r is then not kept). */
 int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r);
 int pr_rd_skip_cpu(struct perfring_reader *rd, int cpu);
-void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r);
-void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r);
-uint64_t pr_rd_ow_head(const struct pr_rd_ring *r);
 
-/* reader_bpf.c: store (on) or delete (off) every ring's fd in the map. */
+/* reader_bpf_map.c: store (on) or delete (off) every ring's fd in the map. */
 int pr_rd_bpf_set_output(struct perfring_reader *rd, bool on, bool quiet);
 /* The same for one ring: store or delete its CPU's map slot. */
 int pr_rd_bpf_set_ring_output(struct perfring_reader *rd, struct pr_rd_ring *r, bool on, bool quiet);
 
-/* reader_bpf.c: open CPU cpu's BPF output event, disabled, with the
+/* reader_bpf_map.c: open CPU cpu's BPF output event, disabled, with the
  * reader's wakeup policy (arming: one wakeup per record): the fd, -ENODEV
  * (offline, no message) or another error (message set). */
 int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu, bool arming);
+/* reader_bpf_map.c: the fd a ring's map slot should hold now (the batching
+ * event, or reader_arm.c's arming event). Under rd->lock. */
+int pr_rd_arm_slot_fd(const struct perfring_reader *rd, const struct pr_rd_ring *r);
 
 /* reader_hotplug.c */
 int pr_rd_hp_init(struct perfring_reader *rd, const int *cpus, int cnt);
@@ -200,8 +218,6 @@ static inline void pr_rd_hp_tick(struct perfring_reader *rd)
 /* reader_arm.c */
 int pr_rd_arm_open(struct perfring_reader *rd, struct pr_rd_ring *r);
 void pr_rd_arm_init(struct perfring_reader *rd);
-/* The fd a ring's map slot should hold now. Under rd->lock. */
-int pr_rd_arm_slot_fd(const struct perfring_reader *rd, const struct pr_rd_ring *r);
 /* Nothing is waiting: maybe arm; returns how long the reader may sleep. */
 uint64_t pr_rd_arm_idle(struct perfring_reader *rd, uint64_t now, bool checked);
 /* Records are due. */
@@ -232,16 +248,13 @@ struct pr_wait {
 void pr_wait_init(struct pr_wait *w, int64_t timeout_ns);
 int pr_rd_enter(struct perfring_reader *rd);
 int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w);
-bool pr_rd_ring_has_data(const struct pr_rd_ring *r);
 /* A drain of every ring is starting (max_delay bookkeeping); returns the
  * time to pass to pr_rd_drained() once it completed without an early stop. */
 uint64_t pr_rd_drain_begin(const struct perfring_reader *rd);
 void pr_rd_drained(struct perfring_reader *rd, uint64_t t);
-int pr_rd_rings_with_data(const struct perfring_reader *rd);
 void pr_rd_note_deadline(struct perfring_reader *rd);
 void pr_rd_flush_done(struct perfring_reader *rd, uint64_t snap);
 void pr_rd_notify(struct perfring_reader *rd, bool rearm);
-uint64_t pr_now_ns(void);
 /* Tests: force the epoll_wait() fallback (millisecond timeouts). */
 extern int pr_rd_no_epoll_pwait2;
 
@@ -264,10 +277,49 @@ struct perfring_msg_src {
 	struct perfring_ring_record scratch;
 };
 
-/* reader_consume.c */
+/* reader_drain.c: the zero-copy drain of every ring, or of one (to its
+ * head, or to an early stop that leaves it owed); returns records
+ * delivered or an error. */
+int pr_rd_drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool *stopped);
+int pr_rd_drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
+		     bool *stopped);
+/* Overwrite rings are read only while their output is paused. */
+void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r);
+void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r);
+uint64_t pr_rd_ow_head(const struct pr_rd_ring *r);
+/* Unread records in a ring (loads only); the count of rings that have some. */
+bool pr_rd_ring_has_data(const struct pr_rd_ring *r);
+int pr_rd_rings_with_data(const struct perfring_reader *rd);
 /* A SAMPLE event of ring r with no payload yet, its source pointing at src
- * (no record, nothing remaining; fast: see struct perfring_msg_src). */
-void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r, bool fast);
+ * (no record, nothing remaining; fast: see struct perfring_msg_src).
+ * Inline: the drains of reader_drain.c and reader_ringbuf_drain.c share it. */
+static inline void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r,
+				   bool fast)
+{
+	ev->kind = PERFRING_MSG_SAMPLE;
+	ev->cpu = r->cpu;
+	ev->ring_idx = r->idx;
+	ev->data = NULL;
+	ev->size = 0;
+	ev->data2 = NULL;
+	ev->size2 = 0;
+	ev->lost = 0;
+	ev->src = src;
+	src->rec = NULL;
+	src->remaining = 0;
+	src->fast = fast;
+}
+
+/* CLOCK_MONOTONIC in ns, for the waiting and draining layers alike. */
+static inline uint64_t pr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* reader_drain.c: turning ring records into messages, shared by the drains. */
 int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
 		     struct perfring_msg *ev, struct perfring_msg_src *src);
 int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
@@ -275,11 +327,17 @@ int pr_rd_sample_span(struct perfring_reader *rd, struct pr_rd_ring *r, const st
 int pr_rd_lost_count(struct pr_rd_ring *r, const struct perfring_ring_record *rec, uint64_t *lost);
 int pr_rd_corrupt(struct pr_rd_ring *r, uint64_t offset, const char *why);
 
-/* reader_read.c */
+/* reader_read.c: the next record of a copy-out pass (1, 0 at its end, or
+ * an error); another kind of call taking over mid-pass. */
+int pr_rd_pass_next(struct perfring_reader *rd, struct perfring_msg_buf *out);
 void pr_rd_pass_abandon(struct perfring_reader *rd);
 
-/* reader_ringbuf.c: the ring buffer side of drain, read, consume_samples
- * and the wait's data check. */
+/* reader_samples.c: the loop of perfring_reader_consume_samples(). */
+int pr_rd_samples_drain(struct perfring_reader *rd, perfring_sample_fn sample_fn, perfring_lost_fn lost_fn,
+			void *ctx);
+
+/* reader_ringbuf_drain.c: the ring buffer side of drain, read,
+ * consume_samples and the wait's data check. */
 int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx, bool *stopped);
 int pr_rd_rb_read(struct perfring_reader *rd, struct pr_rd_ring *r, struct perfring_msg_buf *out);
 int pr_rd_rb_samples(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_sample_fn sample_fn,

@@ -22,6 +22,8 @@
  * Queued records keep their ring offset (perfring_msg_record(ev)->offset)
  * and come out of one ring in ring order; perfring_msg_remaining(ev) is 0
  * in this mode.
+ *
+ * Calls (downward only): reader_drain.c (records into messages, tail commit).
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>

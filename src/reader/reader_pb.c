@@ -4,6 +4,9 @@
  * callbacks in the reader, perfring_reader_poll_ms() waits in milliseconds
  * and reports a timeout as 0, as perf_buffer__poll() does. Built on the
  * native reader: nothing here touches a ring directly.
+ *
+ * Calls (downward only): reader_bpf.c (the constructor), reader.c (accessors),
+ * reader_poll.c (poll), reader_drain.c (perfring_msg_record).
  */
 #include <string.h>
 

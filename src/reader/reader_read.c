@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Copy-out delivery: perfring_reader_read() returns one record per call,
- * copied into the caller's reusable buffer.
+ * Copy-out draining: perfring_reader_read() (entry in reader_poll.c)
+ * returns one record per call, copied into the caller's reusable buffer.
  *
  * Records are taken in passes. A pass starts when the rings have data (or a
  * flush asks for everything) and serves the rings round-robin, one record
@@ -10,6 +10,9 @@
  * forward ring's tail is committed as soon as its record is copied, so the
  * producer gets the space back while the caller works. An overwrite ring is
  * read newest first, paused, from one snapshot until its batch ends.
+ *
+ * Calls (downward only): reader_drain.c (record helpers, overwrite pause,
+ * pr_rd_ring_has_data), reader_ringbuf_drain.c (ring buffers).
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -156,30 +159,9 @@ static int read_overwrite(struct perfring_reader *rd, struct pr_rd_ring *r, stru
 	return ret;
 }
 
-static void pass_start(struct perfring_reader *rd, bool flush, uint64_t snap)
-{
-	int i;
-
-	for (i = 0; i < rd->ring_cnt; i++)
-		rd->rings[i]->pass_state = PR_PASS_NEW;
-	rd->pass.active = true;
-	rd->pass.flush = flush;
-	rd->pass.flush_snap = snap;
-	rd->pass.t_begin = pr_rd_drain_begin(rd);
-	if (rd->pass.next >= rd->ring_cnt)
-		rd->pass.next = 0;
-	/* Started after the deadline: report it when the pass ends. */
-	rd->pass.deadline = false;
-	if (__atomic_load_n(&rd->deadline_ns, __ATOMIC_RELAXED)) {
-		pr_rd_note_deadline(rd);
-		rd->pass.deadline = rd->deadline_report;
-		rd->deadline_report = false;
-	}
-}
-
 /* The next record of the pass: 1, 0 at its end, or an error. The pass
  * ends when every ring in turn has nothing more for it. */
-static int pass_next(struct perfring_reader *rd, struct perfring_msg_buf *out)
+int pr_rd_pass_next(struct perfring_reader *rd, struct perfring_msg_buf *out)
 {
 	int cnt = rd->ring_cnt, tried;
 
@@ -220,47 +202,4 @@ void pr_rd_pass_abandon(struct perfring_reader *rd)
 		r->pass_state = PR_PASS_NEW;
 	}
 	rd->pass.active = false;
-}
-
-int perfring_reader_read(struct perfring_reader *rd, struct perfring_msg_buf *rec, int64_t timeout_ns)
-{
-	struct pr_wait w;
-	int ret, i;
-
-	if (!rd || !rec)
-		return pr_fail(EINVAL, "perfring_reader_read: %s is NULL", rd ? "rec" : "reader");
-	if (rd->order)
-		return pr_fail(EINVAL, "perfring_reader_read: the reader delivers in time order (order_window_ns): "
-				       "use perfring_reader_poll() or _consume()");
-	ret = pr_rd_enter(rd);
-	if (ret)
-		return ret;
-	pr_wait_init(&w, timeout_ns);
-	for (;;) {
-		if (rd->pass.active) {
-			ret = pass_next(rd, rec);
-			if (ret > 0)
-				return 0;
-			if (ret < 0)
-				return ret;
-			rd->pass.active = false;
-			/* Every ring was read to where its head was when the
-			 * pass reached it: what the kernel announced is out. */
-			for (i = 0; i < rd->ring_cnt; i++)
-				rd->rings[i]->owed = false;
-			pr_rd_drained(rd, rd->pass.t_begin);
-			if (rd->pass.flush) {
-				pr_rd_flush_done(rd, rd->pass.flush_snap);
-				return pr_rd_enter(rd);
-			}
-			if (rd->pass.deadline)
-				return -ETIMEDOUT;
-		}
-		ret = pr_rd_gate(rd, &w);
-		if (ret < 0)
-			return ret;
-		pass_start(rd, ret == PR_GO_FLUSH, w.flush_snap);
-		/* A data pass that yields nothing must not spin. */
-		w.skip_data = ret == PR_GO_DATA;
-	}
 }

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * perfring_reader_consume_samples(): the drain with libbpf-shaped callbacks
- * (ctx, cpu, data, size). Nothing is built per record: the header is
+ * The drain of perfring_reader_consume_samples() (entry in reader_poll.c),
+ * with libbpf-shaped callbacks (ctx, cpu, data, size). Nothing is built per record: the header is
  * checked, the payload located, and the user's callback called, with no
  * struct filled in between. Records the inline loop does not take (a wrap,
  * LOST, other types, a bad size, overwrite rings) go through the general
- * path of reader_consume.c, one at a time.
+ * path of reader_drain.c, one at a time.
+ *
+ * Calls (downward only): reader_drain.c (the general drain of one ring, record
+ * helpers), reader_ringbuf_drain.c (ring buffers).
  */
 #include <linux/perf_event.h>
 #include <string.h>
@@ -34,7 +37,7 @@ static int samples_adapter(const struct perfring_msg *ev, void *arg)
 		if (!ev->size2)
 			return cb->sample_fn(cb->ctx, ev->cpu, ev->data, ev->size);
 		rec = perfring_msg_record(ev);
-		lin = perfring_ring_linear(perfring_reader_ring(cb->rd, ev->ring_idx), rec);
+		lin = perfring_ring_linear(cb->rd->rings[ev->ring_idx]->ring, rec);
 		if (!lin)
 			return pr_fail(ENOMEM, "cannot allocate the scratch buffer of ring %d to linearize a sample",
 				       ev->ring_idx);
@@ -163,20 +166,25 @@ static int samples_forward(struct perfring_reader *rd, struct pr_rd_ring *r, uin
 	return ret < 0 ? ret : n;
 }
 
-int perfring_reader_consume_samples(struct perfring_reader *rd, perfring_sample_fn sample_fn,
-				    perfring_lost_fn lost_fn, void *ctx)
+/* A record the inline loop does not take: the ring's general drain, with
+ * the typed callbacks behind samples_adapter(); its early stop is its own
+ * (the ring stays owed), as for perfring_reader_consume_ring(). */
+static int ring_adapted(struct perfring_reader *rd, struct pr_rd_ring *r, struct samples_cb *cb)
+{
+	bool stopped = false;
+
+	return pr_rd_drain_ring(rd, r, samples_adapter, cb, &stopped);
+}
+
+/* Every ring once, from where the last early stop left off: the loop of
+ * perfring_reader_consume_samples() (reader_poll.c checks the arguments). */
+int pr_rd_samples_drain(struct perfring_reader *rd, perfring_sample_fn sample_fn, perfring_lost_fn lost_fn,
+			void *ctx)
 {
 	struct samples_cb cb = { .sample_fn = sample_fn, .lost_fn = lost_fn, .ctx = ctx, .rd = rd };
 	int cnt, i, total = 0, ret;
 	bool stopped = false;
 
-	if (!rd || !sample_fn)
-		return pr_fail(EINVAL, "perfring_reader_consume_samples: %s is NULL", rd ? "sample_fn" : "reader");
-	if (rd->order)
-		return pr_fail(EINVAL, "perfring_reader_consume_samples: the reader delivers in time order "
-				       "(order_window_ns): use perfring_reader_poll() or _consume()");
-	if (rd->pass.active)
-		pr_rd_pass_abandon(rd);
 	cnt = rd->ring_cnt;
 	if (rd->drain_start >= cnt)
 		rd->drain_start = 0;
@@ -197,9 +205,9 @@ int perfring_reader_consume_samples(struct perfring_reader *rd, perfring_sample_
 				if (ret >= 0)
 					r->owed = stopped;
 			} else
-				ret = perfring_reader_consume_ring(rd, idx, samples_adapter, &cb);
+				ret = ring_adapted(rd, r, &cb);
 		} else {
-			ret = perfring_reader_consume_ring(rd, idx, samples_adapter, &cb);
+			ret = ring_adapted(rd, r, &cb);
 		}
 		if (ret < 0)
 			return ret;

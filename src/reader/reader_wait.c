@@ -28,6 +28,9 @@
  * most max_delay_ns so that a record written meanwhile is seen, and records
  * become due at quiet_ns + max_delay_ns. A plain timeout does not release
  * them.
+ *
+ * Calls (downward only): reader_hotplug.c (uevents), reader_arm.c (arming),
+ * reader_order.c (held records due), reader_drain.c (pr_rd_ring_has_data).
  */
 #include <limits.h>
 #include <stdint.h>
@@ -45,14 +48,6 @@
 #endif
 
 int pr_rd_no_epoll_pwait2;
-
-uint64_t pr_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Wake the sleeper. rearm: the waiter should read the eventfd once it has
  * seen the request, so that the epoll fd stops being readable. */
@@ -152,24 +147,6 @@ int pr_rd_enter(struct perfring_reader *rd)
 			return -ETIMEDOUT;
 	}
 	return 0;
-}
-
-bool pr_rd_ring_has_data(const struct pr_rd_ring *r)
-{
-	if (r->rb)
-		return pr_rd_rb_has_data(r);
-	if (r->overwrite)
-		return pr_rd_ow_head(r) != r->ow_seen_head;
-	return perfring_ring_bytes_available(r->ring) != 0;
-}
-
-int pr_rd_rings_with_data(const struct perfring_reader *rd)
-{
-	int i, n = 0;
-
-	for (i = 0; i < rd->ring_cnt; i++)
-		n += pr_rd_ring_has_data(rd->rings[i]);
-	return n;
 }
 
 /* Whether r's records are due now (see the top of this file); *pending is

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The ring's state, shared by ring.c and the reader's fast drain path
- * (reader_consume.c), which walks BPF samples without the ring layer's
+ * (reader_drain.c), which walks BPF samples without the ring layer's
  * per-record callback. Not installed: the public type stays opaque.
  */
 #ifndef PERFRING_RING_INTERNAL_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The BPF ring buffer's state and its record walk, shared by ringbuf.c and
- * the reader (reader_ringbuf.c), which delivers records without an extra
+ * the reader (reader_ringbuf_drain.c), which delivers records without an extra
  * indirect call per record: pr_rb_walk() is inlined with the caller's
  * deliver function. Not installed.
  */

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Zero-copy delivery: every record of every ring handed to the caller's
+ * Zero-copy draining: every record of every ring handed to the caller's
  * callback as a view into the ring, the tail committed once per ring and
- * batch (perfring_ring_consume()).
+ * batch (perfring_ring_consume()); the entry points are in reader_poll.c.
+ * Also the helpers every drain shares: records into messages
+ * (pr_rd_fill_event, perfring_msg_record), the tail commit of a forward
+ * batch, the pause of an overwrite ring, whether a ring has data.
+ *
+ * Calls (downward only): reader_ringbuf_drain.c (ring buffers).
  */
 #include <linux/perf_event.h>
 #include <string.h>
@@ -186,22 +191,6 @@ int pr_rd_event_at(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t po
 	if (ret < 0)
 		return ret;
 	return pr_rd_fill_event(rd, r, rec, ev, src);
-}
-
-void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_src *src, const struct pr_rd_ring *r, bool fast)
-{
-	ev->kind = PERFRING_MSG_SAMPLE;
-	ev->cpu = r->cpu;
-	ev->ring_idx = r->idx;
-	ev->data = NULL;
-	ev->size = 0;
-	ev->data2 = NULL;
-	ev->size2 = 0;
-	ev->lost = 0;
-	ev->src = src;
-	src->rec = NULL;
-	src->remaining = 0;
-	src->fast = fast;
 }
 
 /* The header of a record msg_stretch() delivered: its payload starts after
@@ -411,8 +400,8 @@ static int drain_ring_once(struct perfring_reader *rd, struct pr_rd_ring *r, per
 /* Drain one ring to its head. Returns records delivered or an error. A ring
  * drained to its head owes nothing more; one left by an early stop owes the
  * rest at once (reader_wait.c). */
-static int drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
-		      bool *stopped)
+int pr_rd_drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
+		     bool *stopped)
 {
 	bool stop = false;
 	int ret = drain_ring_once(rd, r, fn, ctx, &stop);
@@ -467,7 +456,7 @@ static int drain_ring_once(struct perfring_reader *rd, struct pr_rd_ring *r, per
 }
 
 /* Drain every ring, starting where the last early stop left off. */
-static int drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool *stopped)
+int pr_rd_drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool *stopped)
 {
 	int cnt = rd->ring_cnt, i, total = 0, ret;
 
@@ -477,7 +466,7 @@ static int drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, 
 	for (i = 0; i < cnt; i++) {
 		int idx = (rd->drain_start + i) % cnt;
 
-		ret = drain_ring(rd, rd->rings[idx], fn, ctx, stopped);
+		ret = pr_rd_drain_ring(rd, rd->rings[idx], fn, ctx, stopped);
 		if (ret < 0)
 			return ret;
 		total += ret;
@@ -490,104 +479,47 @@ static int drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, 
 	return total;
 }
 
-int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfring_msg_fn fn, void *ctx)
+/* Overwrite rings are read only while their output is paused. */
+void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r)
 {
-	struct pr_wait w;
-	bool stopped;
-	int ret, n;
-
-	if (!rd || !fn)
-		return pr_fail(EINVAL, "perfring_reader_poll: %s is NULL", rd ? "fn" : "reader");
-	ret = pr_rd_enter(rd);
-	if (ret)
-		return ret;
-	if (rd->pass.active)
-		pr_rd_pass_abandon(rd);
-	pr_wait_init(&w, timeout_ns);
-	for (;;) {
-		uint64_t t;
-
-		ret = pr_rd_gate(rd, &w);
-		if (ret < 0)
-			return ret;
-		t = pr_rd_drain_begin(rd);
-		n = rd->order ? pr_rd_order_drain(rd, fn, ctx, ret == PR_GO_FLUSH, &stopped)
-			      : drain_all(rd, fn, ctx, &stopped);
-		if (n < 0)
-			return n;
-		if (!stopped)
-			pr_rd_drained(rd, t);
-		if (ret == PR_GO_FLUSH && !stopped) {
-			/* Everything written before the flush is delivered. */
-			pr_rd_flush_done(rd, w.flush_snap);
-			return pr_rd_enter(rd);
-		}
-		if (n > 0) {
-			pr_rd_note_deadline(rd);
-			return n;
-		}
-		/* Nothing after all (an overwrite ring moved without a
-		 * readable record): go on to the timeout. */
-		w.skip_data = true;
-	}
+	pthread_mutex_lock(&rd->lock);
+	r->draining = true;
+	perfring_ring_pause(r->ring);
+	pthread_mutex_unlock(&rd->lock);
 }
 
-int perfring_reader_consume(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx)
+void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r)
 {
-	bool stopped;
-
-	if (!rd || !fn)
-		return pr_fail(EINVAL, "perfring_reader_consume: %s is NULL", rd ? "fn" : "reader");
-	if (rd->pass.active)
-		pr_rd_pass_abandon(rd);
-	if (rd->order)
-		return pr_rd_order_drain(rd, fn, ctx, false, &stopped);
-	return drain_all(rd, fn, ctx, &stopped);
+	pthread_mutex_lock(&rd->lock);
+	r->draining = false;
+	/* A caller-fd reader paused or closed meanwhile keeps it paused (a BPF
+	 * reader pauses through the map, independently of the ring). */
+	if (rd->is_bpf || (!rd->paused && !r->paused && !__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
+		perfring_ring_resume(r->ring);
+	pthread_mutex_unlock(&rd->lock);
 }
 
-int perfring_reader_consume_ring(struct perfring_reader *rd, int idx, perfring_msg_fn fn, void *ctx)
+uint64_t pr_rd_ow_head(const struct pr_rd_ring *r)
 {
-	bool stopped = false;
+	const struct perf_event_mmap_page *meta = perfring_ring_meta(r->ring);
 
-	if (!rd || !fn)
-		return pr_fail(EINVAL, "perfring_reader_consume_ring: %s is NULL", rd ? "fn" : "reader");
-	if (idx < 0 || idx >= rd->ring_cnt)
-		return pr_fail(EINVAL, "perfring_reader_consume_ring: no ring %d (the reader has %d)", idx,
-			       rd->ring_cnt);
-	if (rd->order)
-		return pr_fail(EINVAL, "perfring_reader_consume_ring: the reader delivers in time order "
-				       "(order_window_ns): use perfring_reader_poll() or _consume()");
-	return drain_ring(rd, rd->rings[idx], fn, ctx, &stopped);
+	return pr_load_head(&meta->data_head);
 }
 
-int perfring_reader_wait(struct perfring_reader *rd, int64_t timeout_ns)
+bool pr_rd_ring_has_data(const struct pr_rd_ring *r)
 {
-	struct pr_wait w;
-	int ret, n;
+	if (r->rb)
+		return pr_rd_rb_has_data(r);
+	if (r->overwrite)
+		return pr_rd_ow_head(r) != r->ow_seen_head;
+	return perfring_ring_bytes_available(r->ring) != 0;
+}
 
-	if (!rd)
-		return pr_fail(EINVAL, "perfring_reader_wait: reader is NULL");
-	ret = pr_rd_enter(rd);
-	if (ret)
-		return ret;
-	if (rd->pass.active)
-		pr_rd_pass_abandon(rd);
-	pr_wait_init(&w, timeout_ns);
-	for (;;) {
-		ret = pr_rd_gate(rd, &w);
-		if (ret < 0)
-			return ret;
-		n = pr_rd_rings_with_data(rd);
-		if (n > 0)
-			return n;
-		/* Held records of the time order are due: consume releases them. */
-		if (pr_rd_order_due(rd) != UINT64_MAX)
-			return 1;
-		if (ret == PR_GO_FLUSH) {
-			/* The rings were emptied by the caller's consume calls. */
-			pr_rd_flush_done(rd, w.flush_snap);
-			return pr_rd_enter(rd);
-		}
-		w.skip_data = true;
-	}
+int pr_rd_rings_with_data(const struct perfring_reader *rd)
+{
+	int i, n = 0;
+
+	for (i = 0; i < rd->ring_cnt; i++)
+		n += pr_rd_ring_has_data(rd->rings[i]);
+	return n;
 }
