@@ -169,7 +169,8 @@ PERFRING_API int perfring_ringbuf_stats(const struct perfring_ringbuf *rb, struc
  * perfring_ringbuf_consume()). The cursor belongs to the caller (on the
  * stack is fine); its fields are private except err. One thread at a time,
  * as perfring_ringbuf_consume(); a ring in a reader is reached with
- * perfring_reader_ringbuf().
+ * perfring_reader_ringbuf() (records taken with the cursor do not pass
+ * through the reader: no PERFRING_MSG_LOST, see perfring_ringbuf_lost()).
  */
 struct perfring_rb_cursor {
 	const uint8_t *p;     /* next record (its length word) */
