@@ -144,6 +144,75 @@ PERFRING_API int perfring_ringbuf_lost(struct perfring_ringbuf *rb, uint64_t *lo
  */
 PERFRING_API int perfring_ringbuf_stats(const struct perfring_ringbuf *rb, struct perfring_ring_stats *stats);
 
+/*
+ * Inline iteration, the fastest way to drain a ring buffer (no callback):
+ *
+ *   struct perfring_rb_cursor c;
+ *   const void *data;
+ *   uint32_t size;
+ *
+ *   perfring_ringbuf_cursor(rb, &c);
+ *   while ((data = perfring_ringbuf_cursor_next(&c, &size)))
+ *           handle(data, size);   // the payload, always contiguous
+ *   if (c.err) ...                // -PERFRING_ECORRUPT: records before were fine
+ *   perfring_ringbuf_cursor_commit(rb, &c);
+ *
+ * perfring_ringbuf_cursor() snapshots producer_pos (acquire); each
+ * perfring_ringbuf_cursor_next() loads a length word with acquire ordering
+ * (pairing with the kernel's xchg() of the length at commit) and returns a
+ * submitted record that lies wholly before the snapshot inline; anything
+ * else goes through perfring_ringbuf_cursor_next_slow(): a BUSY record ends
+ * the batch (the records after it wait), a DISCARD record is skipped, a
+ * length that is not possible sets err = -PERFRING_ECORRUPT (position in
+ * perfring_errmsg() and perfring_ringbuf_error_offset()). Records are valid
+ * until the commit, which stores consumer_pos once (as a drain with
+ * perfring_ringbuf_consume()). The cursor belongs to the caller (on the
+ * stack is fine); its fields are private except err. One thread at a time,
+ * as perfring_ringbuf_consume(); a ring in a reader is reached with
+ * perfring_reader_ringbuf() (records taken with the cursor do not pass
+ * through the reader: no PERFRING_MSG_LOST, see perfring_ringbuf_lost()).
+ */
+struct perfring_rb_cursor {
+	const uint8_t *p;     /* next record (its length word) */
+	const uint8_t *limit; /* where the inline path stops (the snapshot, or less) */
+	const uint8_t *end;   /* the producer_pos snapshot, as an address */
+	const uint8_t *first; /* the address of start */
+	uint64_t start;       /* consumer position at the start of the batch */
+	uint64_t n;           /* records returned */
+	struct perfring_ringbuf *rb;
+	int err;              /* 0, or the error that ended the iteration */
+	uint32_t reserved[5];
+};
+
+/* Start a batch: snapshot producer_pos. Returns the bytes available or a
+ * negative error (also in c->err). */
+PERFRING_API int64_t perfring_ringbuf_cursor(struct perfring_ringbuf *rb, struct perfring_rb_cursor *c);
+/* The next record that the inline path does not take, or NULL (end, BUSY, or c->err set). */
+PERFRING_API const void *perfring_ringbuf_cursor_next_slow(struct perfring_rb_cursor *c, uint32_t *size);
+/* Store consumer_pos past every record returned, count them in the stats. */
+PERFRING_API void perfring_ringbuf_cursor_commit(struct perfring_ringbuf *rb, struct perfring_rb_cursor *c);
+
+static inline const void *perfring_ringbuf_cursor_next(struct perfring_rb_cursor *c, uint32_t *size)
+{
+	const uint8_t *p = c->p;
+	/* Acquire: the payload the program wrote before its commit is visible
+	 * once the BUSY bit reads clear (the kernel's xchg() of the length).
+	 * Reading the word at p == limit stays inside the double mapping. */
+	uint32_t len = __atomic_load_n((const uint32_t *)(const void *)p, __ATOMIC_ACQUIRE);
+	uint64_t rec = ((uint64_t)len + 15) & ~(uint64_t)7;
+
+	/* A submitted record wholly before limit: limit - p is below 2^30, so
+	 * a BUSY or DISCARD bit or a length beyond the snapshot (or the end,
+	 * p == limit) fails this one test and goes the slow way. */
+	if (__builtin_expect(rec <= (uint64_t)(c->limit - p), 1)) {
+		c->p = p + rec;
+		c->n++;
+		*size = len;
+		return p + 8;
+	}
+	return perfring_ringbuf_cursor_next_slow(c, size);
+}
+
 /* ---- BPF ring buffers in a reader ---- */
 
 /*

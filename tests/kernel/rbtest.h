@@ -222,4 +222,23 @@ static inline uint64_t rb_collect_once(const struct rb_collect *c, uint64_t n)
 
 #define RB_CHECK_COLLECT(c) CHECKF((c)->errors == 0, "%d bad events, first: %s", (c)->errors, (c)->error)
 
+/* 300 runs of produce_reserve with every third record discarded (seq 2, 5,
+ * ...): 200 submitted. */
+#define RBTEST_PRODUCE_DISCARDING(rt)                                                       \
+	do {                                                                                \
+		(rt)->skel->bss->discard_every = 3;                                         \
+		REQUIRE(rbtest_run((rt)->skel->progs.produce_reserve, 0, 300) == 300);      \
+		CHECK_EQ_U64((rt)->skel->bss->out_ok, 200);                                 \
+		CHECK_EQ_U64((rt)->skel->bss->out_discarded, 100);                          \
+	} while (0)
+
+/* What a reader got of RBTEST_PRODUCE_DISCARDING(): the others, once each. */
+#define RB_CHECK_DISCARDED(c)                                                               \
+	do {                                                                                \
+		CHECK_EQ_U64((c)->rb_samples, 200);                                         \
+		CHECK_EQ_U64(rb_collect_once((c), 300), 200);                               \
+		CHECK((c)->seen[2] == 0 && (c)->seen[5] == 0 && (c)->seen[3] == 1);         \
+		RB_CHECK_COLLECT(c);                                                        \
+	} while (0)
+
 #endif /* PERFRING_RBTEST_H */

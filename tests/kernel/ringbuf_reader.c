@@ -86,18 +86,11 @@ TEST(rb_reader_reserve_discard)
 	RBTEST_SETUP(&rt, 0);
 	rd = rb_reader(&rt, true, 0);
 	REQUIREF(rd, "%s", perfring_errmsg());
-	rt.skel->bss->discard_every = 3;
-	REQUIRE(rbtest_run(rt.skel->progs.produce_reserve, 0, 300) == 300);
-	CHECK_EQ_U64(rt.skel->bss->out_ok, 200);
-	CHECK_EQ_U64(rt.skel->bss->out_discarded, 100);
+	RBTEST_PRODUCE_DISCARDING(&rt);
 	rb_collect_init(&c, 300, 64);
 	ret = perfring_reader_consume(rd, rb_collect_fn, &c);
 	CHECKF(ret == 200, "consume: %d (%s)", ret, perfring_errmsg());
-	CHECK_EQ_U64(c.rb_samples, 200);
-	/* Every third sequence number was discarded, the others came once. */
-	CHECK_EQ_U64(rb_collect_once(&c, 300), 200);
-	CHECK(c.seen[2] == 0 && c.seen[5] == 0 && c.seen[3] == 1);
-	RB_CHECK_COLLECT(&c);
+	RB_CHECK_DISCARDED(&c);
 	rb_collect_free(&c);
 	perfring_reader_free(rd);
 	rbtest_teardown(&rt);
