@@ -167,8 +167,8 @@ static int deliver_record(const struct perfring_ring_record *rec, void *arg)
  * Returns the callback's value, or our own negative error; sets *size, and
  * *lost for a LOST record.
  */
-static int deliver_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
-			perfring_msg_fn fn, void *ctx, unsigned int *size, uint64_t *lost)
+int pr_rd_deliver_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
+		       perfring_msg_fn fn, void *ctx, unsigned int *size, uint64_t *lost)
 {
 	struct perfring_ring_record rec;
 	struct perfring_msg_src src;
@@ -281,7 +281,7 @@ struct msg_run {
  * 16. A record that ends at or before m->last leaves room for the next
  * header, so the common path has no separate end-of-stretch test; the last
  * records of a stretch take the other branch. Stops at the end of the
- * stretch, at the first record it does not take (left for deliver_slow()),
+ * stretch, at the first record it does not take (left for pr_rd_deliver_slow()),
  * or when the callback returns non-zero (m->ret).
  */
 static __attribute__((noinline)) const uint8_t *msg_stretch(struct msg_run *m, const uint8_t *p,
@@ -337,7 +337,7 @@ out:
  * common record, a sample that does not straddle the end of the ring, is
  * handled by msg_stretch(): the user's callback is the only indirect call,
  * and the event's constant fields are set once per batch. Anything else
- * goes through deliver_slow(), one record at a time, and the loop goes on.
+ * goes through pr_rd_deliver_slow(), one record at a time, and the loop goes on.
  * The tail is stored once, at the end.
  */
 static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t end, perfring_msg_fn fn,
@@ -374,7 +374,7 @@ static int drain_fast(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t
 			continue; /* the stretch ended at the end of the data area */
 		/* A record the stretch did not take: wrapped, LOST, other, bad. */
 		memcpy(&type, p, sizeof(type));
-		ret = deliver_slow(rd, r, pos, end, fn, ctx, &size, &one_lost);
+		ret = pr_rd_deliver_slow(rd, r, pos, end, fn, ctx, &size, &one_lost);
 		if (ret < 0)
 			break; /* not consumed: delivered again next time */
 		pos += size;

@@ -348,6 +348,12 @@ bool pr_rd_rb_has_data(const struct pr_rd_ring *r);
  * into *ev (not consumed). 0, or a negative error with the message set. */
 int pr_rd_event_at(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
 		   struct perfring_ring_record *rec, struct perfring_msg *ev, struct perfring_msg_src *src);
+/* The record at pos that an inline drain loop did not take (a wrapped
+ * record, LOST, another type, a bad size), decoded as above and given to fn:
+ * the callback's value, or a negative error. Sets *size, and *lost for a
+ * LOST record (else 0). The perfring_msg and consume_samples drains share it. */
+int pr_rd_deliver_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
+		       perfring_msg_fn fn, void *ctx, unsigned int *size, uint64_t *lost);
 
 /* End a forward drain that walked [start, pos): store the tail (release)
  * and add the counters. */

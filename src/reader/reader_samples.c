@@ -53,27 +53,10 @@ static int samples_adapter(const struct perfring_msg *ev, void *arg)
 	}
 }
 
-/* One record the inline loop did not take. Sets *size and *lost. */
-static int sample_slow(struct perfring_reader *rd, struct pr_rd_ring *r, uint64_t pos, uint64_t end,
-		       struct samples_cb *cb, unsigned int *size, uint64_t *lost)
-{
-	struct perfring_ring_record rec;
-	struct perfring_msg_src src;
-	struct perfring_msg ev;
-	int ret;
-
-	ret = pr_rd_event_at(rd, r, pos, end, &rec, &ev, &src);
-	if (ret < 0)
-		return ret;
-	*size = rec.size;
-	*lost = ev.kind == PERFRING_MSG_LOST ? ev.lost : 0;
-	return samples_adapter(&ev, cb);
-}
-
 /*
  * The inline loop over one contiguous stretch [p, limit) of the data area:
  * samples that lie wholly inside it. Stops at the end of the stretch, at the
- * first record it does not take (left for sample_slow()), or when the
+ * first record it does not take (left for pr_rd_deliver_slow()), or when the
  * callback returns non-zero (*ret). Only six values live across the call
  * (next, limit, n, fn, ctx, cpu), so nothing is reloaded per record.
  */
@@ -146,7 +129,7 @@ static int samples_forward(struct perfring_reader *rd, struct pr_rd_ring *r, uin
 			continue; /* the stretch ended at the end of the data area */
 		/* A record the stretch did not take: wrapped, LOST, other, bad. */
 		memcpy(&type, p, sizeof(type));
-		ret = sample_slow(rd, r, pos, end, cb, &size, &one_lost);
+		ret = pr_rd_deliver_slow(rd, r, pos, end, samples_adapter, cb, &size, &one_lost);
 		if (ret < 0)
 			break; /* not consumed: delivered again next time */
 		pos += size;
