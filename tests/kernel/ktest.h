@@ -97,6 +97,15 @@ static int ktest_libbpf_print(enum libbpf_print_level level, const char *fmt, va
 
 /* Fill a producer's `scratch` map (bpf/producer.bpf.c, bpf/rb_producer.bpf.c)
  * with producer_pattern() for every possible CPU. 0, or -1 with why set. */
+/* A BPF object's load failed with err (libbpf's negative errno): the reason in
+ * why; 1 (skip) when the kernel has no BPF or we lack the privilege for it (not
+ * the test's fault), else -1. */
+static inline int ktest_load_failed(int err, const char *what, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "loading %s failed: %s", what, strerror(-err));
+	return (-err == ENOSYS || -err == EPERM || -err == EACCES) ? 1 : -1;
+}
+
 static inline int ktest_fill_scratch(int scratch_fd, char *why, size_t whylen)
 {
 	static unsigned char pattern[65536];
@@ -143,13 +152,9 @@ static inline int ktest_setup_rc(struct ktest *kt, int max_entries)
 	}
 	err = producer_bpf__load(kt->skel);
 	if (err) {
-		int e = -err;
-
-		snprintf(kt->why, sizeof(kt->why), "loading the BPF producer failed: %s", strerror(e));
 		producer_bpf__destroy(kt->skel);
 		kt->skel = NULL;
-		/* No BPF in this kernel or no privilege for it: not this test's fault. */
-		return (e == ENOSYS || e == EPERM || e == EACCES) ? 1 : -1;
+		return ktest_load_failed(err, "the BPF producer", kt->why, sizeof(kt->why));
 	}
 	kt->map_fd = bpf_map__fd(kt->skel->maps.events);
 	kt->prog_fd = bpf_program__fd(kt->skel->progs.produce);

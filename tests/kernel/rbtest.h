@@ -45,12 +45,9 @@ static inline int rbtest_setup_rc(struct rbtest *rt, uint32_t rb_size)
 	}
 	err = rb_producer_bpf__load(rt->skel);
 	if (err) {
-		int e = -err;
-
-		snprintf(rt->why, sizeof(rt->why), "loading the BPF ring buffer producer failed: %s", strerror(e));
 		rb_producer_bpf__destroy(rt->skel);
 		rt->skel = NULL;
-		return (e == ENOSYS || e == EPERM || e == EACCES) ? 1 : -1;
+		return ktest_load_failed(err, "the BPF ring buffer producer", rt->why, sizeof(rt->why));
 	}
 	rt->rb_fd = bpf_map__fd(rt->skel->maps.rb);
 	rt->lost_fd = bpf_map__fd(rt->skel->maps.perfring_rb_lost);
