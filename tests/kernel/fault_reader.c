@@ -30,7 +30,7 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 
-#include "unit/fault.h"
+#include "unit/fault_sweep.h"
 #include "ktest.h"
 
 static struct ktest kt;
@@ -43,15 +43,6 @@ struct outcome {
 	char wrong[256];   /* a call that succeeded with a wrong result */
 };
 
-static char sentinel[256];
-
-/* Set perfring_errmsg() to a known message, so that a failure that leaves
- * it alone is seen. */
-static void errmsg_mark(void)
-{
-	perfring_reader_ring_fd(NULL, 0);
-	snprintf(sentinel, sizeof(sentinel), "%s", perfring_errmsg());
-}
 
 static void fail_at(struct outcome *o, const char *step, int ret)
 {
@@ -295,7 +286,7 @@ static void run_scenario(const char *name, void (*sc)(struct outcome *))
 	CHECK_EQ_INT(th_open_fds(), fds0);
 	hit_names[0] = '\0';
 	for (n = 1; n <= total; n++) {
-		errmsg_mark();
+		fault_errmsg_mark();
 		memset(&o, 0, sizeof(o));
 		produced = received = 0;
 		fault_start(n);
@@ -316,7 +307,7 @@ static void run_scenario(const char *name, void (*sc)(struct outcome *))
 			note_hit(fault_what);
 		CHECKF(o.ret < 0 && o.ret != -1000, "%s: call %lu (%s): %s returned %d (NULL without errno?)", name, n,
 		       fault_what ? fault_what : "?", o.step, o.ret);
-		CHECKF(o.msg[0] && strcmp(o.msg, sentinel) != 0, "%s: call %lu (%s): %s returned %d, errmsg not set",
+		CHECKF(o.msg[0] && strcmp(o.msg, fault_sentinel) != 0, "%s: call %lu (%s): %s returned %d, errmsg not set",
 		       name, n, fault_what ? fault_what : "?", o.step, o.ret);
 	}
 	fprintf(stderr, "# %s: %lu calls, %lu failed cleanly; failed calls:%s\n", name, total, failed, hit_names);

@@ -13,8 +13,7 @@
 
 #include <perfring/perfring.h>
 
-#include "unit/fault.h"
-#include "harness.h"
+#include "unit/fault_sweep.h"
 
 static int count_fn(const struct perfring_ring_record *rec, void *ctx)
 {
@@ -48,9 +47,6 @@ static int sc_ring(void)
 TEST(fault_ring)
 {
 	struct perf_event_attr a;
-	unsigned long total, n, failed = 0;
-	char mark[256];
-	int ret;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -62,27 +58,6 @@ TEST(fault_ring)
 	ev_fd = (int)syscall(__NR_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (ev_fd < 0)
 		SKIP("perf_event_open: %s", strerror(errno));
-	fault_start(0);
-	ret = sc_ring();
-	total = fault_stop();
-	REQUIREF(ret == 0, "clean run: %d %s", ret, perfring_errmsg());
-	REQUIRE(total > 0);
-	for (n = 1; n <= total; n++) {
-		perfring_ring_fd(NULL); /* a known errmsg */
-		snprintf(mark, sizeof(mark), "%s", perfring_errmsg());
-		errno = 0;
-		fault_start(n);
-		ret = sc_ring();
-		fault_stop();
-		if (!fault_what || ret == 0)
-			continue;
-		failed++;
-		CHECKF(ret < 0, "call %lu (%s): returned %d", n, fault_what, ret);
-		CHECKF(*perfring_errmsg() && strcmp(perfring_errmsg(), mark) != 0,
-		       "call %lu (%s): ret %d, errmsg not set (\"%s\")", n, fault_what, ret, perfring_errmsg());
-		if (getenv("FAULT_VERBOSE"))
-			fprintf(stderr, "ring #%lu %s: %d %s\n", n, fault_what, ret, perfring_errmsg());
-	}
-	fprintf(stderr, "# ring: %lu calls, %lu failed cleanly\n", total, failed);
+	fault_sweep("ring", sc_ring, NULL);
 	close(ev_fd);
 }

@@ -8,8 +8,8 @@
  * with a fresh perfring_errmsg(); the ASan and valgrind suites check that no
  * run leaks.
  */
-#include "unit/fault.h"
 #include "kernel/rbtest.h"
+#include "unit/fault_sweep.h"
 
 static struct rbtest rt;
 
@@ -66,34 +66,7 @@ static void refill(void)
 
 TEST(fault_ringbuf)
 {
-	unsigned long total, n, failed = 0;
-	char mark[256];
-	int ret;
-
 	RBTEST_SETUP(&rt, 0);
-	refill();
-	fault_start(0);
-	ret = sc_ringbuf();
-	total = fault_stop();
-	REQUIREF(ret == 0, "clean run: %d %s", ret, perfring_errmsg());
-	REQUIRE(total > 0);
-	for (n = 1; n <= total; n++) {
-		refill();
-		perfring_ringbuf_fd(NULL); /* a known errmsg */
-		snprintf(mark, sizeof(mark), "%s", perfring_errmsg());
-		errno = 0;
-		fault_start(n);
-		ret = sc_ringbuf();
-		fault_stop();
-		if (!fault_what || ret == 0)
-			continue;
-		failed++;
-		CHECKF(ret < 0, "call %lu (%s): returned %d", n, fault_what, ret);
-		CHECKF(*perfring_errmsg() && strcmp(perfring_errmsg(), mark) != 0,
-		       "call %lu (%s): ret %d, errmsg not set (\"%s\")", n, fault_what, ret, perfring_errmsg());
-		if (getenv("FAULT_VERBOSE"))
-			fprintf(stderr, "ringbuf #%lu %s: %d %s\n", n, fault_what, ret, perfring_errmsg());
-	}
-	fprintf(stderr, "# ringbuf: %lu calls, %lu failed cleanly\n", total, failed);
+	fault_sweep("ringbuf", sc_ringbuf, refill);
 	rbtest_teardown(&rt);
 }

@@ -12,31 +12,11 @@
 
 #include <perfring/perfring.h>
 
-#include "fault.h"
-#include "harness.h"
+#include "fault_sweep.h"
 #include "perfdata_build.h"
 
 static struct pdb img_file, img_pipe;
 static char path_in[64], path_out[64];
-
-/* Set perfring_errmsg() to a known message so that a failure that does not
- * set it is seen. */
-static char sentinel[256];
-static void errmsg_mark(void)
-{
-	struct perfring_perfdata *pd = perfring_perfdata_open_mem(NULL, 0, NULL);
-
-	if (pd)
-		perfring_perfdata_free(pd);
-	snprintf(sentinel, sizeof(sentinel), "%s", perfring_errmsg());
-}
-
-static bool errmsg_fresh(void)
-{
-	const char *m = perfring_errmsg();
-
-	return m && *m && strcmp(m, sentinel) != 0;
-}
 
 /* Read everything; 0 or the first error (negative; errno for a NULL open). */
 static int drain(struct perfring_perfdata *pd)
@@ -127,43 +107,6 @@ static int sc_writer(void)
 	return perfring_perfdata_writer_close(w);
 }
 
-/* Run sc for every N; prepare (may be NULL) runs before each run. */
-static void run_all(const char *name, int (*sc)(void), void (*prepare)(void))
-{
-	unsigned long total, n, failed = 0, survived = 0;
-	int ret;
-
-	if (prepare)
-		prepare();
-	fault_start(0);
-	ret = sc();
-	total = fault_stop();
-	REQUIREF(ret == 0, "%s: clean run failed: %d %s", name, ret, perfring_errmsg());
-	REQUIREF(total > 0, "%s: no call counted (is --wrap in effect?)", name);
-	for (n = 1; n <= total; n++) {
-		if (prepare)
-			prepare();
-		errmsg_mark();
-		errno = 0;
-		fault_start(n);
-		ret = sc();
-		fault_stop();
-		if (!fault_what)
-			continue; /* this run made fewer calls */
-		if (ret == 0) {
-			survived++;
-			continue;
-		}
-		failed++;
-		CHECKF(ret < 0, "%s: call %lu (%s) failed: returned %d", name, n, fault_what, ret);
-		CHECKF(errmsg_fresh(), "%s: call %lu (%s) failed: ret %d, errmsg not set (still \"%s\")", name, n,
-		       fault_what, ret, perfring_errmsg());
-		if (getenv("FAULT_VERBOSE"))
-			fprintf(stderr, "%s #%lu %s: %d %s\n", name, n, fault_what, ret, perfring_errmsg());
-	}
-	fprintf(stderr, "# %s: %lu calls, %lu failed cleanly, %lu recovered\n", name, total, failed, survived);
-}
-
 static void setup(void)
 {
 	static bool done;
@@ -184,11 +127,11 @@ static void setup(void)
 	fclose(f);
 }
 
-TEST(fault_perfdata_mem) { setup(); run_all("mem", sc_mem, NULL); }
-TEST(fault_perfdata_path) { setup(); run_all("path", sc_path, NULL); }
-TEST(fault_perfdata_fd) { setup(); run_all("fd", sc_fd, NULL); }
-TEST(fault_perfdata_pipe) { setup(); run_all("pipe", sc_pipe, pipe_prepare); }
-TEST(fault_perfdata_writer) { setup(); run_all("writer", sc_writer, NULL); }
+TEST(fault_perfdata_mem) { setup(); fault_sweep("mem", sc_mem, NULL); }
+TEST(fault_perfdata_path) { setup(); fault_sweep("path", sc_path, NULL); }
+TEST(fault_perfdata_fd) { setup(); fault_sweep("fd", sc_fd, NULL); }
+TEST(fault_perfdata_pipe) { setup(); fault_sweep("pipe", sc_pipe, pipe_prepare); }
+TEST(fault_perfdata_writer) { setup(); fault_sweep("writer", sc_writer, NULL); }
 
 TEST(fault_perfdata_cleanup)
 {
