@@ -11,87 +11,23 @@
 
 if [ ! -x "$PERFRING" ]; then
 	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	# --- (7) without privilege (perf_event_paranoid 2: user space only, as perf does) --------------
-if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
-	nob="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	mkdir -m 777 "$T_TMP/nobody"
-	chmod 755 "$T_TMP"
-	f="$T_TMP/nobody/u.data"
-	t_run "$T_TMP/out" "$T_TMP/err" $nob "$PERFRING" record -o "$f" -- "$TARGET" spin 0.3
-	t_check unpriv_user_only "unprivileged: exit $T_RC, stderr $(head -c 300 "$T_TMP/err")" \
-		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock (perf_event_paranoid); recording cpu-clock:u' '$T_TMP/err'"
-	n=$(perf script -f -F ip,sym -G -i "$f" 2>/dev/null | grep -c ' symt_')
-	t_check unpriv_named "unprivileged recording: $n samples in symt_* (want > 20)" [ "$n" -gt 20 ]
-	t_one_line_error unpriv_all "perf_event_paranoid is" $nob "$PERFRING" record -a -o "$T_TMP/nobody/a.data"
-else
-	skip unpriv "setpriv missing or perf_event_paranoid below 2"
-fi
-
-t_finish
+	t_finish
 	exit 1
 fi
 if ! command -v perf >/dev/null; then
 	skip record_perf "perf (linux-perf) is not installed: it is the oracle of these tests"
-	# --- (7) without privilege (perf_event_paranoid 2: user space only, as perf does) --------------
-if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
-	nob="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	mkdir -m 777 "$T_TMP/nobody"
-	chmod 755 "$T_TMP"
-	f="$T_TMP/nobody/u.data"
-	t_run "$T_TMP/out" "$T_TMP/err" $nob "$PERFRING" record -o "$f" -- "$TARGET" spin 0.3
-	t_check unpriv_user_only "unprivileged: exit $T_RC, stderr $(head -c 300 "$T_TMP/err")" \
-		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock (perf_event_paranoid); recording cpu-clock:u' '$T_TMP/err'"
-	n=$(perf script -f -F ip,sym -G -i "$f" 2>/dev/null | grep -c ' symt_')
-	t_check unpriv_named "unprivileged recording: $n samples in symt_* (want > 20)" [ "$n" -gt 20 ]
-	t_one_line_error unpriv_all "perf_event_paranoid is" $nob "$PERFRING" record -a -o "$T_TMP/nobody/a.data"
-else
-	skip unpriv "setpriv missing or perf_event_paranoid below 2"
-fi
-
-t_finish
+	t_finish
 	exit $?
 fi
 if ! t_need_root; then
 	skip record_perf "needs root: -a, -p and tracepoints of every task"
-	# --- (7) without privilege (perf_event_paranoid 2: user space only, as perf does) --------------
-if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
-	nob="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	mkdir -m 777 "$T_TMP/nobody"
-	chmod 755 "$T_TMP"
-	f="$T_TMP/nobody/u.data"
-	t_run "$T_TMP/out" "$T_TMP/err" $nob "$PERFRING" record -o "$f" -- "$TARGET" spin 0.3
-	t_check unpriv_user_only "unprivileged: exit $T_RC, stderr $(head -c 300 "$T_TMP/err")" \
-		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock (perf_event_paranoid); recording cpu-clock:u' '$T_TMP/err'"
-	n=$(perf script -f -F ip,sym -G -i "$f" 2>/dev/null | grep -c ' symt_')
-	t_check unpriv_named "unprivileged recording: $n samples in symt_* (want > 20)" [ "$n" -gt 20 ]
-	t_one_line_error unpriv_all "perf_event_paranoid is" $nob "$PERFRING" record -a -o "$T_TMP/nobody/a.data"
-else
-	skip unpriv "setpriv missing or perf_event_paranoid below 2"
-fi
-
-t_finish
+	t_finish
 	exit $?
 fi
 TARGET="$PERFRING_BUILD/tests/helpers/sym_target"
 if [ ! -x "$TARGET" ]; then
 	fail target_built "$TARGET does not exist (make $TARGET)"
-	# --- (7) without privilege (perf_event_paranoid 2: user space only, as perf does) --------------
-if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ]; then
-	nob="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	mkdir -m 777 "$T_TMP/nobody"
-	chmod 755 "$T_TMP"
-	f="$T_TMP/nobody/u.data"
-	t_run "$T_TMP/out" "$T_TMP/err" $nob "$PERFRING" record -o "$f" -- "$TARGET" spin 0.3
-	t_check unpriv_user_only "unprivileged: exit $T_RC, stderr $(head -c 300 "$T_TMP/err")" \
-		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock (perf_event_paranoid); recording cpu-clock:u' '$T_TMP/err'"
-	n=$(perf script -f -F ip,sym -G -i "$f" 2>/dev/null | grep -c ' symt_')
-	t_check unpriv_named "unprivileged recording: $n samples in symt_* (want > 20)" [ "$n" -gt 20 ]
-	t_one_line_error unpriv_all "perf_event_paranoid is" $nob "$PERFRING" record -a -o "$T_TMP/nobody/a.data"
-else
-	skip unpriv "setpriv missing or perf_event_paranoid below 2"
-fi
-
-t_finish
+	t_finish
 	exit 1
 fi
 # The named share may differ by this many points between a perfring and a
