@@ -110,7 +110,9 @@ typedef int (*perfring_ringbuf_fn)(void *ctx, const void *data, size_t size);
 PERFRING_API int perfring_ringbuf_consume(struct perfring_ringbuf *rb, size_t budget, perfring_ringbuf_fn fn,
 					  void *ctx);
 
-/* Bytes written and not yet consumed (producer_pos - consumer_pos). */
+/* Bytes written and not yet consumed (producer_pos - consumer_pos), loaded
+ * after a full memory barrier: the check to make before sleeping on the
+ * map's fd (consumer_pos is stored with release ordering only). */
 PERFRING_API uint64_t perfring_ringbuf_bytes_available(const struct perfring_ringbuf *rb);
 
 /* The data area size in bytes (the map's max_entries), 0 for NULL. */

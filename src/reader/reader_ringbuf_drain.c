@@ -33,6 +33,9 @@ bool pr_rd_rb_has_data(const struct pr_rd_ring *r)
 {
 	const struct perfring_ringbuf *rb = r->rb;
 
+	/* The check before sleeping: ordered after our last store of
+	 * consumer_pos (barrier.h, (L)). */
+	pr_rb_fence_before_check();
 	if (!pr_rb_avail(rb))
 		return false;
 	return !(pr_rb_load_len((const volatile uint32_t *)(rb->data + (pr_rb_cons(rb) & rb->mask))) & PR_RB_BUSY);

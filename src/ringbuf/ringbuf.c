@@ -277,7 +277,12 @@ int perfring_ringbuf_consume(struct perfring_ringbuf *rb, size_t budget, perfrin
 
 uint64_t perfring_ringbuf_bytes_available(const struct perfring_ringbuf *rb)
 {
-	return rb ? pr_rb_avail(rb) : 0;
+	if (!rb)
+		return 0;
+	/* A caller checks this before sleeping: ordered after our last store
+	 * of consumer_pos (barrier.h, (L)). */
+	pr_rb_fence_before_check();
+	return pr_rb_avail(rb);
 }
 
 size_t perfring_ringbuf_data_size(const struct perfring_ringbuf *rb)
