@@ -198,20 +198,25 @@ static int ow_snapshot(struct perfring_ringbuf *rb)
 		over = pr_rb_load_overwrite(rb->overwrite_pos);
 		if (older(prod, over))
 			continue; /* a fast producer between the two loads: load both again */
-		if (PR_UNLIKELY((prod | over) & 7))
-			return pr_rb_corrupt(rb, (prod & 7) ? prod : over,
-					     (prod & 7) ? "producer_pos is not 8-byte aligned" :
-							  "overwrite_pos is not 8-byte aligned");
-		if (PR_UNLIKELY(prod - over > rb->data_size))
-			return pr_rb_corrupt(rb, over, "overwrite_pos is more than the ring size behind producer_pos");
-		lo = over;
+		if (PR_UNLIKELY(prod & 7))
+			return pr_rb_corrupt(rb, prod, "producer_pos is not 8-byte aligned");
+		/* The walk starts at what we have seen, or at overwrite_pos if the
+		 * producer has passed that; only the start needs to be sane (after
+		 * perfring_ringbuf_discard() it is ours). */
 		if (older(over, seen)) {
+			lo = seen;
 			if (PR_UNLIKELY(older(prod, seen)))
 				return pr_rb_corrupt(rb, seen, "consumer_pos is ahead of producer_pos");
 			if (PR_UNLIKELY(seen & 7))
 				return pr_rb_corrupt(rb, seen, "consumer_pos is not 8-byte aligned");
-			lo = seen;
+		} else {
+			lo = over;
+			if (PR_UNLIKELY(over & 7))
+				return pr_rb_corrupt(rb, over, "overwrite_pos is not 8-byte aligned");
 		}
+		if (PR_UNLIKELY(prod - lo > rb->data_size))
+			return pr_rb_corrupt(rb, lo, lo == over ? "overwrite_pos is more than the ring size behind producer_pos" :
+								  "consumer_pos is more than the ring size behind producer_pos");
 		ret = ow_grow(rb, (size_t)((prod - lo) / 8) + 1);
 		if (ret)
 			return ret;
