@@ -77,39 +77,23 @@ static uint64_t rest_bytes(const struct perfring_ringbuf *rb)
 	return e->off + rec_size(e->len);
 }
 
-static int ow_grow(struct perfring_ringbuf *rb, size_t n)
+/* buf (*cap elements of elem bytes) grown to at least n elements, doubling;
+ * NULL (message set, buf kept) when out of memory. */
+static void *grow(void *buf, size_t *cap, size_t n, size_t elem, const char *what)
 {
-	struct pr_rb_ow_rec *p;
-	size_t cap = rb->ow_cap ? rb->ow_cap : 64;
+	size_t c = *cap ? *cap : 64;
+	void *p;
 
-	if (n <= rb->ow_cap)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	p = realloc(rb->ow, cap * sizeof(*p));
+	if (n <= *cap)
+		return buf;
+	while (c < n)
+		c *= 2;
+	p = realloc(buf, c * elem);
 	if (!p)
-		return pr_fail(ENOMEM, "overwrite BPF ring buffer: out of memory for a snapshot of up to %zu records", n);
-	rb->ow = p;
-	rb->ow_cap = cap;
-	return 0;
-}
-
-static int copy_grow(struct perfring_ringbuf *rb, size_t words)
-{
-	uint64_t *p;
-	size_t cap = rb->ow_copy_cap ? rb->ow_copy_cap : 64;
-
-	if (words <= rb->ow_copy_cap)
-		return 0;
-	while (cap < words)
-		cap *= 2;
-	p = realloc(rb->ow_copy, cap * sizeof(*p));
-	if (!p)
-		return pr_fail(ENOMEM, "overwrite BPF ring buffer: out of memory for a copy of a %zu-byte record",
-			       words * 8);
-	rb->ow_copy = p;
-	rb->ow_copy_cap = cap;
-	return 0;
+		return pr_fail_null(ENOMEM, "overwrite BPF ring buffer: out of memory for %s (%zu bytes)", what,
+				    n * elem);
+	*cap = c;
+	return p;
 }
 
 /* The first of the walk's n records at position pos (relative offset off), n if pos is the walk's end. */
@@ -190,6 +174,7 @@ static int ow_walk(struct perfring_ringbuf *rb, uint64_t *lo, uint64_t prod, uin
 static int ow_snapshot(struct perfring_ringbuf *rb)
 {
 	uint64_t prod = 0, over = 0, lo, end = 0, seen = rb->cons;
+	struct pr_rb_ow_rec *idx;
 	int tries, ret;
 
 	rb->ow_n = 0;
@@ -217,9 +202,10 @@ static int ow_snapshot(struct perfring_ringbuf *rb)
 		if (PR_UNLIKELY(prod - lo > rb->data_size))
 			return pr_rb_corrupt(rb, lo, lo == over ? "overwrite_pos is more than the ring size behind producer_pos" :
 								  "consumer_pos is more than the ring size behind producer_pos");
-		ret = ow_grow(rb, (size_t)((prod - lo) / 8) + 1);
-		if (ret)
-			return ret;
+		idx = grow(rb->ow, &rb->ow_cap, (size_t)((prod - lo) / 8) + 1, sizeof(*rb->ow), "the index of a snapshot");
+		if (!idx)
+			return -ENOMEM;
+		rb->ow = idx;
 		ret = ow_walk(rb, &lo, prod, &end);
 		if (ret < 0)
 			return ret;
@@ -255,7 +241,7 @@ static int ow_deliver(struct perfring_ringbuf *rb, size_t budget, pr_rb_deliver_
 
 	while (rb->ow_n && (!budget || (size_t)n < budget)) {
 		const struct pr_rb_ow_rec *e = &rb->ow[rb->ow_n - 1];
-		uint64_t pos = rb->ow_lo + e->off, size = rec_size(e->len), over, prod;
+		uint64_t pos = rb->ow_lo + e->off, size = rec_size(e->len), over, prod, *copy;
 		uint32_t len;
 
 		if (e->len & PR_RB_DISCARD) {
@@ -263,9 +249,12 @@ static int ow_deliver(struct perfring_ringbuf *rb, size_t budget, pr_rb_deliver_
 			rb->ow_n--;
 			continue;
 		}
-		ret = copy_grow(rb, (size_t)(size / 8));
-		if (ret)
+		copy = grow(rb->ow_copy, &rb->ow_copy_cap, (size_t)(size / 8), sizeof(*rb->ow_copy), "the copy of a record");
+		if (!copy) {
+			ret = -ENOMEM;
 			break;
+		}
+		rb->ow_copy = copy;
 		/* The walk checked size <= the snapshot <= data_size: the copy
 		 * stays inside the data area's two copies. */
 		pr_rb_copy_words(rb->ow_copy, (const volatile uint64_t *)(const void *)(rb->data + (pos & rb->mask)),

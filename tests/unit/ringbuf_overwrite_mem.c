@@ -421,6 +421,23 @@ static void expect_corrupt(struct rbsim *s, struct perfring_ringbuf *rb, uint64_
 	CHECK_EQ_INT(c.seq[0], 77);
 }
 
+/* A ring whose positions are cons, prod, over at creation: corrupt at pos. */
+static void corrupt_positions(uint64_t cons, uint64_t prod, uint64_t over, uint64_t pos, const char *why)
+{
+	struct rbsim s;
+	struct perfring_ringbuf *rb;
+
+	REQUIRE(rbs_init(&s, SZ) == 0);
+	*s.cons = cons;
+	*s.prod = prod;
+	*rbs_over(&s) = over;
+	rb = rbs_ow_ring(&s);
+	REQUIRE(rb);
+	expect_corrupt(&s, rb, pos, why);
+	perfring_ringbuf_free(rb);
+	rbs_free(&s);
+}
+
 TEST(ow_corrupt_lengths_and_positions)
 {
 	static const struct {
@@ -451,41 +468,10 @@ TEST(ow_corrupt_lengths_and_positions)
 
 	/* overwrite_pos misaligned, more than a ring behind producer_pos,
 	 * consumer_pos ahead of producer_pos or misaligned. */
-	REQUIRE(rbs_init(&s, SZ) == 0);
-	rb = rbs_ow_ring(&s);
-	REQUIRE(rb);
-	*s.prod = 64;
-	*rbs_over(&s) = 12;
-	expect_corrupt(&s, rb, 12, "overwrite_pos is not 8-byte aligned");
-	perfring_ringbuf_free(rb);
-	rbs_free(&s);
-
-	REQUIRE(rbs_init(&s, SZ) == 0);
-	rb = rbs_ow_ring(&s);
-	REQUIRE(rb);
-	*s.prod = 3 * SZ;
-	*rbs_over(&s) = SZ;
-	expect_corrupt(&s, rb, SZ, "more than the ring size behind");
-	perfring_ringbuf_free(rb);
-	rbs_free(&s);
-
-	REQUIRE(rbs_init(&s, SZ) == 0);
-	*s.cons = 4096;
-	*s.prod = 64;
-	rb = rbs_ow_ring(&s);
-	REQUIRE(rb);
-	expect_corrupt(&s, rb, 4096, "consumer_pos is ahead of producer_pos");
-	perfring_ringbuf_free(rb);
-	rbs_free(&s);
-
-	REQUIRE(rbs_init(&s, SZ) == 0);
-	*s.cons = 12;
-	*s.prod = 64;
-	rb = rbs_ow_ring(&s);
-	REQUIRE(rb);
-	expect_corrupt(&s, rb, 12, "consumer_pos is not 8-byte aligned");
-	perfring_ringbuf_free(rb);
-	rbs_free(&s);
+	corrupt_positions(0, 64, 12, 12, "overwrite_pos is not 8-byte aligned");
+	corrupt_positions(0, 3 * SZ, SZ, SZ, "more than the ring size behind");
+	corrupt_positions(4096, 64, 0, 4096, "consumer_pos is ahead of producer_pos");
+	corrupt_positions(12, 64, 0, 12, "consumer_pos is not 8-byte aligned");
 }
 
 /* overwrite_pos beyond producer_pos that never settles: -EAGAIN, bounded. */
