@@ -258,7 +258,9 @@ static inline const void *perfring_ringbuf_cursor_next(struct perfring_rb_cursor
  * records are due as soon as they are submitted, its wakeups are the
  * kernel's (or the program's BPF_RB_* flags). A ring buffer cannot be
  * paused from user space: perfring_reader_pause() leaves it writing,
- * pause_ring() on it is -EOPNOTSUPP. A reader in time order
+ * pause_ring() on it is -EOPNOTSUPP. An overwrite ring buffer is read as
+ * perfring_ringbuf_consume() reads one (newest first, as copies; the
+ * copy-out read goes through one snapshot per pass). A reader in time order
  * (order_window_ns) takes none: -EOPNOTSUPP. Not concurrent with reads
  * (set-up only, as perfring_reader_add()).
  */
