@@ -135,6 +135,7 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 		return NULL;
 	}
 	sopts.lines = r->opts.lines;
+	sopts.inlines = r->opts.inlines;
 	sopts.kallsyms = r->opts.kallsyms;
 	r->procs = perfring_procs_new(&popts);
 	r->sym = perfring_symbolizer_new(&sopts);
@@ -273,6 +274,11 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 		f->offset = res.offset;
 		f->file = res.file;
 		f->line = res.line;
+		if (r->opts.inlines && res.nr_frames > 1) {
+			/* The symbolizer keeps its frames until it is freed, as long as this reader. */
+			f->inlined = res.frames;
+			f->ninlined = res.nr_frames - 1;
+		}
 		if (kernel && res.binary)
 			f->dso = res.binary;
 		/* perf names a BPF program's dso after the program (bpf_prog_TAG_NAME). */
@@ -417,6 +423,10 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 		out->s = &r->d.u.sample;
 		out->event = ev;
 		out->event_name = r->names[ev];
+		if (out->s->present & PERF_SAMPLE_PERIOD)
+			out->period = out->s->period;
+		else
+			out->period = r->rec.attr->attr ? r->rec.attr->attr->sample_period : 1;
 		out->has_callchain = (r->rec.attr->cfg.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 		out->comm = ans_threads_comm(r->threads, out->s->tid);
 		if (!out->comm && out->s->tid == 0)
