@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "answers/ans_export.h"
 #include "export/profile.h"
@@ -30,7 +31,13 @@ struct ans_export {
 	int nevents;
 	struct prof_frame *frames;
 	size_t cap;
+	/* The files, opened by ans_export_new(): a path that cannot be written
+	 * fails before the input is read. Indexes: FOLDED, PPROF, SPEEDSCOPE. */
+	FILE *out[3];
+	const char *path[3];
 };
+
+enum { OUT_FOLDED, OUT_PPROF, OUT_SPEEDSCOPE };
 
 bool ans_export_option(struct ans_export_opts *o, int c, const char *arg)
 {
@@ -98,9 +105,19 @@ bool ans_export_to_stdout(const struct ans_export_opts *o)
 	return false;
 }
 
+static FILE *open_out(const char *cmd, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f)
+		tool_error(cmd, "%s: cannot create it: %s", path, strerror(errno));
+	return f;
+}
+
 struct ans_export *ans_export_new(const char *cmd, const struct ans_export_opts *o)
 {
 	struct ans_export *x;
+	int i;
 
 	if (!prof_new || !prof_add || !prof_free || !prof_write_folded || !prof_write_pprof || !prof_write_speedscope ||
 	    !prof_set_clock || !prof_set_sampling) {
@@ -115,6 +132,15 @@ struct ans_export *ans_export_new(const char *cmd, const struct ans_export_opts 
 	}
 	x->cmd = cmd;
 	x->o = *o;
+	x->path[OUT_FOLDED] = o->folded;
+	x->path[OUT_PPROF] = o->pprof;
+	x->path[OUT_SPEEDSCOPE] = o->speedscope;
+	for (i = 0; i < 3; i++) {
+		if (x->path[i] && !(x->out[i] = open_out(cmd, x->path[i]))) {
+			ans_export_free(x);
+			return NULL;
+		}
+	}
 	return x;
 }
 
@@ -124,6 +150,13 @@ void ans_export_free(struct ans_export *x)
 		return;
 	if (x->p)
 		prof_free(x->p);
+	/* Files still open were not written (an error came first): none is left half made. */
+	for (int i = 0; i < 3; i++) {
+		if (x->out[i] && x->out[i] != stdout) {
+			fclose(x->out[i]);
+			unlink(x->path[i]);
+		}
+	}
 	free(x->frames);
 	free(x);
 }
@@ -234,15 +267,6 @@ nomem:
 	return -ENOMEM;
 }
 
-static FILE *open_out(const char *cmd, const char *path)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-
-	if (!f)
-		tool_error(cmd, "%s: cannot create it: %s", path, strerror(errno));
-	return f;
-}
-
 static int close_out(const char *cmd, const char *path, FILE *f, int err)
 {
 	int bad = ferror(f);
@@ -279,8 +303,7 @@ static void describe_recording(struct ans_export *x, const struct ans_reader *r)
 int ans_export_finish(struct ans_export *x, const struct ans_reader *r, const char *title)
 {
 	static const char *const empty[] = { "none" };
-	int ret = EXIT_OK;
-	FILE *f;
+	int ret = EXIT_OK, i;
 
 	if (!x->p) /* no sample: the files are written empty of samples all the same */
 		x->p = prof_new(empty, 1);
@@ -291,18 +314,22 @@ int ans_export_finish(struct ans_export *x, const struct ans_reader *r, const ch
 	}
 	if (x->nevents)
 		describe_recording(x, r);
-	if (x->o.folded && (f = open_out(x->cmd, x->o.folded)))
-		ret |= close_out(x->cmd, x->o.folded, f, prof_write_folded(x->p, -1, x->o.by_period, f)) ? EXIT_ERROR : 0;
-	else if (x->o.folded)
-		ret = EXIT_ERROR;
-	if (x->o.pprof && (f = open_out(x->cmd, x->o.pprof)))
-		ret |= close_out(x->cmd, x->o.pprof, f, prof_write_pprof(x->p, f)) ? EXIT_ERROR : 0;
-	else if (x->o.pprof)
-		ret = EXIT_ERROR;
-	if (x->o.speedscope && (f = open_out(x->cmd, x->o.speedscope)))
-		ret |= close_out(x->cmd, x->o.speedscope, f, prof_write_speedscope(x->p, title, f)) ? EXIT_ERROR : 0;
-	else if (x->o.speedscope)
-		ret = EXIT_ERROR;
+	for (i = 0; i < 3; i++) {
+		FILE *f = x->out[i];
+		int err;
+
+		if (!f)
+			continue;
+		if (i == OUT_FOLDED)
+			err = prof_write_folded(x->p, -1, x->o.by_period, f);
+		else if (i == OUT_PPROF)
+			err = prof_write_pprof(x->p, f);
+		else
+			err = prof_write_speedscope(x->p, title, f);
+		x->out[i] = NULL;
+		if (close_out(x->cmd, x->path[i], f, err))
+			ret = EXIT_ERROR;
+	}
 	ans_export_free(x);
 	return ret ? EXIT_ERROR : EXIT_OK;
 }
