@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The exports' inlined frames (--inline), on a file recorded at test time by
+# perf record -g of tests/helpers/inline_work (-O2 -g: inl_step forced inline
+# into inl_mix, forced inline into inl_outer):
+# - folded: the leaf's inline chain, per sample, is what addr2line -f -i (the
+#   binutils oracle, reading the same DWARF) gives for the sampled address,
+#   e.g. "...;inl_outer;inl_mix;inl_step"; without the inlined functions the
+#   stacks are those of --no-inline (the default, which has none of them);
+# - pprof: go tool pprof -top shows inl_step and inl_mix "(inline)" with the
+#   flat samples addr2line gives them, -traces their chain innermost first,
+#   -raw one location with three lines; without --inline pprof has none;
+# - speedscope: inl_step is a frame of its own under inl_mix;
+# - script --inline writes the same as report --inline.
+. "$(dirname "$0")/lib.sh"
+
+WORK="$PERFRING_BUILD/tests/helpers/inline_work"
+for b in "$PERFRING" "$WORK"; do
+	if [ ! -x "$b" ]; then
+		fail built "$b is not built (make $b)"
+		t_finish
+		exit 1
+	fi
+done
+if ! command -v perf >/dev/null || ! command -v addr2line >/dev/null; then
+	skip export_inline "perf (linux-perf) or addr2line (binutils) is not installed: they are the oracles"
+	t_finish
+	exit $?
+fi
+data="$T_TMP/inline.data"
+if ! perf record -q -g -F 999 -o "$data" "$WORK" 300 >"$T_TMP/record.out" 2>&1; then
+	skip export_inline "perf record -g failed here (perf_event_paranoid? no PMU?): $(head -n 1 "$T_TMP/record.out")"
+	t_finish
+	exit $?
+fi
+if ! readelf --debug-dump=info "$WORK" 2>/dev/null | grep -q DW_TAG_inlined_subroutine; then
+	fail inline_work_dwarf "$WORK has no DW_TAG_inlined_subroutine: the compiler did not inline"
+	t_finish
+	exit 1
+fi
+
+# ---- the oracle: per sample in the workload, addr2line's inline chain of the leaf ----
+# perf script's leaf address is the offset in the file; addr2line wants the ELF address:
+# the executable segment's offset and address, if they differ.
+seg=$(readelf -lW "$WORK" | awk '$1 == "LOAD" && / E / { print $2, $3; exit }')
+delta=$(( ${seg#* } - ${seg% *} ))
+perf script -i "$data" 2>/dev/null | awk -v bin="($WORK)" 'BEGIN { RS = "" }
+	{ split($0, l, "\n"); n = split(l[2], f, " "); if (f[n] == bin) print f[1] }' >"$T_TMP/leaves"
+nleaves=$(wc -l <"$T_TMP/leaves")
+while read -r a; do printf '0x%x\n' $((0x$a + delta)); done <"$T_TMP/leaves" |
+	addr2line -a -f -i -e "$WORK" |
+	awk '/^0x[0-9a-f]+$/ { if (c != "") print c; c = ""; next }
+	     /:[0-9?]+( \(discriminator [0-9]+\))?$/ { next }
+	     { c = (c == "" ? $0 : $0 ";" c) }
+	     END { if (c != "") print c }' | sort | uniq -c | awk '{ print $2 "\t" $1 }' | sort >"$T_TMP/oracle"
+echo "samples in $WORK: $nleaves; addr2line's chains of their leaves:"
+sed 's/^/    /' "$T_TMP/oracle"
+if [ "$nleaves" -lt 100 ] || ! grep -q '^inl_outer;inl_mix;inl_step	' "$T_TMP/oracle"; then
+	fail inline_oracle "too few samples in the workload or addr2line shows no inl_step: $(tr '\n' '|' <"$T_TMP/oracle")"
+	t_finish
+	exit 1
+fi
+
+# ---- folded ----
+"$PERFRING" report -i "$data" --folded "$T_TMP/i.folded" --inline >/dev/null 2>"$T_TMP/i.err"
+"$PERFRING" report -i "$data" --folded "$T_TMP/n.folded" >/dev/null 2>>"$T_TMP/i.err"
+# Per leaf chain from inl_outer down (the part addr2line sees), summed.
+awk '{ n = $NF; $NF = ""; sub(/ $/, ""); i = index($0, ";inl_outer"); if (i) s[substr($0, i + 1)] += n }
+     END { for (k in s) print k "\t" s[k] }' "$T_TMP/i.folded" | sort >"$T_TMP/ours"
+t_check folded_inline_chains_are_addr2line "differ (< addr2line, > folded): $(diff "$T_TMP/oracle" "$T_TMP/ours" | grep '^[<>]' | tr '\n' '|')" \
+	cmp -s "$T_TMP/oracle" "$T_TMP/ours"
+t_check folded_inline_stack "no ...;inl_outer;inl_mix;inl_step line" grep -qE ';inl_outer;inl_mix;inl_step [0-9]+$' "$T_TMP/i.folded"
+t_check folded_no_inline_default "the default folded output names inlined functions" \
+	bash -c "[ -s '$T_TMP/n.folded' ] && ! grep -qE 'inl_mix|inl_step' '$T_TMP/n.folded'"
+# Taking the inlined frames out gives the stacks without --inline.
+awk '{ n = $NF; $NF = ""; sub(/ $/, ""); gsub(/;inl_(mix|step)/, ""); s[$0] += n } END { for (k in s) print k " " s[k] }' \
+	"$T_TMP/i.folded" | sort >"$T_TMP/i.stripped"
+sort "$T_TMP/n.folded" >"$T_TMP/n.sorted"
+t_check folded_inline_adds_frames_only "$(diff "$T_TMP/n.sorted" "$T_TMP/i.stripped" | grep '^[<>]' | head -n 3 | tr '\n' '|')" \
+	cmp -s "$T_TMP/n.sorted" "$T_TMP/i.stripped"
+"$PERFRING" script -i "$data" --folded "$T_TMP/s.folded" --inline >/dev/null 2>>"$T_TMP/i.err"
+t_check script_inline_is_report "script --inline and report --inline folded outputs differ" cmp -s "$T_TMP/i.folded" "$T_TMP/s.folded"
+
+# ---- pprof ----
+pprof() { HOME=$T_TMP go tool pprof -symbolize=none "$@" 2>>"$T_TMP/pprof.err"; }
+if ! command -v go >/dev/null; then
+	skip pprof_inline "go tool pprof is not installed (scripts/install-deps.sh installs golang-go)"
+elif "$PERFRING" report -i "$data" --pprof "$T_TMP/i.pb.gz" --inline >/dev/null 2>>"$T_TMP/i.err"; then
+	pprof -top -nodecount=1000 -nodefraction=0 -sample_index=samples "$T_TMP/i.pb.gz" >"$T_TMP/top"
+	sed 's/^/    /' "$T_TMP/top" | tail -n 6
+	# Flat samples per function against addr2line's innermost function.
+	bad=
+	for fn in inl_step inl_mix; do
+		want=$(awk -F'\t' -v fn="$fn" '{ k = split($1, p, ";"); if (p[k] == fn) s += $2 } END { print s + 0 }' "$T_TMP/oracle")
+		got=$(awk -v fn="$fn" '$6 == fn && $7 == "(inline)" { print $1 }' "$T_TMP/top")
+		[ "${got:-none}" = "$want" ] || bad="$bad $fn: addr2line $want, pprof -top ${got:-none};"
+	done
+	t_check pprof_top_inline_flat "${bad:-}" [ -z "$bad" ]
+	pprof -traces "$T_TMP/i.pb.gz" >"$T_TMP/traces"
+	# Each trace line: the sample's value on the first, then one function a line.
+	sed -E 's/^ *([0-9.]+[a-z]*)? +//' "$T_TMP/traces" | tr '\n' '|' >"$T_TMP/traces.flat"
+	t_check pprof_traces_inline_chain "no trace with inl_step (inline), inl_mix (inline), inl_outer in a row" \
+		grep -qF '|inl_step (inline)|inl_mix (inline)|inl_outer|' "$T_TMP/traces.flat"
+	pprof -raw "$T_TMP/i.pb.gz" >"$T_TMP/raw"
+	t_check pprof_raw_location_lines "no location with lines inl_step, inl_mix, inl_outer" \
+		bash -c "awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on' '$T_TMP/raw' | awk '{ print \$(NF - 2) }' | tr '\n' ' ' | grep -q 'inl_step inl_mix inl_outer'"
+	"$PERFRING" report -i "$data" --pprof "$T_TMP/n.pb.gz" >/dev/null 2>>"$T_TMP/i.err"
+	pprof -top -nodecount=1000 -nodefraction=0 "$T_TMP/n.pb.gz" >"$T_TMP/ntop"
+	t_check pprof_no_inline_default "the default pprof profile names inlined functions" \
+		bash -c "grep -q inl_outer '$T_TMP/ntop' && ! grep -qE 'inl_mix|inl_step' '$T_TMP/ntop'"
+else
+	fail pprof_inline "perfring report --pprof --inline failed: $(head -n 1 "$T_TMP/i.err")"
+fi
+
+# ---- speedscope ----
+if "$PERFRING" report -i "$data" --speedscope "$T_TMP/i.json" --inline >/dev/null 2>>"$T_TMP/i.err" &&
+	python3 "$T_ROOT/tests/helpers/speedscope_check.py" "$T_TMP/i.json" >"$T_TMP/ss.txt" 2>&1; then
+	t_check speedscope_inline_frames "no stack ...;inl_outer;inl_mix;inl_step" \
+		grep -qE '	(.*;)?inl_outer;inl_mix;inl_step	' "$T_TMP/ss.txt"
+else
+	fail speedscope_inline "$(head -n 1 "$T_TMP/ss.txt" 2>/dev/null) $(head -n 1 "$T_TMP/i.err")"
+fi
+t_finish
