@@ -18,27 +18,13 @@
 #   comment says so; Duration: last - first sample; PeriodType/Period: the
 #   event and its fixed period (-c), a frequency in a comment.
 . "$(dirname "$0")/lib.sh"
+. "$T_ROOT/tests/helpers/export_lib.sh"
 
 WORK="$PERFRING_BUILD/tests/helpers/prof_work"
 COLLAPSE="$T_ROOT/tests/helpers/perf_collapse.awk"
-for b in "$PERFRING" "$WORK"; do
-	if [ ! -x "$b" ]; then
-		fail built "$b is not built (make $b)"
-		t_finish
-		exit 1
-	fi
-done
-if ! command -v perf >/dev/null; then
-	skip export_script "perf (linux-perf) is not installed: it records the files and is the oracle"
-	t_finish
-	exit $?
-fi
+export_need export_script "$PERFRING" "$WORK"
 data="$T_TMP/work.data"
-if ! perf record -q -g -F 999 -o "$data" "$WORK" 300 >"$T_TMP/record.out" 2>&1; then
-	skip export_script "perf record -g failed here (perf_event_paranoid? no PMU?): $(head -n 1 "$T_TMP/record.out")"
-	t_finish
-	exit $?
-fi
+export_record export_script "$data" -g -F 999 "$WORK" 300
 nsamples=$(perf script -i "$data" -F time 2>/dev/null | grep -c .)
 echo "recorded $nsamples samples"
 
