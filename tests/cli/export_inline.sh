@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The exports' inlined frames (--inline), on a file recorded at test time by
 # perf record -g of tests/helpers/inline_work (-O2 -g: inl_step forced inline
-# into inl_mix, forced inline into inl_outer):
-# - folded: the leaf's inline chain, per sample, is what addr2line -f -i (the
-#   binutils oracle, reading the same DWARF) gives for the sampled address,
-#   e.g. "...;inl_outer;inl_mix;inl_step"; without the inlined functions the
-#   stacks are those of --no-inline (the default, which has none of them);
+# into inl_mix, forced inline into inl_outer; inl_step calls inl_callee):
+# - folded: per sample, the inline chains of its frames are what addr2line -f
+#   -i (the binutils oracle, reading the same DWARF) gives for the sampled
+#   address and for each caller's return address - 1, e.g.
+#   "...;inl_outer;inl_mix;inl_step;inl_callee"; without the inlined functions
+#   the stacks are those of --no-inline (the default, which has none of them);
 # - pprof: go tool pprof -top shows inl_step and inl_mix "(inline)" with the
 #   flat samples addr2line gives them, -traces their chain innermost first,
 #   -raw one location with three lines; without --inline pprof has none;
@@ -29,24 +30,52 @@ if [ "$(readelf --debug-dump=info "$WORK" 2>/dev/null | grep -c DW_TAG_inlined_s
 	exit 1
 fi
 
-# ---- the oracle: per sample in the workload, addr2line's inline chain of the leaf ----
-# perf script's leaf address is the offset in the file; addr2line wants the ELF address:
-# the executable segment's offset and address, if they differ.
+# ---- the oracle: per sample, addr2line's inline chains of its frames in the workload ----
+# perf script gives each frame's offset in the file; addr2line wants ELF addresses (the executable
+# segment's offset and address may differ) and, for a caller's frame (a return address), the
+# call's address: one less, as pprof and addr2line users take it. The chain of the frames from the
+# leaf up to inl_outer's, outermost first, is the sample's key; samples whose leaf is elsewhere
+# (kernel, libc, the vDSO) are left out.
 seg=$(readelf -lW "$WORK" | awk '$1 == "LOAD" && / E / { print $2, $3; exit }')
-delta=$(( ${seg#* } - ${seg% *} ))
-perf script -i "$data" 2>/dev/null | awk -v bin="($WORK)" 'BEGIN { RS = "" }
-	{ split($0, l, "\n"); n = split(l[2], f, " "); if (f[n] == bin) print f[1] }' >"$T_TMP/leaves"
-nleaves=$(wc -l <"$T_TMP/leaves")
-while read -r a; do printf '0x%x\n' $((0x$a + delta)); done <"$T_TMP/leaves" |
-	addr2line -a -f -i -e "$WORK" |
-	awk '/^0x[0-9a-f]+$/ { if (c != "") print c; c = ""; next }
-	     /:[0-9?]+( \(discriminator [0-9]+\))?$/ { next }
-	     { c = (c == "" ? $0 : $0 ";" c) }
-	     END { if (c != "") print c }' | sort | uniq -c | awk '{ print $2 "\t" $1 }' | sort >"$T_TMP/oracle"
-echo "samples in $WORK: $nleaves; addr2line's chains of their leaves:"
+perf script -i "$data" 2>/dev/null >"$T_TMP/perf.script"
+python3 - "$WORK" "$(( ${seg#* } - ${seg% *} ))" "$T_TMP/perf.script" >"$T_TMP/oracle" 2>"$T_TMP/oracle.err" <<'PY'
+import collections, subprocess, sys
+work, delta, script = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+samples = []
+for block in open(script).read().split("\n\n"):
+    lines = [l.split() for l in block.strip().split("\n")[1:]]
+    own = []
+    for f in lines:  # the leading frames in the workload, leaf first
+        if f[-1] != "(" + work + ")":
+            break
+        own.append(int(f[0], 16) + delta - (1 if own else 0))
+    if lines and own:
+        samples.append(own)
+addrs = sorted({a for s in samples for a in s})
+out = subprocess.run(["addr2line", "-a", "-f", "-i", "-e", work], input="".join("0x%x\n" % a for a in addrs),
+                     capture_output=True, text=True, check=True).stdout.split("\n")
+chains, cur = {}, None
+for l in out:
+    if l.startswith("0x") and all(c in "0123456789abcdefx" for c in l):
+        cur = int(l, 16)
+        chains[cur] = []
+    elif cur is not None and l and ":" not in l:
+        chains[cur].append(l)  # function names; the file:line lines hold a ':'
+counts = collections.Counter()
+for s in samples:
+    names = []
+    for a in reversed(s):  # outermost first; each frame's inline chain outermost first
+        names += list(reversed(chains[a]))
+    if "inl_outer" in names:
+        counts[";".join(names[names.index("inl_outer"):])] += 1
+for k in sorted(counts):
+    print("%s\t%d" % (k, counts[k]))
+PY
+echo "addr2line's chains (from inl_outer) of the samples' frames in $WORK:"
 sed 's/^/    /' "$T_TMP/oracle"
-if [ "$nleaves" -lt 100 ] || ! grep -q '^inl_outer;inl_mix;inl_step	' "$T_TMP/oracle"; then
-	fail inline_oracle "too few samples in the workload or addr2line shows no inl_step: $(tr '\n' '|' <"$T_TMP/oracle")"
+if [ "$(awk -F'\t' '{ s += $2 } END { print s + 0 }' "$T_TMP/oracle")" -lt 100 ] ||
+	! grep -q '^inl_outer;inl_mix;inl_step	' "$T_TMP/oracle" || ! grep -q '^inl_outer;inl_mix;inl_step;inl_callee	' "$T_TMP/oracle"; then
+	fail inline_oracle "too few samples in the workload, or no inl_step or inl_callee under it: $(tr '\n' '|' <"$T_TMP/oracle") $(head -n 2 "$T_TMP/oracle.err")"
 	t_finish
 	exit 1
 fi
@@ -54,10 +83,10 @@ fi
 # ---- folded ----
 "$PERFRING" report -i "$data" --folded "$T_TMP/i.folded" --inline >/dev/null 2>"$T_TMP/i.err"
 "$PERFRING" report -i "$data" --folded "$T_TMP/n.folded" >/dev/null 2>>"$T_TMP/i.err"
-# Per leaf chain from inl_outer down (the part addr2line sees), summed: the samples whose leaf
-# is in the workload (not those with kernel frames above it: an interrupt, as the oracle's).
+# Per chain from inl_outer down (the part addr2line sees), summed: the samples whose leaf is in
+# the workload (not those with kernel frames above it: an interrupt, as the oracle's).
 awk '{ n = $NF; $NF = ""; sub(/ $/, ""); i = index($0, ";inl_outer"); c = substr($0, i + 1)
-       if (i && c ~ /^inl_outer(;inl_(mix|step))*$/) s[c] += n }
+       if (i && c ~ /^inl_outer(;inl_[a-z]+)*$/) s[c] += n }
      END { for (k in s) print k "\t" s[k] }' "$T_TMP/i.folded" | sort >"$T_TMP/ours"
 t_check folded_inline_chains_are_addr2line "differ (< addr2line, > folded): $(diff "$T_TMP/oracle" "$T_TMP/ours" | grep '^[<>]' | tr '\n' '|')" \
 	cmp -s "$T_TMP/oracle" "$T_TMP/ours"

@@ -3,9 +3,11 @@
  * A CPU-bound program whose hot code is inlined, for the exports' --inline
  * test (tests/cli/export_inline.sh): built -O2 -g with frame pointers,
  * main -> inl_outer (a real function) runs inl_mix, forced inline into
- * inl_outer, which runs inl_step, forced inline into inl_mix. The samples
- * fall in inl_step's and inl_mix's code: the symbol table names inl_outer
- * only, DWARF's inlined subroutines name the other two.
+ * inl_outer, which runs inl_step, forced inline into inl_mix; inl_step now
+ * and then calls inl_callee, a real function. The samples fall in inl_step's
+ * and inl_mix's code, the symbol table naming it inl_outer (DWARF's inlined
+ * subroutines name the other two), and in inl_callee, whose caller frame is
+ * a return address inside inl_step.
  *
  *   inline_work [MS]   run for MS milliseconds (default 300)
  */
@@ -21,12 +23,35 @@
 
 volatile uint64_t inl_sink;
 
+uint64_t inl_callee(uint64_t x);
+
+static void inl_nop(void)
+{
+}
+
+/* Called through a volatile pointer: inl_callee is then no leaf function, and
+ * gcc gives it a frame pointer (it omits it in leaf functions even with
+ * -fno-omit-frame-pointer), so that the call chains hold inl_callee's caller. */
+void (*volatile inl_hook)(void) = inl_nop;
+
+/* A real function called from inside the inlined code: its caller's frame is
+ * a return address in inl_step, inlined twice. */
+OUTER_FN uint64_t inl_callee(uint64_t x)
+{
+	for (int i = 0; i < 300; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	inl_hook();
+	return x;
+}
+
 static inline __attribute__((always_inline)) uint64_t inl_step(uint64_t x)
 {
 	/* xorshift: a chain of dependent operations the compiler cannot fold */
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
+	if ((x & 63) == 0)
+		x = inl_callee(x);
 	return x;
 }
 

@@ -291,6 +291,27 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 	}
 }
 
+/* A caller's frame is a return address: the instruction after the call,
+ * which can be past the end of the inlined function that made the call (or
+ * on another line). Its inline chain and line are those of the call, at
+ * addr - 1, as addr2line and pprof take them; its name stays addr's, as
+ * perf names it. The first entry of each context (the sampled ip, or the
+ * user ip the kernel was entered at) is where the CPU was, not a return. */
+static void call_site_inlines(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode,
+			      struct ans_frame *f)
+{
+	struct perfring_sym_result res;
+
+	if (!f->name || addr == 0 ||
+	    perfring_symbolize(r->sym, r->procs, pid, addr - 1, cpumode, &res) != 0 || !res.name ||
+	    strcmp(ans_demangle(r->demangler, res.name), f->name))
+		return; /* addr - 1 is in another function (a call at the very end): keep addr's */
+	f->file = res.file;
+	f->line = res.line;
+	f->inlined = res.nr_frames > 1 ? res.frames : NULL;
+	f->ninlined = res.nr_frames > 1 ? res.nr_frames - 1 : 0;
+}
+
 static int reserve_frames(struct ans_reader *r, size_t n)
 {
 	struct ans_frame *f;
@@ -323,6 +344,7 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 	}
 	/* Entries before the first marker are user ones for perf. */
 	cpumode = PERF_RECORD_MISC_USER;
+	bool first_of_context = true;
 	if (reserve_frames(r, nr < (uint64_t)r->max_stack ? nr : (uint64_t)r->max_stack))
 		return -ENOMEM;
 	for (i = 0; i < nr && n < (size_t)r->max_stack; i++) {
@@ -350,9 +372,14 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 				i = nr;
 				continue;
 			}
+			first_of_context = true;
 			continue;
 		}
-		name_frame(r, s->pid, ip, cpumode, &r->frames[n++]);
+		name_frame(r, s->pid, ip, cpumode, &r->frames[n]);
+		if (r->opts.inlines && !first_of_context)
+			call_site_inlines(r, s->pid, ip, cpumode, &r->frames[n]);
+		first_of_context = false;
+		n++;
 	}
 	out->frames = r->frames;
 	out->nframes = n;
