@@ -44,13 +44,13 @@ enum {
 	{ "inline", no_argument, NULL, ANS_OPT_INLINE },                    \
 	{ "no-inline", no_argument, NULL, ANS_OPT_NO_INLINE }
 
-#define ANS_EXPORT_HELP                                                                          \
-	"      --folded FILE       write folded stacks (comm;root;...;leaf COUNT; '-': stdout)\n"   \
-	"      --pprof FILE        write a gzip'd pprof profile (go tool pprof, Pyroscope, ...)\n"  \
-	"      --speedscope FILE   write a speedscope JSON profile\n"                               \
-	"      --by-period         folded counts are periods rather than samples\n"                 \
+#define ANS_EXPORT_HELP                                                                            \
+	"      --folded FILE       write folded stacks (comm;root;...;leaf COUNT; '-': stdout)\n"  \
+	"      --pprof FILE        write a gzip'd pprof profile (go tool pprof, Pyroscope, ...)\n" \
+	"      --speedscope FILE   write a speedscope JSON profile\n"                              \
+	"      --by-period         folded counts are periods rather than samples\n"                \
 	"      --inline            the exports show DWARF inlined functions as frames\n"           \
-	"      --no-inline         they do not (the default, as the table's symbols)\n"
+	"      --no-inline         frames named by their symbol only (the default)\n"
 
 /* c is what getopt_long() returned: true when it is an export option (o updated). */
 bool ans_export_option(struct ans_export_opts *o, int c, const char *arg);
