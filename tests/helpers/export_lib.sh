@@ -33,3 +33,18 @@ export_record() {
 		exit $?
 	fi
 }
+
+# export_viewer NAME PROFILE FUNCS [SHOW]: speedscope's viewer opens PROFILE under headless
+# Chromium and shows every function of FUNCS (one a line; tests/cli/export_speedscope.sh):
+# NAME passes, fails, or is skipped with the viewer's reason (no chromium, no npm registry).
+# With SHOW, the viewer's log is printed (timings left out).
+export_viewer() {
+	local name=$1
+	PROFILE=$2 FUNCS=$3 bash "$T_ROOT/tests/cli/export_speedscope.sh" >"$T_TMP/viewer.log" 2>&1
+	[ -z "${4:-}" ] || sed 's/^/    /' "$T_TMP/viewer.log" | grep -v '^    [0-9.]*m\?s ([0-9.<%]*)$' | tail -n 25
+	if grep -q '^skip ' "$T_TMP/viewer.log"; then
+		skip "$name" "$(sed -n 's/^skip [^:]*: //p' "$T_TMP/viewer.log" | head -n 1)"
+	else
+		t_check "$name" "$(grep -m1 '^FAIL' "$T_TMP/viewer.log")" grep -q '^2 passed, 0 failed' "$T_TMP/viewer.log"
+	fi
+}
