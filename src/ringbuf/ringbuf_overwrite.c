@@ -66,6 +66,13 @@ static bool older(uint64_t a, uint64_t b)
 	return (int64_t)(a - b) < 0;
 }
 
+/* Only the reading thread changes ow_n; perfring_reader_pending() may look
+ * at it from another (pr_rb_ow_has_data()). */
+static void ow_set_n(struct perfring_ringbuf *rb, size_t n)
+{
+	__atomic_store_n(&rb->ow_n, n, __ATOMIC_RELAXED);
+}
+
 /* The snapshot's undelivered bytes: from its start to the end of the newest pending record. */
 static uint64_t rest_bytes(const struct perfring_ringbuf *rb)
 {
@@ -166,7 +173,7 @@ static int ow_walk(struct perfring_ringbuf *rb, uint64_t *lo, uint64_t prod, uin
 			rb->ow[k].off -= (uint32_t)(over - *lo);
 		*lo = over;
 	}
-	rb->ow_n = n;
+	ow_set_n(rb, n);
 	return WALK_OK;
 }
 
@@ -177,7 +184,7 @@ static int ow_snapshot(struct perfring_ringbuf *rb)
 	struct pr_rb_ow_rec *idx;
 	int tries, ret;
 
-	rb->ow_n = 0;
+	ow_set_n(rb, 0);
 	for (tries = 0; tries < OW_TRIES; tries++) {
 		prod = pr_rb_load_producer(rb->producer_pos);
 		over = pr_rb_load_overwrite(rb->overwrite_pos);
@@ -246,7 +253,7 @@ static int ow_deliver(struct perfring_ringbuf *rb, size_t budget, pr_rb_deliver_
 
 		if (e->len & PR_RB_DISCARD) {
 			rb->discarded++;
-			rb->ow_n--;
+			ow_set_n(rb, rb->ow_n - 1);
 			continue;
 		}
 		copy = grow(rb->ow_copy, &rb->ow_copy_cap, (size_t)(size / 8), sizeof(*rb->ow_copy), "the copy of a record");
@@ -267,13 +274,13 @@ static int ow_deliver(struct perfring_ringbuf *rb, size_t budget, pr_rb_deliver_
 		 * the walk: this record and all older ones are gone. */
 		if (older(pos, over) || prod - pos + PR_RB_HDR > rb->data_size || len != e->len) {
 			pr_counter_add(&rb->stats.dropped_bytes, e->off + size);
-			rb->ow_n = 0;
+			ow_set_n(rb, 0);
 			break;
 		}
 		ret = deliver(arg, (const uint8_t *)rb->ow_copy + PR_RB_HDR, len, e->off);
 		if (PR_UNLIKELY(ret < 0))
 			break; /* not consumed: delivered again next time, if still there */
-		rb->ow_n--;
+		ow_set_n(rb, rb->ow_n - 1);
 		n++;
 		bytes += size;
 		if (PR_UNLIKELY(ret > 0)) {
@@ -298,7 +305,7 @@ int pr_rb_ow_read(struct perfring_ringbuf *rb, size_t budget, pr_rb_deliver_fn d
 	 * snapshot (or the caller asks for it): newer records come first. */
 	if (rb->ow_n && !keep_rest && pr_rb_load_producer(rb->producer_pos) != rb->ow_prod) {
 		pr_counter_add(&rb->stats.dropped_bytes, rest_bytes(rb));
-		rb->ow_n = 0;
+		ow_set_n(rb, 0);
 	}
 	if (!rb->ow_n) {
 		if (keep_rest)
@@ -326,7 +333,7 @@ bool pr_rb_ow_has_data(const struct perfring_ringbuf *rb)
 {
 	uint64_t lo, prod;
 
-	if (rb->ow_n)
+	if (__atomic_load_n(&rb->ow_n, __ATOMIC_RELAXED))
 		return true;
 	if (!ow_start(rb, &lo, &prod))
 		return true; /* let the read say what is wrong */
@@ -350,7 +357,7 @@ uint64_t pr_rb_ow_discard(struct perfring_ringbuf *rb)
 	uint64_t prod = pr_rb_load_producer(rb->producer_pos), seen = rb->cons, n;
 
 	n = rest_bytes(rb) + (older(seen, prod) ? prod - seen : 0);
-	rb->ow_n = 0;
+	ow_set_n(rb, 0);
 	prod &= ~(uint64_t)7; /* a misaligned producer_pos cannot be a start */
 	__atomic_store_n(&rb->cons, prod, __ATOMIC_RELAXED);
 	pr_rb_store_consumer(rb->consumer_pos, prod);
