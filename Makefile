@@ -189,6 +189,12 @@ $(O)/tests/helpers/prof_work: tests/helpers/prof_work.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O0 -g -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
 
+# The --inline test's workload (tests/helpers/inline_work.c): -O2 so that its always_inline
+# functions are inlined, -g for their DWARF inlined subroutines, frame pointers for perf record -g.
+$(O)/tests/helpers/inline_work: tests/helpers/inline_work.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O2 -g -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
+
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $< $(PROG_LIBS)

@@ -65,8 +65,10 @@ struct perfring_ringbuf_opts {
 	 * (0: no limit), so that one busy ring cannot hold up the others. */
 	size_t budget;
 	/* Expect an overwrite (flight-recorder) ring, map flag
-	 * BPF_F_RB_OVERWRITE. Kernels before 6.19 lack the flag: the ring is
-	 * refused with -EOPNOTSUPP and a message naming the running kernel. */
+	 * BPF_F_RB_OVERWRITE (a map with the flag is read so anyway; one
+	 * without it is refused, EINVAL). Kernels before 6.19 lack the flag:
+	 * the ring is refused with EOPNOTSUPP and a message naming the running
+	 * kernel. See perfring_ringbuf_consume() for how it is read. */
 	bool overwrite;
 };
 
@@ -84,8 +86,10 @@ PERFRING_API struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const str
  * the producer page (producer_pos at its start), then the data area twice:
  * len = 2 * page_size + 2 * data_size, data_size a power of two (at least
  * 8). The two copies of the data area must hold the same bytes (map one
- * memfd twice, or write both). For tests and fuzzing. lost_map_fd and
- * overwrite must not be set.
+ * memfd twice, or write both). For tests and fuzzing. lost_map_fd must not
+ * be set. With overwrite, the producer page holds, as the kernel's does,
+ * pending_pos at byte 8 and overwrite_pos (u64, the oldest record not
+ * overwritten, which the caller's producer maintains) at byte 16.
  */
 PERFRING_API struct perfring_ringbuf *perfring_ringbuf_new_mem(void *base, size_t len, size_t page_size,
 								const struct perfring_ringbuf_opts *opts);
@@ -106,14 +110,36 @@ typedef int (*perfring_ringbuf_fn)(void *ctx, const void *data, size_t size);
  * and store consumer_pos once at the end. Returns the number delivered, or
  * a negative error: the callback's, or -PERFRING_ECORRUPT (records before
  * the corrupt one were delivered and consumed). No syscall.
+ *
+ * An overwrite ring (perfring_ringbuf_is_overwrite()) is read as an
+ * overwrite perf ring is (perfring_ring_consume()): a snapshot of the
+ * records written since the previous call that are still in the ring,
+ * delivered newest first, each as a copy (valid during the callback) made
+ * and then checked against the producer, which does not wait for us: a
+ * record it has reached, and every older one of the snapshot, is dropped
+ * (counted in the stats' dropped_bytes, as are records overwritten before
+ * the call), never delivered torn. A BUSY record ends the snapshot; it and
+ * the records after it come with a later call. After an early stop, a
+ * budget or a callback error, the next call goes on with the older records
+ * if nothing was written in between; otherwise it starts with the new ones
+ * and the older unread rest is dropped. consumer_pos is stored at the
+ * snapshot's end (poll then reports only newer records). Errors also
+ * -ENOMEM (the snapshot's index, the copy) and -EAGAIN (the producer
+ * overwrote the records faster than they could be walked, several times
+ * in a row).
  */
 PERFRING_API int perfring_ringbuf_consume(struct perfring_ringbuf *rb, size_t budget, perfring_ringbuf_fn fn,
 					  void *ctx);
 
-/* Bytes written and not yet consumed (producer_pos - consumer_pos), loaded
- * after a full memory barrier: the check to make before sleeping on the
- * map's fd (consumer_pos is stored with release ordering only). */
+/* Bytes written and not yet consumed (producer_pos - consumer_pos); for an
+ * overwrite ring, written since the previous read and still in the ring
+ * (producer_pos - max(consumer_pos, overwrite_pos)). Loaded after a full
+ * memory barrier: the check to make before sleeping on the map's fd
+ * (consumer_pos is stored with release ordering only). */
 PERFRING_API uint64_t perfring_ringbuf_bytes_available(const struct perfring_ringbuf *rb);
+
+/* Whether rb is an overwrite ring (BPF_F_RB_OVERWRITE); false for NULL. */
+PERFRING_API bool perfring_ringbuf_is_overwrite(const struct perfring_ringbuf *rb);
 
 /* The data area size in bytes (the map's max_entries), 0 for NULL. */
 PERFRING_API size_t perfring_ringbuf_data_size(const struct perfring_ringbuf *rb);
@@ -127,7 +153,8 @@ PERFRING_API uint64_t perfring_ringbuf_error_offset(const struct perfring_ringbu
 /*
  * Drop everything written so far (consumer_pos = producer_pos): the way on
  * after -PERFRING_ECORRUPT. Returns the bytes dropped (counted in the
- * stats' dropped_bytes).
+ * stats' dropped_bytes); for an overwrite ring, also the pending
+ * snapshot's undelivered records.
  */
 PERFRING_API uint64_t perfring_ringbuf_discard(struct perfring_ringbuf *rb);
 
@@ -173,6 +200,7 @@ PERFRING_API int perfring_ringbuf_stats(const struct perfring_ringbuf *rb, struc
  * as perfring_ringbuf_consume(); a ring in a reader is reached with
  * perfring_reader_ringbuf() (records taken with the cursor do not pass
  * through the reader: no PERFRING_MSG_LOST, see perfring_ringbuf_lost()).
+ * An overwrite ring gives -EOPNOTSUPP: use perfring_ringbuf_consume() there.
  */
 struct perfring_rb_cursor {
 	const uint8_t *p;     /* next record (its length word) */
@@ -247,7 +275,9 @@ static inline const void *perfring_ringbuf_cursor_next(struct perfring_rb_cursor
  * records are due as soon as they are submitted, its wakeups are the
  * kernel's (or the program's BPF_RB_* flags). A ring buffer cannot be
  * paused from user space: perfring_reader_pause() leaves it writing,
- * pause_ring() on it is -EOPNOTSUPP. A reader in time order
+ * pause_ring() on it is -EOPNOTSUPP. An overwrite ring buffer is read as
+ * perfring_ringbuf_consume() reads one (newest first, as copies; the
+ * copy-out read goes through one snapshot per pass). A reader in time order
  * (order_window_ns) takes none: -EOPNOTSUPP. Not concurrent with reads
  * (set-up only, as perfring_reader_add()).
  */

@@ -175,7 +175,7 @@ int perfring_reader_ring_info(const struct perfring_reader *rd, int idx, struct 
 	info->cpu = r->cpu;
 	info->fd = r->fd;
 	info->data_size = r->rb ? (size_t)r->rb->data_size : perfring_ring_data_size(r->ring);
-	info->overwrite = r->overwrite;
+	info->overwrite = r->rb ? r->rb->overwrite : r->overwrite;
 	info->lost_known = r->rb ? r->rb->lost_fd >= 0 : true;
 	return 0;
 }

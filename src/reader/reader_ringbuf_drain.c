@@ -34,8 +34,10 @@ bool pr_rd_rb_has_data(const struct pr_rd_ring *r)
 	const struct perfring_ringbuf *rb = r->rb;
 
 	/* The check before sleeping: ordered after our last store of
-	 * consumer_pos (barrier.h, (L)). */
+	 * consumer_pos (barrier.h, (S)). */
 	pr_rb_fence_before_check();
+	if (rb->overwrite)
+		return pr_rb_ow_has_data(rb);
 	if (!pr_rb_avail(rb))
 		return false;
 	return !(pr_rb_load_len((const volatile uint32_t *)(rb->data + (pr_rb_cons(rb) & rb->mask))) & PR_RB_BUSY);
@@ -102,7 +104,8 @@ int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_ms
 	mc.fn = fn;
 	mc.ctx = ctx;
 	pr_rd_msg_init(&mc.ev, &mc.src, r, false); /* no perf record: perfring_msg_record() is NULL */
-	n = pr_rb_walk(rb, rb->budget, rb_msg_deliver, &mc, stopped);
+	n = rb->overwrite ? pr_rb_ow_read(rb, rb->budget, rb_msg_deliver, &mc, stopped, false) :
+			    pr_rb_walk(rb, rb->budget, rb_msg_deliver, &mc, stopped);
 	if (n < 0 || *stopped || !lost_due(rd, rb, n))
 		return n;
 	delta = lost_delta(rb, &total);
@@ -144,7 +147,8 @@ int pr_rd_rb_samples(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_
 	uint64_t total, delta;
 	int n;
 
-	n = pr_rb_walk(rb, rb->budget, rb_samples_deliver, &sc, stopped);
+	n = rb->overwrite ? pr_rb_ow_read(rb, rb->budget, rb_samples_deliver, &sc, stopped, false) :
+			    pr_rb_walk(rb, rb->budget, rb_samples_deliver, &sc, stopped);
 	if (n < 0 || *stopped || !lost_due(rd, rb, n))
 		return n;
 	delta = lost_delta(rb, &total);
@@ -191,17 +195,25 @@ int pr_rd_rb_read(struct perfring_reader *rd, struct pr_rd_ring *r, struct perfr
 	struct perfring_ringbuf *rb = r->rb;
 	struct rb_copy_ctx cc = { out, 0 };
 	uint64_t total, delta;
-	bool stopped = false;
+	bool stopped = false, fresh = r->pass_state == PR_PASS_NEW;
 	int n;
 
-	if (r->pass_state == PR_PASS_NEW) {
+	if (fresh) {
 		r->pass_end = pr_rb_load_producer(rb->producer_pos);
 		r->pass_state = PR_PASS_ACTIVE;
 	}
 	out->cpu = r->cpu;
 	out->lost = 0;
-	/* Written after the pass reached this ring: next pass. */
-	if ((int64_t)(rb->cons - r->pass_end) < 0) {
+	if (rb->overwrite) {
+		/* One snapshot per pass, newest first; the pass goes through
+		 * it even if the producer writes on (that is the next pass). */
+		out->kind = PERFRING_MSG_SAMPLE;
+		out->type = 9; /* PERF_RECORD_SAMPLE */
+		n = pr_rb_ow_read(rb, 1, rb_copy_deliver, &cc, &stopped, !fresh);
+		if (n != 0)
+			return n;
+	} else if ((int64_t)(rb->cons - r->pass_end) < 0) {
+		/* Written after the pass reached this ring: next pass. */
 		out->kind = PERFRING_MSG_SAMPLE;
 		out->type = 9; /* PERF_RECORD_SAMPLE */
 		n = pr_rb_walk(rb, 1, rb_copy_deliver, &cc, &stopped);

@@ -74,14 +74,21 @@ struct perfring_ringbuf *perfring_ringbuf_new_mem(void *base, size_t len, size_t
 	if (!is_pow2(size))
 		return pr_fail_null(EINVAL, "memory ring buffer: the data area of %llu bytes is not a power of two",
 				    (unsigned long long)size);
-	if (PR_OPT(opts, lost_map_fd, 0) || PR_OPT(opts, overwrite, false))
-		return pr_fail_null(EINVAL, "memory ring buffer: lost_map_fd and overwrite apply to maps only");
+	if (PR_OPT(opts, lost_map_fd, 0))
+		return pr_fail_null(EINVAL, "memory ring buffer: lost_map_fd applies to maps only");
+	if (PR_OPT(opts, overwrite, false) && (page_size < PR_RB_OVERWRITE_POS_OFF + 8 || size > (1ull << 31)))
+		return pr_fail_null(EINVAL, "memory overwrite ring buffer: the producer page must hold overwrite_pos "
+					    "at byte %u (page_size %zu) and the data area be at most 2 GiB (%llu bytes)",
+				    PR_RB_OVERWRITE_POS_OFF, page_size, (unsigned long long)size);
 	rb = rb_alloc(opts);
 	if (!rb)
 		return NULL;
 	rb->page_size = page_size;
 	rb->consumer_pos = (volatile uint64_t *)base;
 	rb->producer_pos = (const volatile uint64_t *)((uint8_t *)base + page_size);
+	rb->overwrite = PR_OPT(opts, overwrite, false);
+	if (rb->overwrite)
+		rb->overwrite_pos = (const volatile uint64_t *)((uint8_t *)base + page_size + PR_RB_OVERWRITE_POS_OFF);
 	rb->data = (const uint8_t *)base + 2 * page_size;
 	rb->data_size = size;
 	rb->mask = size - 1;
@@ -158,6 +165,8 @@ static void rb_release(struct perfring_ringbuf *rb)
 		close(rb->fd);
 	if (rb->lost_fd >= 0)
 		close(rb->lost_fd);
+	free(rb->ow);
+	free(rb->ow_copy);
 	free(rb);
 }
 
@@ -176,12 +185,15 @@ struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const struct perfring_
 				    "map fd %d (\"%s\") is a %s, not a BPF_MAP_TYPE_RINGBUF (a perf event array "
 				    "goes to perfring_reader_new_bpf())",
 				    map_fd, info.name, pr_bpf_map_type_name(info.type));
-	if (PR_OPT(opts, overwrite, false) || (info.map_flags & BPF_F_RB_OVERWRITE)) {
+	/* A map with the flag is read as an overwrite ring whatever opts say
+	 * (read forward, its records would be taken for consumed while the
+	 * producer writes over them); opts.overwrite asks for one. */
+	if (PR_OPT(opts, overwrite, false) && !(info.map_flags & BPF_F_RB_OVERWRITE)) {
 		ret = overwrite_probe();
 		if (ret)
 			return pr_errno_null(-ret);
-		return pr_fail_null(EOPNOTSUPP, "map fd %d: reading overwrite BPF ring buffers is not implemented yet",
-				    map_fd);
+		return pr_fail_null(EINVAL, "map fd %d (\"%s\") was not created with BPF_F_RB_OVERWRITE, but "
+					    "opts.overwrite asks for an overwrite ring buffer", map_fd, info.name);
 	}
 	if (!is_pow2(info.max_entries) || info.max_entries % page)
 		return pr_fail_null(EINVAL, "map fd %d: a ring buffer of %u bytes is not a power-of-two multiple of "
@@ -192,6 +204,7 @@ struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const struct perfring_
 	rb->page_size = page;
 	rb->data_size = info.max_entries;
 	rb->mask = rb->data_size - 1;
+	rb->overwrite = (info.map_flags & BPF_F_RB_OVERWRITE) != 0;
 	lost_fd = PR_OPT(opts, lost_map_fd, 0);
 	if (lost_fd) {
 		ret = check_lost_map(lost_fd);
@@ -242,6 +255,8 @@ struct perfring_ringbuf *perfring_ringbuf_new(int map_fd, const struct perfring_
 	rb->consumer_pos = (volatile uint64_t *)rb->cons_map;
 	rb->producer_pos = (const volatile uint64_t *)rb->prod_map;
 	rb->data = (const uint8_t *)rb->prod_map + page;
+	if (rb->overwrite)
+		rb->overwrite_pos = (const volatile uint64_t *)((const uint8_t *)rb->prod_map + PR_RB_OVERWRITE_POS_OFF);
 	rb->cons = __atomic_load_n(rb->consumer_pos, __ATOMIC_RELAXED);
 	return rb;
 }
@@ -272,6 +287,8 @@ int perfring_ringbuf_consume(struct perfring_ringbuf *rb, size_t budget, perfrin
 
 	if (!rb || !fn)
 		return pr_fail(EINVAL, "perfring_ringbuf_consume: %s is NULL", rb ? "fn" : "ring buffer");
+	if (PR_UNLIKELY(rb->overwrite))
+		return pr_rb_ow_read(rb, budget, plain_deliver, &cb, &stopped, false);
 	return pr_rb_walk(rb, budget, plain_deliver, &cb, &stopped);
 }
 
@@ -280,9 +297,14 @@ uint64_t perfring_ringbuf_bytes_available(const struct perfring_ringbuf *rb)
 	if (!rb)
 		return 0;
 	/* A caller checks this before sleeping: ordered after our last store
-	 * of consumer_pos (barrier.h, (L)). */
+	 * of consumer_pos (barrier.h, (S)). */
 	pr_rb_fence_before_check();
-	return pr_rb_avail(rb);
+	return rb->overwrite ? pr_rb_ow_avail(rb) : pr_rb_avail(rb);
+}
+
+bool perfring_ringbuf_is_overwrite(const struct perfring_ringbuf *rb)
+{
+	return rb && rb->overwrite;
 }
 
 size_t perfring_ringbuf_data_size(const struct perfring_ringbuf *rb)
@@ -308,6 +330,8 @@ uint64_t perfring_ringbuf_discard(struct perfring_ringbuf *rb)
 
 	if (!rb)
 		return 0;
+	if (rb->overwrite)
+		return pr_rb_ow_discard(rb);
 	prod = pr_rb_load_producer(rb->producer_pos);
 	n = prod - rb->cons;
 	__atomic_store_n(&rb->cons, prod, __ATOMIC_RELAXED);

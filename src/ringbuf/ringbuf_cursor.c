@@ -58,6 +58,11 @@ int64_t perfring_ringbuf_cursor(struct perfring_ringbuf *rb, struct perfring_rb_
 		c->err = pr_fail(EINVAL, "perfring_ringbuf_cursor: ring buffer is NULL");
 		return c->err;
 	}
+	if (rb->overwrite) {
+		c->err = pr_fail(EOPNOTSUPP, "perfring_ringbuf_cursor: an overwrite ring buffer is read newest first, "
+					     "as copies: use perfring_ringbuf_consume()");
+		return c->err;
+	}
 	start = rb->cons;
 	prod = pr_rb_load_producer(rb->producer_pos);
 	c->start = start;

@@ -54,7 +54,36 @@ struct perfring_ringbuf {
 	size_t page_size;
 	struct perfring_ring_stats stats; /* relaxed atomics */
 	uint64_t discarded;  /* DISCARD records skipped */
+
+	/* Overwrite rings (BPF_F_RB_OVERWRITE, ringbuf_overwrite.c). cons is
+	 * then the producer position up to which records were seen (read, or
+	 * dropped), also stored in consumer_pos. */
+	bool overwrite;
+	const volatile uint64_t *overwrite_pos; /* in the producer page */
+	struct pr_rb_ow_rec *ow;  /* the snapshot's records, oldest first */
+	size_t ow_cap;            /* entries allocated in ow */
+	size_t ow_n;              /* records of the snapshot not yet delivered: ow[0..ow_n) */
+	uint64_t ow_lo;           /* the snapshot's oldest position (ow[].off is relative to it) */
+	uint64_t ow_prod;         /* producer_pos when the snapshot was taken */
+	uint64_t *ow_copy;        /* the copy of the record being delivered */
+	size_t ow_copy_cap;       /* its size in 8-byte words */
 };
+
+/* One record of an overwrite snapshot: its offset from ow_lo and its length
+ * word as the walk read it (DISCARD bit kept, BUSY never set). */
+struct pr_rb_ow_rec {
+	uint32_t off;
+	uint32_t len;
+};
+
+/*
+ * Where the kernel keeps the producer-side positions in the producer page
+ * (struct bpf_ringbuf of kernel/bpf/ringbuf.c, Linux 6.19: producer_pos,
+ * pending_pos, overwrite_pos, each an unsigned long, 8 bytes on the 64-bit
+ * kernels we run on), in bytes from the page's start.
+ */
+#define PR_RB_PENDING_POS_OFF 8u
+#define PR_RB_OVERWRITE_POS_OFF 16u
 
 /* The length word at p, for messages. */
 static inline uint32_t len_word_at(const uint8_t *p)
@@ -166,6 +195,29 @@ static inline uint64_t pr_rb_avail(const struct perfring_ringbuf *rb)
 {
 	return pr_rb_load_producer(rb->producer_pos) - pr_rb_cons(rb);
 }
+
+/*
+ * Overwrite rings: deliver the records of a snapshot newest first, at most
+ * budget (0: no limit), each as a copy checked against the producer after
+ * it was taken. A new snapshot is taken when none is pending, or when one
+ * is pending but producer_pos moved since it was taken and keep_rest is
+ * false (its older rest is then dropped, as an overwrite perf ring does).
+ * Returns the count delivered, the callback's error (that record stays
+ * pending), -PERFRING_ECORRUPT, -ENOMEM, or -EAGAIN; *stopped tells a
+ * PERFRING_STOP.
+ */
+int pr_rb_ow_read(struct perfring_ringbuf *rb, size_t budget, pr_rb_deliver_fn deliver, void *arg, bool *stopped,
+		  bool keep_rest);
+
+/* Overwrite rings: whether a read would deliver something now (no syscall). */
+bool pr_rb_ow_has_data(const struct perfring_ringbuf *rb);
+
+/* Overwrite rings: bytes written since the last snapshot, capped at the
+ * data area, plus the snapshot's undelivered rest. */
+uint64_t pr_rb_ow_avail(const struct perfring_ringbuf *rb);
+
+/* Overwrite rings: drop the pending snapshot and everything written so far. */
+uint64_t pr_rb_ow_discard(struct perfring_ringbuf *rb);
 
 /* The lost map's count for this ring (syscall). 0 or -errno (no message). */
 int pr_rb_read_lost(struct perfring_ringbuf *rb, uint64_t *lost);

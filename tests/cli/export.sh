@@ -22,21 +22,11 @@
 # them, else tests/helpers/export_driver (perf.data -> profile -> export with
 # the library's reader and symbol layer).
 . "$(dirname "$0")/lib.sh"
+. "$T_ROOT/tests/helpers/export_lib.sh"
 
 DRIVER="$PERFRING_BUILD/tests/helpers/export_driver"
 WORK="$PERFRING_BUILD/tests/helpers/prof_work"
-for b in "$DRIVER" "$WORK"; do
-	if [ ! -x "$b" ]; then
-		fail built "$b is not built (make $b)"
-		t_finish
-		exit 1
-	fi
-done
-if ! command -v perf >/dev/null; then
-	skip export "perf (linux-perf) is not installed: it records the file and is the oracle"
-	t_finish
-	exit $?
-fi
+export_need export "$DRIVER" "$WORK"
 
 # export_cmd FORMAT FILE OUT sets CMD, the command that writes FILE's export to OUT; FORMAT is
 # folded (by samples), folded-period, pprof or speedscope. export_to runs it (its standard
@@ -59,11 +49,7 @@ fi
 export_to() { export_cmd "$@" && "${CMD[@]}" >/dev/null; }
 
 data="$T_TMP/work.data"
-if ! perf record -q -g -F 999 -o "$data" "$WORK" 400 >"$T_TMP/record.out" 2>&1; then
-	skip export "perf record -g failed here (perf_event_paranoid? no PMU?): $(head -n 1 "$T_TMP/record.out")"
-	t_finish
-	exit $?
-fi
+export_record export "$data" -g -F 999 "$WORK" 400
 
 # perf's view: samples, total period, self samples and overhead per symbol.
 nsamples=$(perf script -i "$data" -F time 2>/dev/null | grep -c .)
@@ -171,14 +157,7 @@ if export_to speedscope "$data" "$T_TMP/w.json" 2>"$T_TMP/ss.err"; then
 	else
 		fail speedscope_format "$(head -n 1 "$T_TMP/ss.txt")"
 	fi
-	PROFILE="$T_TMP/w.json" FUNCS=$'work_leaf_a\nwork_leaf_b\nwork_mid\nwork_loop\nmain' \
-		bash "$T_ROOT/tests/cli/export_speedscope.sh" >"$T_TMP/viewer.log" 2>&1
-	sed 's/^/    /' "$T_TMP/viewer.log" | grep -v '^    [0-9.]*m\?s ([0-9.<%]*)$' | tail -n 25
-	if grep -q '^skip ' "$T_TMP/viewer.log"; then
-		skip speedscope_viewer "$(sed -n 's/^skip [^:]*: //p' "$T_TMP/viewer.log" | head -n 1)"
-	else
-		t_check speedscope_viewer "$(grep -m1 '^FAIL' "$T_TMP/viewer.log")" grep -q '^2 passed, 0 failed' "$T_TMP/viewer.log"
-	fi
+	export_viewer speedscope_viewer "$T_TMP/w.json" $'work_leaf_a\nwork_leaf_b\nwork_mid\nwork_loop\nmain' show
 else
 	fail speedscope "export failed: $(head -n 1 "$T_TMP/ss.err")"
 fi

@@ -10,7 +10,8 @@
  * - folded: every line is "STACK COUNT\n" (names may hold spaces, never a
  *   newline or carriage return), the count is digits, the counts sum to the
  *   samples of event 0;
- * - pprof: gunzips (zlib), and is a well-formed protobuf message
+ * - pprof (with or without a clock reference and sampling comments):
+ *   gunzips (zlib), and is a well-formed protobuf message
  *   (every field's wire type one we write, every length inside its message,
  *   the Profile's nested messages and packed fields well-formed too);
  * - speedscope: valid JSON (a strict RFC 8259 syntax check below) and
@@ -283,7 +284,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size };
 	const char *events[] = { "cpu-clock", "cycles:u" };
-	int nevents = 1 + (byte(&in) & 1);
+	/* The first byte: bit 0 the events, bit 1 a clock reference, bits 2-3 the sampling. */
+	uint8_t mode = byte(&in);
+	int nevents = 1 + (mode & 1);
 	struct profile *p = prof_new(events, nevents), *rev = prof_new(events, nevents);
 	static char names[MAX_SAMPLES][MAX_FRAMES][48], files[MAX_SAMPLES][MAX_FRAMES][24];
 	static char comms[MAX_SAMPLES][32], bins[4][32];
@@ -295,6 +298,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!p || !rev)
 		abort();
+	/* A perf time later than the samples' (time_nanos then wraps below the reference). */
+	if (mode & 2)
+		prof_set_clock(p, (uint64_t)mode << 20, 1700000000000000000ull);
+	if (mode & 4)
+		prof_set_sampling(p, nevents - 1, mode, mode & 8);
 	for (int b = 0; b < 4; b++)
 		str(&in, bins[b], sizeof(bins[b]));
 	str(&in, (char *)bid, sizeof(bid));

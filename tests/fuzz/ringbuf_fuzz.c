@@ -8,11 +8,21 @@
  * records (offset and size), the same count or error, the same
  * consumer_pos and error offset.
  *
+ * With bit 6 of [0], the ring is an overwrite ring (BPF_F_RB_OVERWRITE),
+ * overwrite_pos = producer_pos - [4..7] in its producer page: it is read
+ * newest first, as copies, with budgets, stops and failures as above
+ * (every copy no longer than the ring, fully readable, a bounded number of
+ * callbacks, the walk ends), and, on a fresh twin, read whole in one call
+ * it must give exactly the records a forward read from max(consumer_pos,
+ * overwrite_pos) gives, in reverse, or fail where that one fails.
+ *
  * Input: a 24-byte prefix, then the data area's bytes (repeated to fill it).
  *   [0]     bits 0-2 budget (0: none, else 1 << (v - 1)), bit 3 stop at the
- *           k-th record ([2]), bit 4 fail at it, bit 5 discard after an error
+ *           k-th record ([2]), bit 4 fail at it, bit 5 discard after an
+ *           error, bit 6 overwrite ring
  *   [1]     log2 of the data area size, & 15, at least 3 (8 bytes .. 32 KiB)
  *   [2]     k
+ *   [4..7]  overwrite: how far overwrite_pos is behind producer_pos (u32)
  *   [8..15] consumer_pos, [16..23] producer_pos (free-running)
  * The mapping (consumer page, producer page, data area twice, as the kernel
  * maps it) is heap memory of exactly its length, so ASan sees any read
@@ -110,6 +120,157 @@ static int cursor_round(struct perfring_ringbuf *rb, struct ctx *c, size_t budge
 	return cur.err ? cur.err : n;
 }
 
+/* ---- overwrite rings ---- */
+
+#define OW_MAX 4097 /* records of a 32 KiB ring, at least 8 bytes each */
+
+struct ow_ctx {
+	uint64_t ring_size;
+	int calls, consumed, stop_at, fail_at;
+	unsigned sum;
+	uint64_t rec[OW_MAX]; /* a hash of each record (size, bytes), in delivery order */
+	int n;
+};
+
+static uint64_t rec_hash(const uint8_t *p, size_t size)
+{
+	uint64_t h = 1469598103934665603ull ^ size;
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static int ow_record(void *arg, const void *data, size_t size)
+{
+	struct ow_ctx *c = arg;
+	const uint8_t *p = data;
+
+	if (size + 8 > c->ring_size)
+		finding("overwrite: payload longer than the ring", size, c->ring_size);
+	if (c->n < OW_MAX)
+		c->rec[c->n++] = rec_hash(p, size); /* reads every byte: ASan checks the copy */
+	c->calls++;
+	if (c->calls == c->fail_at)
+		return -EIO;
+	c->consumed++;
+	return c->calls == c->stop_at ? PERFRING_STOP : PERFRING_CONTINUE;
+}
+
+/* A fresh memory ring: consumer page, producer page (producer_pos, and
+ * overwrite_pos at byte 16), the data area twice. */
+static uint8_t *ow_mem(const uint8_t *in, size_t n, uint64_t size, uint64_t cons, uint64_t prod, uint64_t over)
+{
+	uint8_t *base = malloc(2 * PAGE + 2 * size);
+	uint64_t i;
+
+	if (!base)
+		return NULL;
+	memset(base, 0, 2 * PAGE);
+	memcpy(base, &cons, 8);
+	memcpy(base + PAGE, &prod, 8);
+	memcpy(base + PAGE + 16, &over, 8);
+	for (i = 0; i < size; i++)
+		base[2 * PAGE + i] = n > 24 ? in[24 + i % (n - 24)] : 0;
+	memcpy(base + 2 * PAGE + size, base + 2 * PAGE, size);
+	return base;
+}
+
+static void overwrite_case(const uint8_t *in, size_t n, uint64_t size, uint64_t cons, uint64_t prod)
+{
+	struct perfring_ringbuf_opts o = { .sz = sizeof(o), .overwrite = true };
+	struct perfring_rb_cursor cur;
+	struct perfring_ringbuf *rb, *fw;
+	struct ow_ctx *c, *f;
+	uint64_t over, lo;
+	uint32_t dist;
+	uint8_t *m1, *m2, *m3;
+	size_t budget = (in[0] & 7) ? (size_t)1 << ((in[0] & 7) - 1) : 0;
+	int round, ret, ret_fw, i;
+	bool full;
+
+	memcpy(&dist, in + 4, 4);
+	over = prod - dist;
+	m1 = ow_mem(in, n, size, cons, prod, over);
+	m2 = ow_mem(in, n, size, cons, prod, over);
+	lo = (int64_t)(over - cons) < 0 ? cons : over; /* where a snapshot starts */
+	m3 = ow_mem(in, n, size, lo, prod, 0);
+	c = calloc(1, sizeof(*c));
+	f = calloc(1, sizeof(*f));
+	if (!m1 || !m2 || !m3 || !c || !f)
+		goto out;
+	/* Rounds with budgets, stops and failures. */
+	rb = perfring_ringbuf_new_mem(m1, 2 * PAGE + 2 * size, PAGE, &o);
+	if (!rb)
+		finding("a valid memory overwrite ring buffer was refused", size, 0);
+	if (perfring_ringbuf_cursor(rb, &cur) != -EOPNOTSUPP)
+		finding("the cursor took an overwrite ring", 0, 0);
+	c->ring_size = size;
+	c->stop_at = (in[0] & 8) ? in[2] : -1;
+	c->fail_at = (in[0] & 16) ? in[2] : -1;
+	for (round = 0; round < 64; round++) {
+		int consumed0 = c->consumed;
+
+		c->n = 0;
+		ret = perfring_ringbuf_consume(rb, budget, ow_record, c);
+		if (ret >= 0 && ret != c->consumed - consumed0)
+			finding("overwrite: returned count differs from the records consumed", (unsigned)ret,
+				(unsigned)(c->consumed - consumed0));
+		if (budget && ret > (int)budget)
+			finding("overwrite: more records than the budget", (unsigned)ret, budget);
+		if (ret < 0 && (in[0] & 32))
+			perfring_ringbuf_discard(rb);
+		if (ret == 0 && c->calls == c->consumed)
+			break;
+		if (c->calls > (int)(size / 8) * 64 + 64)
+			finding("overwrite: more callbacks than records could fit", (unsigned)c->calls, size);
+	}
+	perfring_ringbuf_free(rb);
+
+	/* One whole read against a forward read from where it starts. */
+	rb = perfring_ringbuf_new_mem(m2, 2 * PAGE + 2 * size, PAGE, &o);
+	fw = perfring_ringbuf_new_mem(m3, 2 * PAGE + 2 * size, PAGE, NULL);
+	if (!rb || !fw)
+		finding("a valid memory ring buffer was refused", size, 1);
+	memset(c, 0, sizeof(*c));
+	memset(f, 0, sizeof(*f));
+	c->ring_size = f->ring_size = size;
+	c->stop_at = c->fail_at = f->stop_at = f->fail_at = -1;
+	ret = perfring_ringbuf_consume(rb, 0, ow_record, c);
+	ret_fw = perfring_ringbuf_consume(fw, 0, ow_record, f);
+	/* A record that close to a full ring behind producer_pos may have had
+	 * its header rewritten by a reservation in flight: the overwrite read
+	 * drops it (the kernel never lets it come to that), unless it is a
+	 * DISCARD record anyway. */
+	full = prod - lo + 8 > size;
+	if (prod & 7) { /* the forward walk may stop at a BUSY word first */
+		if (ret >= 0)
+			finding("overwrite read with a misaligned producer_pos", prod, (unsigned)ret);
+	} else if ((int64_t)(prod - over) < 0) { /* overwrite_pos is ahead: -EAGAIN, or corrupt */
+		if (ret >= 0)
+			finding("overwrite_pos ahead of producer_pos was read", over, prod);
+	} else if (ret_fw < 0) {
+		if (ret >= 0)
+			finding("overwrite read succeeded where the forward read failed", (unsigned)ret,
+				(unsigned)-ret_fw);
+	} else {
+		if (ret != ret_fw && !(full && ret == ret_fw - 1))
+			finding("overwrite and forward reads differ in count", (unsigned)ret, (unsigned)ret_fw);
+		for (i = 0; i < c->n && i < f->n; i++)
+			if (c->rec[i] != f->rec[f->n - 1 - i])
+				finding("overwrite read is not the forward read reversed", (unsigned)i, (unsigned)c->n);
+	}
+	perfring_ringbuf_free(rb);
+	perfring_ringbuf_free(fw);
+out:
+	free(m1);
+	free(m2);
+	free(m3);
+	free(c);
+	free(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n);
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
@@ -136,6 +297,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t n)
 	memset(base, 0, 2 * PAGE);
 	memcpy(&cons, in + 8, 8);
 	memcpy(&prod, in + 16, 8);
+	if (in[0] & 64) {
+		free(mem);
+		free(mem2);
+		overwrite_case(in, n, size, cons, prod);
+		return 0;
+	}
 	memcpy(base, &cons, 8);
 	memcpy(base + PAGE, &prod, 8);
 	for (i = 0; i < size; i++)

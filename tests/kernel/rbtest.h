@@ -22,8 +22,9 @@ struct rbtest {
 	char why[256];
 };
 
-/* rb_size: the shared ring's size in bytes (0: the object's 256 KiB). */
-static inline int rbtest_setup_rc(struct rbtest *rt, uint32_t rb_size)
+/* rb_size: the shared ring's size in bytes (0: the object's 256 KiB);
+ * rb_flags: map flags of the shared ring (e.g. BPF_F_RB_OVERWRITE). */
+static inline int rbtest_setup_flags_rc(struct rbtest *rt, uint32_t rb_size, uint32_t rb_flags)
 {
 	int err;
 
@@ -43,6 +44,10 @@ static inline int rbtest_setup_rc(struct rbtest *rt, uint32_t rb_size)
 		snprintf(rt->why, sizeof(rt->why), "bpf_map__set_max_entries(rb, %u) failed", rb_size);
 		return -1;
 	}
+	if (rb_flags && bpf_map__set_map_flags(rt->skel->maps.rb, rb_flags)) {
+		snprintf(rt->why, sizeof(rt->why), "bpf_map__set_map_flags(rb, %#x) failed", rb_flags);
+		return -1;
+	}
 	err = rb_producer_bpf__load(rt->skel);
 	if (err) {
 		rb_producer_bpf__destroy(rt->skel);
@@ -53,6 +58,11 @@ static inline int rbtest_setup_rc(struct rbtest *rt, uint32_t rb_size)
 	rt->lost_fd = bpf_map__fd(rt->skel->maps.perfring_rb_lost);
 	rt->outer_fd = bpf_map__fd(rt->skel->maps.rb_percpu);
 	return ktest_fill_scratch(bpf_map__fd(rt->skel->maps.scratch), rt->why, sizeof(rt->why));
+}
+
+static inline int rbtest_setup_rc(struct rbtest *rt, uint32_t rb_size)
+{
+	return rbtest_setup_flags_rc(rt, rb_size, 0);
 }
 
 static inline void rbtest_teardown(struct rbtest *rt)

@@ -353,18 +353,53 @@ TEST(rb_reader_errors)
 	rbtest_teardown(&rt);
 }
 
+/* Newest first: what perfring_ringbuf_consume() gave of an overwrite ring. */
+struct ow_seen {
+	struct rb_collect c;
+	uint64_t first, prev;
+	int n, order;
+};
+
+static int ow_seen_fn(void *ctx, const void *data, size_t size)
+{
+	struct ow_seen *o = ctx;
+	struct producer_sample smp;
+
+	rb_collect_sample(&o->c, data, size, false, 0);
+	if (size >= sizeof(smp)) {
+		memcpy(&smp, data, sizeof(smp));
+		if (o->n == 0)
+			o->first = smp.seq;
+		else if (smp.seq != o->prev - 1)
+			o->order++; /* one producer CPU: seq down by one each record */
+		o->prev = smp.seq;
+	}
+	o->n++;
+	return PERFRING_CONTINUE;
+}
+
+#define OW_FLAG (1u << 19) /* BPF_F_RB_OVERWRITE, Linux 6.19 */
+#define OW_SIZE 16384u
+#define OW_LEN 200u        /* payload bytes: 208-byte records */
+
 TEST(rb_overwrite_ring)
 {
 	struct perfring_ringbuf_opts o = PERFRING_OPTS_INIT(perfring_ringbuf_opts, .overwrite = true);
+	struct perfring_reader_ring_info info = { .sz = sizeof(info) };
+	struct perfring_ring_stats st;
+	struct perfring_reader *rd;
 	struct perfring_ringbuf *rb;
+	struct ow_seen seen;
+	struct rb_collect c;
 	struct rbtest rt;
 	struct utsname u;
-	int fd;
+	uint64_t rec = (OW_LEN + 8 + 7) & ~7u, fits = (OW_SIZE - 8) / rec;
+	int fd, ret;
 
 	RBTEST_SETUP(&rt, 0);
 	uname(&u);
 	fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "rb_ow", 0, 0, 4096, &(struct bpf_map_create_opts){
-		.sz = sizeof(struct bpf_map_create_opts), .map_flags = 1u << 19 });
+		.sz = sizeof(struct bpf_map_create_opts), .map_flags = OW_FLAG });
 	if (fd < 0) {
 		/* The reader says so clearly when asked for one. */
 		errno = 0;
@@ -376,11 +411,56 @@ TEST(rb_overwrite_ring)
 		rbtest_teardown(&rt);
 		SKIP("kernel %s lacks BPF_F_RB_OVERWRITE ring buffers (Linux 6.19+)", u.release);
 	}
-	rb = perfring_ringbuf_new(fd, NULL);
-	CHECKF(0, "kernel %s has BPF_F_RB_OVERWRITE: reading it newest first is not implemented (%s)", u.release,
-	       rb ? "mapped" : perfring_errmsg());
-	perfring_ringbuf_free(rb);
 	close(fd);
+	/* A map without the flag is not taken for one with it. */
+	errno = 0;
+	CHECK(!perfring_ringbuf_new(rt.rb_fd, &o));
+	CHECK_EQ_INT(errno, EINVAL);
+	CHECKF(strstr(perfring_errmsg(), "BPF_F_RB_OVERWRITE"), "%s", perfring_errmsg());
+	rbtest_teardown(&rt);
+
+	/* The producer's own ring, created overwrite: 500 records of 208
+	 * bytes into 16 KiB, the newest "fits" of them survive. */
+	if (rbtest_setup_flags_rc(&rt, OW_SIZE, OW_FLAG) != 0)
+		REQUIREF(0, "setup of an overwrite ring on kernel %s: %s", u.release, rt.why);
+	rb = perfring_ringbuf_new(rt.rb_fd, NULL);
+	REQUIREF(rb, "%s", perfring_errmsg());
+	CHECK(perfring_ringbuf_is_overwrite(rb));
+	rt.skel->data->payload_len = OW_LEN;
+	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 500) == 500);
+	CHECK_EQ_U64(rt.skel->bss->out_ok, 500); /* overwrite: no reservation fails */
+	memset(&seen, 0, sizeof(seen));
+	rb_collect_init(&seen.c, 1000, OW_LEN);
+	ret = perfring_ringbuf_consume(rb, 0, ow_seen_fn, &seen);
+	CHECKF(ret >= (int)fits - 1 && ret <= (int)fits, "%d records, %llu fit (%s)", ret, (unsigned long long)fits,
+	       ret < 0 ? perfring_errmsg() : "");
+	CHECK_EQ_U64(seen.first, 499);
+	CHECK_EQ_INT(seen.order, 0);
+	RB_CHECK_COLLECT(&seen.c);
+	REQUIRE(perfring_ringbuf_stats(rb, &st) == 0);
+	CHECK_EQ_U64(st.bytes + st.dropped_bytes, 500 * rec); /* every byte delivered or dropped */
+	CHECK_EQ_INT(perfring_ringbuf_consume(rb, 0, ow_seen_fn, &seen), 0);
+	rb_collect_free(&seen.c);
+	perfring_ringbuf_free(rb);
+
+	/* In a reader: poll wakes for new records and delivers them newest
+	 * first; the copy-out read too. */
+	rd = perfring_reader_new(NULL);
+	REQUIRE(rd);
+	REQUIREF(perfring_reader_add_ringbuf(rd, rt.rb_fd, NULL) == 0, "%s", perfring_errmsg());
+	REQUIRE(perfring_reader_ring_info(rd, 0, &info) == 0);
+	CHECK(info.overwrite);
+	rb_collect_init(&c, 2000, OW_LEN);
+	ret = perfring_reader_poll(rd, 1000000000ll, rb_collect_fn, &c); /* the 500 already there */
+	CHECKF(ret >= (int)fits - 1 && ret <= (int)fits, "poll: %d (%s)", ret, perfring_errmsg());
+	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 20) == 20);
+	ret = perfring_reader_poll(rd, 1000000000ll, rb_collect_fn, &c);
+	CHECKF(ret == 20, "poll: %d (%s)", ret, perfring_errmsg());
+	CHECK(c.seen[519] == 1 && c.seen[500] == 1);
+	RB_CHECK_COLLECT(&c);
+	CHECK_EQ_INT(perfring_reader_poll(rd, 10000000ll, rb_collect_fn, &c), -ETIMEDOUT);
+	rb_collect_free(&c);
+	perfring_reader_free(rd);
 	rbtest_teardown(&rt);
 }
 

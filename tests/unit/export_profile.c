@@ -407,6 +407,63 @@ static void check_raw_samples(const char *raw)
 	CHECK_EQ_INT(nsamples, N(known));
 }
 
+/* `go tool pprof -raw` of p written to NAME: its output (malloc'd), or NULL when pprof failed
+ * (its message in *err, malloc'd, or NULL when the file could not be written). */
+static char *pprof_raw(const struct profile *p, const char *name, char **err)
+{
+	char cmd[1024], *out, *path = write_file(name, pprof, p);
+	int rc;
+
+	*err = NULL;
+	if (!path)
+		return NULL;
+	snprintf(cmd, sizeof(cmd), "HOME=%s go tool pprof -raw -symbolize=none '%s' 2>&1", tmpdir(), path);
+	out = run(cmd, &rc);
+	if (out && rc == 0)
+		return out;
+	*err = out;
+	return NULL;
+}
+
+/* Time, duration, period and comments: build()'s samples span 1 s + 16 ms of perf's clock. */
+TEST(pprof_time_and_sampling)
+{
+	char *out, *err;
+
+	if (!have("go"))
+		SKIP("go tool pprof is not installed (scripts/install-deps.sh installs golang-go)");
+	struct profile *p = build();
+
+	REQUIRE(p);
+	/* No clock: time_nanos is the first sample's perf time (1 s after 1970), said in a comment. */
+	out = pprof_raw(p, "noclock.pb.gz", &err);
+	REQUIREF(out, "go tool pprof -raw failed: %s", err ? err : "(no file)");
+	CHECKF(has_line(out, "Time: 1970-01-01 00:00:01 +0000 UTC"), "time:\n%s", out);
+	CHECKF(strstr(out, "Comment: time_nanos is the first sample's time on perf's clock"), "comment:\n%s", out);
+	CHECKF(has_line(out, "Duration: 16ms"), "duration (16 ms between the first and last samples):\n%s", out);
+	free(out);
+
+	/* A wall-clock reference and a fixed period. */
+	prof_set_clock(p, 500000000, 1700000000000000000ull); /* perf 0.5 s = 2023-11-14 22:13:20 */
+	prof_set_sampling(p, 0, 250000, false);
+	out = pprof_raw(p, "clock.pb.gz", &err);
+	REQUIREF(out, "go tool pprof -raw failed: %s", err ? err : "(no file)");
+	CHECKF(has_line(out, "Time: 2023-11-14 22:13:20.5 +0000 UTC"), "time (0.5 s after the reference):\n%s", out);
+	CHECKF(!strstr(out, "time_nanos is"), "a comment on the time despite the clock:\n%s", out);
+	CHECKF(has_line(out, "Period: 250000"), "fixed period:\n%s", out);
+	CHECKF(has_line(out, "Comment: cpu-clock: a sample every 250000 ns"), "period comment:\n%s", out);
+	free(out);
+
+	/* A frequency: the period is the mean one again, the comment says the frequency. */
+	prof_set_sampling(p, 0, 999, true);
+	out = pprof_raw(p, "freq.pb.gz", &err);
+	REQUIREF(out, "go tool pprof -raw failed: %s", err ? err : "(no file)");
+	CHECKF(has_line(out, "Period: 1235294"), "mean period:\n%s", out);
+	CHECKF(has_line(out, "Comment: cpu-clock: sampled at 999 Hz"), "frequency comment:\n%s", out);
+	free(out);
+	prof_free(p);
+}
+
 TEST(pprof_read_by_go_tool_pprof)
 {
 	char cmd[1024], *out;

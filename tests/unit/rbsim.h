@@ -151,4 +151,112 @@ static inline uint64_t rbs_put_raw(struct rbsim *s, uint32_t word, uint64_t adv)
 	return p;
 }
 
+/*
+ * Overwrite mode (BPF_F_RB_OVERWRITE), as __bpf_ringbuf_reserve() does it
+ * (Linux 6.19): pending_pos and overwrite_pos sit in the producer page at
+ * bytes 8 and 16. A reservation first moves pending_pos past submitted
+ * records, fails if the new record would reach a BUSY one, else moves
+ * overwrite_pos over whole old records until the new one fits, then writes
+ * its header and publishes producer_pos. Every store to the data area is an
+ * atomic release store, so that a reader's acquire loads that see a new
+ * byte also see the overwrite_pos that was stored before it (what x86's
+ * store order gives the kernel); a writer thread is then no data race for
+ * TSan either.
+ */
+static inline volatile uint64_t *rbs_pend(struct rbsim *s)
+{
+	return (volatile uint64_t *)(void *)(s->base + s->page + 8);
+}
+
+static inline volatile uint64_t *rbs_over(struct rbsim *s)
+{
+	return (volatile uint64_t *)(void *)(s->base + s->page + 16);
+}
+
+/* Start producer_pos, pending_pos, overwrite_pos and consumer_pos at pos. */
+static inline void rbs_ow_set_pos(struct rbsim *s, uint64_t pos)
+{
+	rbs_set_pos(s, pos);
+	*rbs_pend(s) = pos;
+	*rbs_over(s) = pos;
+}
+
+static inline struct perfring_ringbuf *rbs_ow_ring(struct rbsim *s)
+{
+	struct perfring_ringbuf_opts o = PERFRING_OPTS_INIT(perfring_ringbuf_opts, .overwrite = true);
+
+	return perfring_ringbuf_new_mem(s->base, s->len, s->page, &o);
+}
+
+static inline uint32_t rbs_len_at(struct rbsim *s, uint64_t pos)
+{
+	return __atomic_load_n((uint32_t *)(void *)(s->data + (pos & (s->size - 1))), __ATOMIC_RELAXED);
+}
+
+/* Reserve in overwrite mode: the payload and its position, or NULL when a BUSY record is in the way. */
+static inline uint8_t *rbs_ow_reserve(struct rbsim *s, uint32_t len, uint64_t *pos)
+{
+	uint64_t p = __atomic_load_n(s->prod, __ATOMIC_RELAXED), total = rbs_total(len), np = p + total;
+	uint64_t pend = *rbs_pend(s), over = *rbs_over(s), mask = s->size - 1;
+	uint8_t *hdr;
+
+	/* Signed distances: a test may leave garbage lengths behind (the
+	 * corrupt-ring tests); the simulation must still end. */
+	while ((int64_t)(p - pend) > 0) {
+		uint32_t w = rbs_len_at(s, pend);
+
+		if (w & RBS_BUSY)
+			break;
+		pend += rbs_total(w & ~RBS_DISCARD);
+	}
+	if ((int64_t)(p - pend) < 0)
+		pend = p;
+	__atomic_store_n(rbs_pend(s), pend, __ATOMIC_RELAXED);
+	if (np - pend > mask)
+		return NULL;
+	while ((int64_t)(np - over) > (int64_t)mask)
+		over += rbs_total(rbs_len_at(s, over) & ~RBS_DISCARD);
+	if ((int64_t)(p - over) < 0)
+		over = p;
+	__atomic_store_n(rbs_over(s), over, __ATOMIC_RELAXED);
+	hdr = s->data + (p & mask);
+	__atomic_store_n((uint64_t *)(void *)hdr, (uint64_t)(len | RBS_BUSY), __ATOMIC_RELEASE);
+	__atomic_store_n(s->prod, np, __ATOMIC_RELEASE);
+	if (pos)
+		*pos = p;
+	return hdr + 8;
+}
+
+/* Fill the payload of rbs_ow_reserve() as rbs_put() does, word by word with release stores. */
+static inline void rbs_ow_fill(uint8_t *payload, uint32_t len, uint32_t seq)
+{
+	uint8_t buf[8];
+	uint32_t i, w, words = (uint32_t)((rbs_total(len) - 8) / 8);
+
+	for (w = 0; w < words; w++) {
+		uint64_t v;
+
+		for (i = 0; i < 8; i++) {
+			uint32_t k = w * 8 + i;
+
+			buf[i] = k < 4 && len >= 4 ? (uint8_t)(seq >> (8 * k)) : (uint8_t)(seq * 7 + k);
+		}
+		memcpy(&v, buf, 8);
+		__atomic_store_n((uint64_t *)(void *)(payload + 8 * w), v, __ATOMIC_RELEASE);
+	}
+}
+
+/* Reserve, fill, submit in overwrite mode. The position, or UINT64_MAX when refused. */
+static inline uint64_t rbs_ow_put(struct rbsim *s, uint32_t len, uint32_t seq)
+{
+	uint64_t pos;
+	uint8_t *p = rbs_ow_reserve(s, len, &pos);
+
+	if (!p)
+		return UINT64_MAX;
+	rbs_ow_fill(p, len, seq);
+	rbs_submit(s, pos, len, 0);
+	return pos;
+}
+
 #endif /* PERFRING_TEST_RBSIM_H */

@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "answers/ans_export.h"
 #include "export/profile.h"
@@ -20,6 +21,8 @@
 #pragma weak prof_write_folded
 #pragma weak prof_write_pprof
 #pragma weak prof_write_speedscope
+#pragma weak prof_set_clock
+#pragma weak prof_set_sampling
 
 struct ans_export {
 	const char *cmd;
@@ -28,18 +31,96 @@ struct ans_export {
 	int nevents;
 	struct prof_frame *frames;
 	size_t cap;
+	/* The files, opened by ans_export_new(): a path that cannot be written
+	 * fails before the input is read. Indexes: FOLDED, PPROF, SPEEDSCOPE. */
+	FILE *out[3];
+	const char *path[3];
 };
+
+enum { OUT_FOLDED, OUT_PPROF, OUT_SPEEDSCOPE };
+
+bool ans_export_option(struct ans_export_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case ANS_OPT_FOLDED:
+		o->folded = arg;
+		return true;
+	case ANS_OPT_PPROF:
+		o->pprof = arg;
+		return true;
+	case ANS_OPT_SPEEDSCOPE:
+		o->speedscope = arg;
+		return true;
+	case ANS_OPT_BY_PERIOD:
+		o->by_period = true;
+		o->modifiers = true;
+		return true;
+	case ANS_OPT_INLINE:
+	case ANS_OPT_NO_INLINE:
+		o->inline_frames = c == ANS_OPT_INLINE;
+		o->modifiers = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+int ans_export_check(const char *cmd, const struct ans_export_opts *o, bool json)
+{
+	const char *paths[] = { o->folded, o->pprof, o->speedscope };
+	const char *names[] = { "--folded", "--pprof", "--speedscope" };
+	const char *first = json ? "--json" : NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		if (!paths[i] || strcmp(paths[i], "-"))
+			continue;
+		if (first) {
+			tool_usage_error(cmd, "%s and %s - both want standard output", first, names[i]);
+			return -1;
+		}
+		first = names[i];
+	}
+	if (o->modifiers && !ans_export_wanted(o)) {
+		tool_usage_error(cmd, "--by-period, --inline and --no-inline go with an export "
+				      "(--folded, --pprof, --speedscope)");
+		return -1;
+	}
+	return 0;
+}
 
 bool ans_export_wanted(const struct ans_export_opts *o)
 {
 	return o->folded || o->pprof || o->speedscope;
 }
 
+bool ans_export_to_stdout(const struct ans_export_opts *o)
+{
+	const char *paths[] = { o->folded, o->pprof, o->speedscope };
+	size_t i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (paths[i] && !strcmp(paths[i], "-"))
+			return true;
+	return false;
+}
+
+static FILE *open_out(const char *cmd, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f)
+		tool_error(cmd, "%s: cannot create it: %s", path, strerror(errno));
+	return f;
+}
+
 struct ans_export *ans_export_new(const char *cmd, const struct ans_export_opts *o)
 {
 	struct ans_export *x;
+	int i;
 
-	if (!prof_new || !prof_add || !prof_free || !prof_write_folded || !prof_write_pprof || !prof_write_speedscope) {
+	if (!prof_new || !prof_add || !prof_free || !prof_write_folded || !prof_write_pprof || !prof_write_speedscope ||
+	    !prof_set_clock || !prof_set_sampling) {
 		tool_error(cmd, "this perfring was built without the profile exports (tools/export/): "
 				"--folded, --pprof and --speedscope are not available");
 		return NULL;
@@ -51,6 +132,15 @@ struct ans_export *ans_export_new(const char *cmd, const struct ans_export_opts 
 	}
 	x->cmd = cmd;
 	x->o = *o;
+	x->path[OUT_FOLDED] = o->folded;
+	x->path[OUT_PPROF] = o->pprof;
+	x->path[OUT_SPEEDSCOPE] = o->speedscope;
+	for (i = 0; i < 3; i++) {
+		if (x->path[i] && !(x->out[i] = open_out(cmd, x->path[i]))) {
+			ans_export_free(x);
+			return NULL;
+		}
+	}
 	return x;
 }
 
@@ -60,6 +150,13 @@ void ans_export_free(struct ans_export *x)
 		return;
 	if (x->p)
 		prof_free(x->p);
+	/* Files still open were not written (an error came first): none is left half made. */
+	for (int i = 0; i < 3; i++) {
+		if (x->out[i] && x->out[i] != stdout) {
+			fclose(x->out[i]);
+			unlink(x->path[i]);
+		}
+	}
 	free(x->frames);
 	free(x);
 }
@@ -79,55 +176,84 @@ static int make_profile(struct ans_export *x, const struct ans_reader *r)
 	return x->p ? 0 : -ENOMEM;
 }
 
+/* The frames af stands for, leaf first, into pf (room for 1 + af->ninlined):
+ * its inlined functions innermost first, each marked inlined (the next frame
+ * is the function it is in), then its own function. Returns how many. */
+static size_t export_frames(const struct ans_frame *af, struct prof_frame *pf)
+{
+	size_t n = 0, k;
+
+	memset(pf, 0, sizeof(*pf));
+	pf->addr = af->addr;
+	pf->name = af->name;
+	pf->sym_off = af->offset;
+	pf->binary = af->dso;
+	if (af->build_id_size) {
+		pf->build_id = af->build_id;
+		pf->build_id_size = af->build_id_size;
+	}
+	if (af->mapped) {
+		pf->map_start = af->map_start;
+		pf->map_limit = af->map_end;
+		pf->map_pgoff = af->map_pgoff;
+	}
+	pf->file = af->file;
+	pf->line = af->line;
+	pf->kernel = af->kernel;
+	if (!af->name || !af->ninlined)
+		return 1;
+	/* The same address and mapping for each (one pprof Location), named and
+	 * lined from DWARF; the function's own line is that of its call site. */
+	for (k = 0; k < af->ninlined; k++) {
+		const struct perfring_sym_frame *in = &af->inlined[k];
+
+		if (!in->function)
+			continue;
+		pf[n + 1] = pf[n];
+		pf[n].name = in->function;
+		pf[n].sym_off = 0;
+		pf[n].file = in->file;
+		pf[n].line = in->line;
+		pf[n].inlined = true;
+		n++;
+	}
+	pf[n].file = af->inlined[af->ninlined].file;
+	pf[n].line = af->inlined[af->ninlined].line;
+	pf[n].inlined = false;
+	return n + 1;
+}
+
 int ans_export_add(struct ans_export *x, const struct ans_reader *r, const struct ans_sample *a)
 {
 	const struct perfring_sample *s = a->s;
 	struct prof_sample ps = { 0 };
-	size_t i;
+	size_t i, n = 0, need = a->nframes;
 	int err;
 
 	if (!x->p && make_profile(x, r))
 		goto nomem;
 	if (a->event >= x->nevents)
 		return 0; /* an event that appeared after the first sample (pipe mode): not in the profile */
-	if (a->nframes > x->cap) {
-		struct prof_frame *f = realloc(x->frames, a->nframes * sizeof(*f));
+	for (i = 0; i < a->nframes; i++)
+		need += a->frames[i].ninlined;
+	if (need > x->cap) {
+		struct prof_frame *f = realloc(x->frames, need * sizeof(*f));
 
 		if (!f)
 			goto nomem;
 		x->frames = f;
-		x->cap = a->nframes;
+		x->cap = need;
 	}
-	for (i = 0; i < a->nframes; i++) {
-		const struct ans_frame *af = &a->frames[i];
-		struct prof_frame *pf = &x->frames[i];
-
-		memset(pf, 0, sizeof(*pf));
-		pf->addr = af->addr;
-		pf->name = af->name;
-		pf->sym_off = af->offset;
-		pf->binary = af->dso;
-		if (af->build_id_size) {
-			pf->build_id = af->build_id;
-			pf->build_id_size = af->build_id_size;
-		}
-		if (af->mapped) {
-			pf->map_start = af->map_start;
-			pf->map_limit = af->map_end;
-			pf->map_pgoff = af->map_pgoff;
-		}
-		pf->file = af->file;
-		pf->line = af->line;
-		pf->kernel = af->kernel;
-	}
+	for (i = 0; i < a->nframes; i++)
+		n += export_frames(&a->frames[i], &x->frames[n]);
 	ps.pid = s->pid;
 	ps.tid = s->tid;
 	ps.comm = a->comm;
 	ps.time = s->time;
 	ps.event = a->event;
-	ps.period = (s->present & PERF_SAMPLE_PERIOD) ? s->period : 1;
+	ps.period = a->period;
 	ps.frames = x->frames;
-	ps.nframes = a->nframes;
+	ps.nframes = n;
 	err = prof_add(x->p, &ps);
 	if (err == -ENOMEM)
 		goto nomem;
@@ -139,15 +265,6 @@ int ans_export_add(struct ans_export *x, const struct ans_reader *r, const struc
 nomem:
 	tool_error(x->cmd, "out of memory");
 	return -ENOMEM;
-}
-
-static FILE *open_out(const char *cmd, const char *path)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-
-	if (!f)
-		tool_error(cmd, "%s: cannot create it: %s", path, strerror(errno));
-	return f;
 }
 
 static int close_out(const char *cmd, const char *path, FILE *f, int err)
@@ -165,11 +282,28 @@ static int close_out(const char *cmd, const char *path, FILE *f, int err)
 	return 0;
 }
 
-int ans_export_finish(struct ans_export *x, const char *title)
+/* What the file says of time and sampling: its clock's wall-clock reference
+ * (HEADER_CLOCK_DATA, perf record -k) and each event's period or frequency. */
+static void describe_recording(struct ans_export *x, const struct ans_reader *r)
+{
+	struct perfring_perfdata *pd = ans_perfdata(r);
+	const struct perfring_perfdata_info *info = perfring_perfdata_info(pd);
+	int i;
+
+	if (info && info->clock_tod_ns)
+		prof_set_clock(x->p, info->clock_ns, info->clock_tod_ns);
+	for (i = 0; i < x->nevents && i < perfring_perfdata_attr_cnt(pd); i++) {
+		const struct perfring_perfdata_attr *a = perfring_perfdata_attr(pd, i);
+
+		if (a && a->attr && a->attr->sample_period)
+			prof_set_sampling(x->p, i, a->attr->sample_period, a->attr->freq);
+	}
+}
+
+int ans_export_finish(struct ans_export *x, const struct ans_reader *r, const char *title)
 {
 	static const char *const empty[] = { "none" };
-	int ret = EXIT_OK;
-	FILE *f;
+	int ret = EXIT_OK, i;
 
 	if (!x->p) /* no sample: the files are written empty of samples all the same */
 		x->p = prof_new(empty, 1);
@@ -178,18 +312,24 @@ int ans_export_finish(struct ans_export *x, const char *title)
 		ans_export_free(x);
 		return ret;
 	}
-	if (x->o.folded && (f = open_out(x->cmd, x->o.folded)))
-		ret |= close_out(x->cmd, x->o.folded, f, prof_write_folded(x->p, -1, x->o.by_period, f)) ? EXIT_ERROR : 0;
-	else if (x->o.folded)
-		ret = EXIT_ERROR;
-	if (x->o.pprof && (f = open_out(x->cmd, x->o.pprof)))
-		ret |= close_out(x->cmd, x->o.pprof, f, prof_write_pprof(x->p, f)) ? EXIT_ERROR : 0;
-	else if (x->o.pprof)
-		ret = EXIT_ERROR;
-	if (x->o.speedscope && (f = open_out(x->cmd, x->o.speedscope)))
-		ret |= close_out(x->cmd, x->o.speedscope, f, prof_write_speedscope(x->p, title, f)) ? EXIT_ERROR : 0;
-	else if (x->o.speedscope)
-		ret = EXIT_ERROR;
+	if (x->nevents)
+		describe_recording(x, r);
+	for (i = 0; i < 3; i++) {
+		FILE *f = x->out[i];
+		int err;
+
+		if (!f)
+			continue;
+		if (i == OUT_FOLDED)
+			err = prof_write_folded(x->p, -1, x->o.by_period, f);
+		else if (i == OUT_PPROF)
+			err = prof_write_pprof(x->p, f);
+		else
+			err = prof_write_speedscope(x->p, title, f);
+		x->out[i] = NULL;
+		if (close_out(x->cmd, x->path[i], f, err))
+			ret = EXIT_ERROR;
+	}
 	ans_export_free(x);
 	return ret ? EXIT_ERROR : EXIT_OK;
 }

@@ -8,6 +8,7 @@
 #ifndef PERFRING_TOOL_ANS_EXPORT_H
 #define PERFRING_TOOL_ANS_EXPORT_H
 
+#include <getopt.h>
 #include <stdbool.h>
 
 #include "answers/ans_samples.h"
@@ -17,10 +18,54 @@ struct ans_export_opts {
 	const char *pprof;
 	const char *speedscope;
 	bool by_period;         /* folded: counts are periods, not samples */
+	bool inline_frames;     /* --inline: DWARF inlined functions as frames of their own */
+	bool modifiers;         /* --by-period, --inline or --no-inline given (they need an export) */
 };
+
+/* The export options, shared by report and script so that both take the same
+ * names with the same meaning: ANS_EXPORT_LONGOPTS goes into a command's
+ * getopt_long() table, ans_export_option() takes what getopt_long() returned
+ * for them, ANS_EXPORT_HELP is their part of the command's --help (columns of
+ * report's help: the option in 26, the text after). */
+enum {
+	ANS_OPT_FOLDED = 0x400, /* above any short option and the commands' own long ones */
+	ANS_OPT_PPROF,
+	ANS_OPT_SPEEDSCOPE,
+	ANS_OPT_BY_PERIOD,
+	ANS_OPT_INLINE,
+	ANS_OPT_NO_INLINE,
+};
+
+#define ANS_EXPORT_LONGOPTS                                                 \
+	{ "folded", required_argument, NULL, ANS_OPT_FOLDED },              \
+	{ "pprof", required_argument, NULL, ANS_OPT_PPROF },                \
+	{ "speedscope", required_argument, NULL, ANS_OPT_SPEEDSCOPE },      \
+	{ "by-period", no_argument, NULL, ANS_OPT_BY_PERIOD },              \
+	{ "inline", no_argument, NULL, ANS_OPT_INLINE },                    \
+	{ "no-inline", no_argument, NULL, ANS_OPT_NO_INLINE }
+
+#define ANS_EXPORT_HELP                                                                            \
+	"      --folded FILE       write folded stacks (comm;root;...;leaf COUNT; '-': stdout)\n"  \
+	"      --pprof FILE        write a gzip'd pprof profile (go tool pprof, Pyroscope, ...)\n" \
+	"      --speedscope FILE   write a speedscope JSON profile\n"                              \
+	"      --by-period         folded counts are periods rather than samples\n"                \
+	"      --inline            the exports show DWARF inlined functions as frames\n"           \
+	"      --no-inline         frames named by their symbol only (the default)\n"
+
+/* c is what getopt_long() returned: true when it is an export option (o updated). */
+bool ans_export_option(struct ans_export_opts *o, int c, const char *arg);
+
+/* The command line's checks once parsed: an export to '-' and the command's
+ * --json cannot share standard output, nor two exports. 0, or -1 with the
+ * usage error printed; --by-period, --inline and --no-inline need an export. */
+int ans_export_check(const char *cmd, const struct ans_export_opts *o, bool json);
 
 /* Any export asked for. */
 bool ans_export_wanted(const struct ans_export_opts *o);
+
+/* Whether an export goes to standard output ('-'): it then owns it, the
+ * command prints nothing else there. */
+bool ans_export_to_stdout(const struct ans_export_opts *o);
 
 struct ans_export;
 
@@ -28,8 +73,10 @@ struct ans_export;
 struct ans_export *ans_export_new(const char *cmd, const struct ans_export_opts *o);
 /* Add one sample (events named from r). 0, or -errno (printed). */
 int ans_export_add(struct ans_export *x, const struct ans_reader *r, const struct ans_sample *a);
-/* Write the files; returns the tool's exit status. Frees x. */
-int ans_export_finish(struct ans_export *x, const char *title);
+/* Write the files, with what r's file says of the recording (its clock's
+ * wall-clock reference, each event's period or frequency); returns the tool's
+ * exit status. Frees x. */
+int ans_export_finish(struct ans_export *x, const struct ans_reader *r, const char *title);
 void ans_export_free(struct ans_export *x);
 
 #endif

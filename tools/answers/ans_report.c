@@ -308,7 +308,7 @@ static int add_chain(struct report *r, const struct ans_sample *a, size_t j, uin
 
 static int add_sample(struct report *r, const struct ans_sample *a)
 {
-	uint64_t period = (a->s->present & PERF_SAMPLE_PERIOD) ? a->s->period : 1;
+	uint64_t period = a->period;
 	uint64_t key[2 * RK_MAX];
 	int32_t comm, dso;
 	struct entry *e;
@@ -549,23 +549,11 @@ static void print_event_json(const struct report *r, const char *name, int ev, s
 	pd_emit_end(&e);
 }
 
-/* Whether an export goes to standard output. */
-static bool export_to_stdout(const struct ans_export_opts *x)
-{
-	const char *paths[] = { x->folded, x->pprof, x->speedscope };
-	size_t i;
-
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-		if (paths[i] && !strcmp(paths[i], "-"))
-			return true;
-	return false;
-}
-
 int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
 {
 	bool table_off = false;
 	struct report r = { .o = opts };
-	struct ans_opts aopts = { 0 };
+	struct ans_opts aopts = { .inlines = opts->exports.inline_frames };
 	struct ans_export *x = NULL;
 	struct entry **list = NULL;
 	struct ans_reader *rd;
@@ -618,7 +606,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		goto out;
 	}
 	/* An export written to standard output ('-') owns it: no table beside it. */
-	table_off = export_to_stdout(&opts->exports);
+	table_off = ans_export_to_stdout(&opts->exports);
 	list = malloc((r.n ? r.n : 1) * sizeof(*list));
 	if (!list) {
 		status = tool_error(cmd, "out of memory");
@@ -645,7 +633,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	if (ferror(stdout))
 		status = tool_error(cmd, "writing the output failed");
 	if (x) {
-		int xs = ans_export_finish(x, path);
+		int xs = ans_export_finish(x, rd, path);
 
 		x = NULL;
 		if (xs)

@@ -135,6 +135,7 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 		return NULL;
 	}
 	sopts.lines = r->opts.lines;
+	sopts.inlines = r->opts.inlines;
 	sopts.kallsyms = r->opts.kallsyms;
 	r->procs = perfring_procs_new(&popts);
 	r->sym = perfring_symbolizer_new(&sopts);
@@ -273,6 +274,11 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 		f->offset = res.offset;
 		f->file = res.file;
 		f->line = res.line;
+		if (r->opts.inlines && res.nr_frames > 1) {
+			/* The symbolizer keeps its frames until it is freed, as long as this reader. */
+			f->inlined = res.frames;
+			f->ninlined = res.nr_frames - 1;
+		}
 		if (kernel && res.binary)
 			f->dso = res.binary;
 		/* perf names a BPF program's dso after the program (bpf_prog_TAG_NAME). */
@@ -283,6 +289,27 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 		if (kernel && res.binary)
 			f->dso = res.binary;
 	}
+}
+
+/* A caller's frame is a return address: the instruction after the call,
+ * which can be past the end of the inlined function that made the call (or
+ * on another line). Its inline chain and line are those of the call, at
+ * addr - 1, as addr2line and pprof take them; its name stays addr's, as
+ * perf names it. The first entry of each context (the sampled ip, or the
+ * user ip the kernel was entered at) is where the CPU was, not a return. */
+static void call_site_inlines(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode,
+			      struct ans_frame *f)
+{
+	struct perfring_sym_result res;
+
+	if (!f->name || addr == 0 ||
+	    perfring_symbolize(r->sym, r->procs, pid, addr - 1, cpumode, &res) != 0 || !res.name ||
+	    strcmp(ans_demangle(r->demangler, res.name), f->name))
+		return; /* addr - 1 is in another function (a call at the very end): keep addr's */
+	f->file = res.file;
+	f->line = res.line;
+	f->inlined = res.nr_frames > 1 ? res.frames : NULL;
+	f->ninlined = res.nr_frames > 1 ? res.nr_frames - 1 : 0;
 }
 
 static int reserve_frames(struct ans_reader *r, size_t n)
@@ -317,6 +344,7 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 	}
 	/* Entries before the first marker are user ones for perf. */
 	cpumode = PERF_RECORD_MISC_USER;
+	bool first_of_context = true;
 	if (reserve_frames(r, nr < (uint64_t)r->max_stack ? nr : (uint64_t)r->max_stack))
 		return -ENOMEM;
 	for (i = 0; i < nr && n < (size_t)r->max_stack; i++) {
@@ -344,9 +372,14 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 				i = nr;
 				continue;
 			}
+			first_of_context = true;
 			continue;
 		}
-		name_frame(r, s->pid, ip, cpumode, &r->frames[n++]);
+		name_frame(r, s->pid, ip, cpumode, &r->frames[n]);
+		if (r->opts.inlines && !first_of_context)
+			call_site_inlines(r, s->pid, ip, cpumode, &r->frames[n]);
+		first_of_context = false;
+		n++;
 	}
 	out->frames = r->frames;
 	out->nframes = n;
@@ -417,6 +450,10 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 		out->s = &r->d.u.sample;
 		out->event = ev;
 		out->event_name = r->names[ev];
+		if (out->s->present & PERF_SAMPLE_PERIOD)
+			out->period = out->s->period;
+		else
+			out->period = r->rec.attr->attr ? r->rec.attr->attr->sample_period : 1;
 		out->has_callchain = (r->rec.attr->cfg.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 		out->comm = ans_threads_comm(r->threads, out->s->tid);
 		if (!out->comm && out->s->tid == 0)

@@ -39,6 +39,12 @@ struct ans_frame {
 	uint64_t map_start, map_end, map_pgoff;
 	const char *file;     /* source file and line when asked for and known */
 	uint32_t line;
+	/* With ans_opts.inlines: the functions inlined at addr, innermost first
+	 * (the symbol layer's perfring_sym_frame: function, and the line in it),
+	 * the last one inlined into the frame's function; the line of the frame's
+	 * function itself (the outermost call site) is inlined[ninlined].line. */
+	const struct perfring_sym_frame *inlined;
+	uint32_t ninlined;
 	const char *reason;   /* when name is NULL: why */
 	uint32_t name_len, dso_len; /* strlen() of name (0 when NULL) and dso */
 };
@@ -48,6 +54,8 @@ struct ans_sample {
 	const struct perfring_decoded *d;  /* the SAMPLE, decoded */
 	const struct perfring_sample *s;   /* &d->u.sample */
 	int event;                         /* index of its attr in the file */
+	uint64_t period;                   /* its weight: the sample's period, else (no
+					    * PERF_SAMPLE_PERIOD) the event's sample_period, as perf */
 	const char *event_name;
 	const char *comm;                  /* the thread's name (":TID" when unknown) */
 	bool has_callchain;                /* the event records call chains */
@@ -58,6 +66,7 @@ struct ans_sample {
 struct ans_opts {
 	bool no_symbols;      /* frames without names (faster: script --dump-like uses) */
 	bool lines;           /* source file and line of each frame (DWARF) */
+	bool inlines;         /* the inlined functions of each frame (DWARF; implies lines) */
 	int max_stack;        /* 0: /proc/sys/kernel/perf_event_max_stack, else 127 */
 	const char *kallsyms; /* NULL: /proc/kallsyms */
 };

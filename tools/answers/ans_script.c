@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answers/ans_export.h"
 #include "answers/ans_samples.h"
 #include "answers/ans_script.h"
 #include "answers/ans_tracing.h"
@@ -286,12 +287,15 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 
 int ans_script_run(const char *cmd, const char *path, const struct ans_script_opts *opts)
 {
-	struct ans_opts aopts = { .lines = opts->lines };
+	struct ans_opts aopts = { .lines = opts->lines, .inlines = opts->exports.inline_frames };
 	struct script_ctx c = { .f = stdout, .lines = opts->lines };
+	/* An export to '-' owns standard output: no listing beside it. */
+	bool listing = !ans_export_to_stdout(&opts->exports);
+	struct ans_export *x = NULL;
 	struct obuf *o = NULL;
 	struct ans_sample a;
 	struct ans_reader *r;
-	int i, ret, n;
+	int i, ret, n, status = EXIT_OK;
 
 	r = ans_open(cmd, path, &aopts);
 	if (!r)
@@ -303,7 +307,12 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 		if (n > c.name_width)
 			c.name_width = n;
 	}
-	if (!opts->json && !(o = malloc(sizeof(*o)))) {
+	if (ans_export_wanted(&opts->exports) && !(x = ans_export_new(cmd, &opts->exports))) {
+		ans_close(r);
+		return EXIT_ERROR;
+	}
+	if (listing && !opts->json && !(o = malloc(sizeof(*o)))) {
+		ans_export_free(x);
 		ans_close(r);
 		return tool_error(cmd, "out of memory");
 	}
@@ -312,6 +321,13 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 		o->n = 0;
 	}
 	while ((ret = ans_next(r, &a)) > 0) {
+		/* Every sample goes into the exports: script filters nothing. */
+		if (x && ans_export_add(x, r, &a)) {
+			ret = -1;
+			break;
+		}
+		if (!listing)
+			continue;
 		if (opts->json)
 			print_json(&c, &a);
 		else
@@ -322,11 +338,19 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 	free(o);
 	fflush(stdout);
 	ans_warnings(r, cmd, path);
+	if (ret < 0)
+		status = EXIT_ERROR;
+	else if (ferror(stdout))
+		status = tool_error(cmd, "writing the output failed");
+	if (x && ret >= 0) {
+		int xs = ans_export_finish(x, r, path);
+
+		x = NULL;
+		if (xs)
+			status = xs;
+	}
+	ans_export_free(x);
 	ans_tracing_free(c.tracing);
 	ans_close(r);
-	if (ret < 0)
-		return EXIT_ERROR;
-	if (ferror(stdout))
-		return tool_error(cmd, "writing the output failed");
-	return EXIT_OK;
+	return status;
 }

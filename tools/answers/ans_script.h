@@ -9,9 +9,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "answers/ans_export.h"
+
 struct ans_script_opts {
 	bool json;
 	bool lines;              /* source file:line after each frame */
+	struct ans_export_opts exports; /* every sample into them; one to '-' replaces the listing */
 };
 
 /* Run script on path; returns the exit status (errors printed). */

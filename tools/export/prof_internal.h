@@ -78,6 +78,10 @@ struct profile {
 	uint64_t time_min, time_max;  /* perf clock ns; 0 = no times */
 	bool has_clock;
 	uint64_t clock_perf_ns, clock_epoch_ns;
+	struct prof_sampling {
+		uint64_t value;       /* 0: unknown */
+		bool freq;            /* value is samples per second, else events per sample */
+	} *sampling;                  /* per event */
 	uint32_t *loc_cache;          /* by address: location id + 1 of the last frame there (0: none) */
 	void *scratch;                /* key being built */
 	size_t scratch_cap;

@@ -19,7 +19,8 @@
  *   for cpu-clock/task-clock, else "count"); with several events the first
  *   of the pair is "<event>-samples" so that -sample_index names are unique.
  *   default_sample_type and period_type are the first event's; period is its
- *   mean period.
+ *   fixed period (prof_set_sampling()), else (a frequency) its mean period;
+ *   comments say how each event was sampled ("cpu-clock: sampled at 999 Hz").
  * - one Sample per distinct (event, pid, tid, comm, stack): location ids leaf
  *   first, values (count and period in the event's two slots, 0 elsewhere),
  *   labels pid and tid (numeric) and comm (string).
@@ -30,8 +31,9 @@
  * - Mapping: memory_start/limit, file_offset, filename, build_id (hex);
  *   programs first, heaviest first, so that pprof's main binary is the
  *   program sampled most.
- * - time_nanos only when prof_set_clock() tied perf's clock to the epoch;
- *   duration_nanos from the first to the last sample.
+ * - time_nanos: the first sample's wall-clock time when prof_set_clock() tied
+ *   perf's clock to the epoch, else its time on perf's clock (a comment says
+ *   so); duration_nanos from the first to the last sample.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -164,7 +166,8 @@ static void gz_varint_field(struct gz *g, unsigned field, uint64_t v)
 
 struct strs {
 	const struct profile *p;
-	char *extra[8 + PROF_MAX_EVENTS]; /* 5 names and units, a "<event>-samples" per event */
+	/* 6 names and units, a "<event>-samples" and a comment per event, a comment on the time */
+	char *extra[8 + 2 * PROF_MAX_EVENTS];
 	size_t nextra;
 	int err;
 };
@@ -420,9 +423,32 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 	}
 	if (p->has_clock && p->time_min)
 		gz_varint_field(g, 9, p->clock_epoch_ns + (p->time_min - p->clock_perf_ns));
+	else
+		gz_varint_field(g, 9, p->time_min);
 	gz_varint_field(g, 10, p->time_max - p->time_min);
 	write_value_type(g, &m, 11, p->event_sid[0], prof_event_is_clock(ev0) ? u_ns : u_count);
-	gz_varint_field(g, 12, n0 ? (period0 + n0 / 2) / n0 : 0);
+	if (p->sampling[0].value && !p->sampling[0].freq)
+		gz_varint_field(g, 12, p->sampling[0].value);
+	else
+		gz_varint_field(g, 12, n0 ? (period0 + n0 / 2) / n0 : 0);
+	/* 13: comments (pprof -raw prints them): how each event was sampled, and what the time is. */
+	for (int e = 0; e < p->nevents; e++) {
+		const struct prof_sampling *sm = &p->sampling[e];
+		const char *ev = prof_str(p, p->event_sid[e]);
+		char text[600];
+
+		if (!sm->value)
+			continue;
+		if (sm->freq)
+			snprintf(text, sizeof(text), "%s: sampled at %llu Hz", ev, (unsigned long long)sm->value);
+		else
+			snprintf(text, sizeof(text), "%s: a sample every %llu %s", ev, (unsigned long long)sm->value,
+				 prof_event_is_clock(ev) ? "ns" : "events");
+		gz_varint_field(g, 13, (uint64_t)str_id(st, text));
+	}
+	if (p->time_min && !p->has_clock)
+		gz_varint_field(g, 13, (uint64_t)str_id(st, "time_nanos is the first sample's time on perf's clock "
+							     "(the recording has no wall-clock reference: CLOCK_DATA)"));
 	gz_varint_field(g, 14, p->event_sid[0]);
 
 	/* 6: the string table, the profile's strings (index 0 is "") then the extra ones. */

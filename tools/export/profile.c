@@ -171,7 +171,8 @@ struct profile *prof_new(const char *const *event_names, int nevents)
 		goto nomem;
 	p->nevents = nevents;
 	p->event_sid = calloc((size_t)nevents, sizeof(*p->event_sid));
-	if (!p->event_sid)
+	p->sampling = calloc((size_t)nevents, sizeof(*p->sampling));
+	if (!p->event_sid || !p->sampling)
 		goto nomem;
 	/* String 0 is "" (pprof requires it). */
 	if (intern_str(p, "") != 0)
@@ -201,6 +202,7 @@ void prof_free(struct profile *p)
 	prof_itab_free(&p->stacks);
 	free(p->stack_vals);
 	free(p->event_sid);
+	free(p->sampling);
 	free(p->scratch);
 	free(p->loc_cache);
 	free(p);
@@ -211,6 +213,14 @@ void prof_set_clock(struct profile *p, uint64_t perf_ns, uint64_t epoch_ns)
 	p->clock_perf_ns = perf_ns;
 	p->clock_epoch_ns = epoch_ns;
 	p->has_clock = true;
+}
+
+void prof_set_sampling(struct profile *p, int event, uint64_t value, bool freq)
+{
+	if (!p || event < 0 || event >= p->nevents)
+		return;
+	p->sampling[event].value = value;
+	p->sampling[event].freq = freq;
 }
 
 void prof_buf_put(struct prof_buf *b, const void *data, size_t n)

@@ -56,10 +56,18 @@ struct profile *prof_new(const char *const *event_names, int nevents);
 void prof_free(struct profile *p);
 
 /* perf's clock (sample times) at epoch_ns (ns since 1970), e.g. from the file's
- * HEADER_CLOCK_DATA: pprof's time_nanos is then wall-clock time. Without it,
- * time_nanos is left out (perf's clock is not the epoch); duration_nanos is
- * always from the samples' times. */
+ * HEADER_CLOCK_DATA: pprof's time_nanos is then the first sample's wall-clock
+ * time. Without it, time_nanos is the first sample's time on perf's clock
+ * (by default CLOCK_MONOTONIC: time since boot, so pprof shows a date in 1970)
+ * and a comment of the profile says so; duration_nanos is always from the
+ * first to the last sample's time. */
 void prof_set_clock(struct profile *p, uint64_t perf_ns, uint64_t epoch_ns);
+
+/* How event was sampled (its perf_event_attr): one sample every value events,
+ * or with freq value samples a second. pprof's period is event 0's fixed
+ * period, or with a frequency (or when not set) the samples' mean period;
+ * the profile's comments say each event's. */
+void prof_set_sampling(struct profile *p, int event, uint64_t value, bool freq);
 
 /* Adds one sample. 0, or -ENOMEM / -EINVAL (no such event, frames NULL with nframes > 0,
  * more than 65536 frames). */

@@ -25,6 +25,7 @@ void cmd_report_usage(FILE *f)
 	fprintf(f,
 		"Usage: %s report [-i FILE] [-s KEYS] [--children|--no-children] [--percent-limit PCT]\n"
 		"                     [-g] [--json] [--folded FILE] [--pprof FILE] [--speedscope FILE]\n"
+		"                     [--by-period] [--inline|--no-inline]\n"
 		"       %s report --stats [-i FILE]\n\n"
 		"Read a perf.data file (file or pipe mode, either byte order, zstd-compressed\n"
 		"records expanded) and print its samples grouped by the sort keys and sorted by\n"
@@ -42,10 +43,7 @@ void cmd_report_usage(FILE *f)
 		"  -g, --call-graph        each entry's call chains (root first, ';'-separated) above 0.5%%\n"
 		"  -j, --json              one JSON object per event: samples, period, entries[] with the\n"
 		"                          keys, self and children percentages and periods\n"
-		"      --folded FILE       write folded stacks (comm;root;...;leaf COUNT; '-': stdout)\n"
-		"      --pprof FILE        write a gzip'd pprof profile (go tool pprof, Pyroscope, ...)\n"
-		"      --speedscope FILE   write a speedscope JSON profile\n"
-		"      --by-period         folded counts are periods rather than samples\n"
+		ANS_EXPORT_HELP
 		"      --stats             print the record counts instead\n"
 		"  -h, --help              show this help\n\n"
 		"Exit status: 0 on success, 1 when the file cannot be opened, is corrupt (the\n"
@@ -150,10 +148,6 @@ enum {
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
 	OPT_PERCENT_LIMIT,
-	OPT_FOLDED,
-	OPT_PPROF,
-	OPT_SPEEDSCOPE,
-	OPT_BY_PERIOD,
 };
 
 int cmd_report(int argc, char **argv)
@@ -167,10 +161,7 @@ int cmd_report(int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "call-graph", no_argument, NULL, 'g' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "folded", required_argument, NULL, OPT_FOLDED },
-		{ "pprof", required_argument, NULL, OPT_PPROF },
-		{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
-		{ "by-period", no_argument, NULL, OPT_BY_PERIOD },
+		ANS_EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -213,22 +204,13 @@ int cmd_report(int argc, char **argv)
 		case 'j':
 			o.json = true;
 			break;
-		case OPT_FOLDED:
-			o.exports.folded = optarg;
-			break;
-		case OPT_PPROF:
-			o.exports.pprof = optarg;
-			break;
-		case OPT_SPEEDSCOPE:
-			o.exports.speedscope = optarg;
-			break;
-		case OPT_BY_PERIOD:
-			o.exports.by_period = true;
-			break;
 		case 'h':
 			cmd_report_usage(stdout);
 			return EXIT_OK;
-		default: /* ':' (a value missing) or '?' (an unknown option) */
+		default:
+			if (ans_export_option(&o.exports, c, optarg))
+				break;
+			/* ':' (a value missing) or '?' (an unknown option) */
 			return tool_option_error(CMD, c, argv);
 		}
 	}
@@ -238,7 +220,7 @@ int cmd_report(int argc, char **argv)
 		return tool_usage_error(CMD, "--stats takes no other option than -i");
 	if (stats)
 		return report_stats(path);
-	if (o.json && o.exports.folded && !strcmp(o.exports.folded, "-"))
-		return tool_usage_error(CMD, "--json and --folded - both want standard output");
+	if (ans_export_check(CMD, &o.exports, o.json))
+		return EXIT_USAGE;
 	return ans_report_run(CMD, path, &o);
 }

@@ -23,25 +23,29 @@
 void cmd_script_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s script [-i FILE] [--json] [--lines]\n"
+		"Usage: %s script [-i FILE] [--json] [--lines] [--folded FILE] [--pprof FILE]\n"
+		"                     [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
 		"       %s script --dump [-i FILE] [--json] [--ordered]\n\n"
 		"Print the samples of a perf.data file in time order as `perf script` does: a\n"
 		"line per sample (comm, tid, [cpu], time, period, event; a tracepoint's fields\n"
 		"from the file's tracing data) and a line per call-chain frame (address,\n"
 		"symbol+offset, binary). Symbols come from the binaries (or their debug files\n"
 		"found by build id, ~/.debug included) and /proc/kallsyms.\n"
+		"The exports (as report's) take every sample of the file, each event, with the\n"
+		"frames as printed; an export to '-' replaces the listing on standard output.\n"
 		"With --dump: every record, one per line: its file offset, size, type and\n"
 		"decoded fields (a SAMPLE's ip, pid, tid, time, cpu, period, call chain, ...).\n"
 		"Records of a COMPRESSED record carry that record's offset.\n\n"
 		"Options:\n"
-		"  -i, --input FILE   the file to read (default perf.data; '-': standard input)\n"
-		"  -j, --json         one JSON object per line (per sample: comm, pid, tid, cpu,\n"
-		"                     time, period, event, frames[] with addr, symbol, offset,\n"
-		"                     dso, build_id, kernel, map_*; tracepoints: trace, fields)\n"
-		"      --lines        each frame's source file and line (DWARF)\n"
-		"      --dump         every record decoded, not the samples named\n"
-		"      --ordered      with --dump: in time order, as perf sorts them\n"
-		"  -h, --help         show this help\n\n"
+		"  -i, --input FILE        the file to read (default perf.data; '-': standard input)\n"
+		"  -j, --json              one JSON object per line (per sample: comm, pid, tid, cpu,\n"
+		"                          time, period, event, frames[] with addr, symbol, offset,\n"
+		"                          dso, build_id, kernel, map_*; tracepoints: trace, fields)\n"
+		"      --lines             each frame's source file and line (DWARF; in pprof too)\n"
+		ANS_EXPORT_HELP
+		"      --dump              every record decoded, not the samples named\n"
+		"      --ordered           with --dump: in time order, as perf sorts them\n"
+		"  -h, --help              show this help\n\n"
 		"Exit status: 0 on success, 1 when the file cannot be opened or is corrupt, or a\n"
 		"record could not be decoded (it is printed with its error), 2 for a bad command line.\n",
 		TOOL_NAME, TOOL_NAME);
@@ -102,6 +106,7 @@ int cmd_script(int argc, char **argv)
 		{ "ordered", no_argument, NULL, 'o' },
 		{ "dump", no_argument, NULL, 'D' },
 		{ "lines", no_argument, NULL, 'L' },
+		ANS_EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -111,7 +116,7 @@ int cmd_script(int argc, char **argv)
 	struct perfring_perfdata *pd;
 	uint64_t bad = 0;
 	struct ans_script_opts sopts = { 0 };
-	bool ordered = false, dump = false;
+	bool ordered = false, dump = false, exports = false;
 	int c, idx, ret;
 
 	opterr = 0;
@@ -136,7 +141,12 @@ int cmd_script(int argc, char **argv)
 		case 'h':
 			cmd_script_usage(stdout);
 			return EXIT_OK;
-		default: /* ':' (a value missing) or '?' (an unknown option) */
+		default:
+			if (ans_export_option(&sopts.exports, c, optarg)) {
+				exports = true;
+				break;
+			}
+			/* ':' (a value missing) or '?' (an unknown option) */
 			return tool_option_error(CMD, c, argv);
 		}
 	}
@@ -146,10 +156,14 @@ int cmd_script(int argc, char **argv)
 		if (ordered)
 			return tool_usage_error(CMD, "--ordered goes with --dump (samples are always in time order)");
 		sopts.json = e.json;
+		if (ans_export_check(CMD, &sopts.exports, sopts.json))
+			return EXIT_USAGE;
 		return ans_script_run(CMD, path, &sopts);
 	}
 	if (sopts.lines)
 		return tool_usage_error(CMD, "--lines does not go with --dump");
+	if (exports)
+		return tool_usage_error(CMD, "the exports (--folded, --pprof, --speedscope) do not go with --dump");
 
 	pd = pd_open(CMD, path, ordered);
 	if (!pd)
