@@ -392,6 +392,40 @@ static int cmd_drain(int argc, char **argv)
 	return 0;
 }
 
+/* The options of live and stream (--threshold: live only). */
+struct run_opts {
+	double secs;
+	int reps;
+	unsigned size, payload, repeat;
+	uint64_t threshold;
+};
+
+static void parse_run_opts(int argc, char **argv, struct run_opts *o, bool live, const char *usage)
+{
+	static const struct option lo[] = { { "duration", 1, NULL, 'd' }, { "reps", 1, NULL, 'r' },
+					    { "size", 1, NULL, 's' }, { "payload", 1, NULL, 'p' },
+					    { "repeat", 1, NULL, 'R' }, { "threshold", 1, NULL, 't' },
+					    { NULL, 0, NULL, 0 } };
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'd': o->secs = atof(optarg); break;
+		case 'r': o->reps = atoi(optarg); break;
+		case 's': o->size = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'p': o->payload = (unsigned)atoi(optarg); break;
+		case 'R': o->repeat = (unsigned)atoi(optarg); break;
+		case 't':
+			if (live) {
+				o->threshold = strtoull(optarg, NULL, 0);
+				break;
+			}
+			/* fall through */
+		default: bench_die("usage: %s", usage);
+		}
+	}
+}
+
 /* ---- live: drain while the producer writes on the other CPU ---- */
 
 /*
@@ -554,35 +588,22 @@ static void live_round(struct drain *d, int c, const struct live_view *v, uint64
 
 static int cmd_live(int argc, char **argv)
 {
-	static const struct option lo[] = { { "duration", 1, NULL, 'd' }, { "reps", 1, NULL, 'r' },
-					    { "size", 1, NULL, 's' }, { "payload", 1, NULL, 'p' },
-					    { "repeat", 1, NULL, 'R' }, { "threshold", 1, NULL, 't' },
-					    { NULL, 0, NULL, 0 } };
 	static const int who[] = { C_CURSOR, C_RB, C_SAMPLES, C_MSG, C_LIBBPF };
 	enum { NW = sizeof(who) / sizeof(who[0]) };
+	struct run_opts o = { .secs = 0.4, .reps = 5, .size = 256 << 10, .payload = 64, .repeat = 64 };
 	struct live_res res[C_NR];
 	struct live_view view[C_NR];
-	double secs = 0.4, med[C_NR];
-	unsigned size = 256 << 10, payload = 64, repeat = 64;
-	uint64_t threshold = 0, clock_ns;
-	int reps = 5, i, r, opt;
+	double secs, med[C_NR];
+	unsigned size, payload, repeat;
+	uint64_t threshold, clock_ns;
+	int reps, i, r;
 	bool on[C_NR] = { false };
 	const char *name;
 	struct drain d;
 
-	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'd': secs = atof(optarg); break;
-		case 'r': reps = atoi(optarg); break;
-		case 's': size = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'p': payload = (unsigned)atoi(optarg); break;
-		case 'R': repeat = (unsigned)atoi(optarg); break;
-		case 't': threshold = strtoull(optarg, NULL, 0); break;
-		default:
-			bench_die("usage: ringbuf live [--duration SEC] [--reps N] [--size B] [--payload B] "
-				  "[--repeat N] [--threshold B]");
-		}
-	}
+	parse_run_opts(argc, argv, &o, true,
+		       "ringbuf live [--duration SEC] [--reps N] [--size B] [--payload B] [--repeat N] [--threshold B]");
+	secs = o.secs, reps = o.reps, size = o.size, payload = o.payload, repeat = o.repeat, threshold = o.threshold;
 	if (!threshold)
 		threshold = size / 2;
 	if (reps < 1 || payload < 8 || payload > 4096 || threshold > size)
@@ -770,24 +791,15 @@ static void print_stream(const char *name, const struct stream_result *r)
 
 static int cmd_stream(int argc, char **argv)
 {
-	static const struct option lo[] = { { "duration", 1, NULL, 'd' }, { "reps", 1, NULL, 'r' },
-					    { "size", 1, NULL, 's' }, { "payload", 1, NULL, 'p' },
-					    { "repeat", 1, NULL, 'R' }, { NULL, 0, NULL, 0 } };
+	struct run_opts o = { .secs = 2, .reps = 3, .size = 4 << 20, .payload = 64, .repeat = 64 };
 	struct stream_result pr[16], lb[16], pa;
-	double secs = 2;
-	unsigned size = 4 << 20, payload = 64, repeat = 64;
-	int reps = 3, i, opt;
+	double secs;
+	unsigned size, payload, repeat;
+	int reps, i;
 
-	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'd': secs = atof(optarg); break;
-		case 'r': reps = atoi(optarg); break;
-		case 's': size = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'p': payload = (unsigned)atoi(optarg); break;
-		case 'R': repeat = (unsigned)atoi(optarg); break;
-		default: bench_die("usage: ringbuf stream [--duration SEC] [--reps N] [--size B] [--payload B]");
-		}
-	}
+	parse_run_opts(argc, argv, &o, false,
+		       "ringbuf stream [--duration SEC] [--reps N] [--size B] [--payload B] [--repeat N]");
+	secs = o.secs, reps = o.reps, size = o.size, payload = o.payload, repeat = o.repeat;
 	if (reps < 1 || reps > 16)
 		bench_die("--reps 1..16");
 	printf("ringbuf_stream: producer on CPU 0 (tc BPF_PROG_TEST_RUN repeat %u), reader on CPU 1, %.1f s runs, "
