@@ -543,12 +543,16 @@ static void live_round(struct drain *d, int c, const struct live_view *v, uint64
 	t_start = bench_now_ns();
 	t_end = t_start + (uint64_t)(secs * 1e9);
 	for (;;) {
-		uint64_t t0, t1, n, now = t_start;
+		uint64_t t0, t1, n;
 
-		while (live_waiting(v) < threshold && (now = bench_now_ns()) < t_end)
-			__builtin_ia32_pause();
-		if (now >= t_end)
+		/* The clock is read on every pass, so that the round ends
+		 * even if the ring never drops below the threshold. */
+		if (bench_now_ns() >= t_end)
 			break;
+		if (live_waiting(v) < threshold) {
+			__builtin_ia32_pause();
+			continue;
+		}
 		t0 = bench_now_ns();
 		n = live_drain(d, c);
 		t1 = bench_now_ns();
