@@ -8,6 +8,7 @@
  *
  *   ringbuf drain [--rounds N] [--payload BYTES] [--size BYTES] [--cpu N]
  *   ringbuf drain --callgrind perfring_rb_cursor|perfring_rb|perfring_msg|libbpf [--rounds N]
+ *   ringbuf live [--threshold BYTES] [--duration SEC] [--reps N] [--size BYTES] [--payload BYTES]
  *   ringbuf stream [--duration SEC] [--reps N] [--size BYTES] [--payload BYTES]
  *
  * drain: each contender has its own loaded producer and ring of --size bytes
@@ -22,7 +23,11 @@
  * (ring_buffer__consume(), which stores consumer_pos after every record), and
  * perfring_perf_array (perfring_reader_consume() of a perf event array ring of
  * the same size). --callgrind fills and drains one contender through a
- * function named drain_<contender>, for instructions per record.
+ * function named drain_<contender>, for instructions per record. A --size
+ * other than 1 MiB is named in the output (ringbuf_drain_ns_per_record_256k).
+ *
+ * live: the drain with the producer writing meanwhile on the other CPU
+ * (see cmd_live()); --threshold 8 is the back-to-back consumer.
  *
  * stream: the producer runs flat out on CPU 0 (the tc program produce_tc,
  * BPF_PROG_TEST_RUN repeat --repeat, default 64: a tc test run has no fixed
@@ -37,6 +42,7 @@
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <perfring/perfring.h>
@@ -306,6 +312,7 @@ static int cmd_drain(int argc, char **argv)
 	double *ns[C_NR], med[C_NR];
 	struct drain d;
 	uint64_t records[C_NR] = { 0 };
+	char sfx[32] = "";
 
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
@@ -360,22 +367,295 @@ static int cmd_drain(int argc, char **argv)
 				bench_die("%s: drain failed: %s", cname[c], perfring_errmsg());
 		}
 	}
-	printf("ringbuf_drain: CPU %d, payload %u bytes, %u-byte rings (%u ring buffer records, %u perf records "
-	       "per fill), %u rounds\n", cpu, payload, size, d.fill[C_RB], d.fill[C_PERF], rounds);
+	/* The 1 MiB drain keeps its name; another size is named by it
+	 * (ringbuf_drain_ns_per_record_256k), so both can sit in one run. */
+	if (size != 1u << 20)
+		snprintf(sfx, sizeof(sfx), "_%uk", size >> 10);
+	printf("ringbuf_drain%s: CPU %d, payload %u bytes, %u-byte rings (%u ring buffer records, %u perf records "
+	       "per fill), %u rounds\n", sfx, cpu, payload, size, d.fill[C_RB], d.fill[C_PERF], rounds);
 	for (c = 0; c < C_NR; c++) {
 		drain_check(&d, c, records[c]);
 		med[c] = bench_median(ns[c], rounds);
-		printf("ringbuf_drain_ns_per_record %s %.2f (p10 %.2f, p90 %.2f)\n", cname[c], med[c],
+		printf("ringbuf_drain_ns_per_record%s %s %.2f (p10 %.2f, p90 %.2f)\n", sfx, cname[c], med[c],
 		       bench_quantile_sorted(ns[c], rounds, 0.1), bench_quantile_sorted(ns[c], rounds, 0.9));
 	}
 	/* The headline: perfring's fastest drain (the inline cursor); every
 	 * other perfring path is printed under its own name. */
-	printf("RATIO ringbuf_drain_ns_per_record perfring/libbpf %.3f (perfring_rb_cursor)\n",
+	printf("RATIO ringbuf_drain_ns_per_record%s perfring/libbpf %.3f (perfring_rb_cursor)\n", sfx,
 	       med[C_CURSOR] / med[C_LIBBPF]);
-	printf("RATIO ringbuf_drain_ns_per_record perfring_rb/libbpf %.3f\n", med[C_RB] / med[C_LIBBPF]);
-	printf("RATIO ringbuf_drain_ns_per_record perfring_msg/libbpf %.3f\n", med[C_MSG] / med[C_LIBBPF]);
-	printf("RATIO ringbuf_drain_ns_per_record perfring_samples/libbpf %.3f\n", med[C_SAMPLES] / med[C_LIBBPF]);
-	printf("RATIO drain_ns_per_record ringbuf/perf_array %.3f (perfring_msg on each)\n", med[C_MSG] / med[C_PERF]);
+	printf("RATIO ringbuf_drain_ns_per_record%s perfring_rb/libbpf %.3f\n", sfx, med[C_RB] / med[C_LIBBPF]);
+	printf("RATIO ringbuf_drain_ns_per_record%s perfring_msg/libbpf %.3f\n", sfx, med[C_MSG] / med[C_LIBBPF]);
+	printf("RATIO ringbuf_drain_ns_per_record%s perfring_samples/libbpf %.3f\n", sfx,
+	       med[C_SAMPLES] / med[C_LIBBPF]);
+	printf("RATIO drain_ns_per_record%s ringbuf/perf_array %.3f (perfring_msg on each)\n", sfx,
+	       med[C_MSG] / med[C_PERF]);
+	return 0;
+}
+
+/* The options of live and stream (--threshold: live only). */
+struct run_opts {
+	double secs;
+	int reps;
+	unsigned size, payload, repeat;
+	uint64_t threshold;
+};
+
+static void parse_run_opts(int argc, char **argv, struct run_opts *o, bool live, const char *usage)
+{
+	static const struct option lo[] = { { "duration", 1, NULL, 'd' }, { "reps", 1, NULL, 'r' },
+					    { "size", 1, NULL, 's' }, { "payload", 1, NULL, 'p' },
+					    { "repeat", 1, NULL, 'R' }, { "threshold", 1, NULL, 't' },
+					    { NULL, 0, NULL, 0 } };
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'd': o->secs = atof(optarg); break;
+		case 'r': o->reps = atoi(optarg); break;
+		case 's': o->size = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'p': o->payload = (unsigned)atoi(optarg); break;
+		case 'R': o->repeat = (unsigned)atoi(optarg); break;
+		case 't':
+			if (live) {
+				o->threshold = strtoull(optarg, NULL, 0);
+				break;
+			}
+			/* fall through */
+		default: bench_die("usage: %s", usage);
+		}
+	}
+}
+
+/* ---- live: drain while the producer writes on the other CPU ---- */
+
+/*
+ * What the per-batch commit is about: a record-by-record store of
+ * consumer_pos only costs when another CPU touches its cache line, and the
+ * producer reads consumer_pos at every reservation. So here the producer
+ * (produce_tc, BPF_PROG_TEST_RUN with repeat) runs flat out on CPU 0 for the
+ * whole measurement, and the consumer on CPU 1 waits (spinning on a
+ * read-only view of the two positions, outside the timing) until at least
+ * --threshold bytes are waiting, then drains until it has caught up with
+ * the producer (each contender called until it returns 0 records: libbpf's
+ * ring_buffer__consume() chases producer_pos itself, so every contender
+ * does), timed with one clock pair per drain (less what a pair of clock
+ * reads costs alone: clock_pair_ns()). ns per record of a drain is
+ * the consumer's own cost with the producer writing; medians over drains,
+ * and the producer's rate and losses in the same rounds. --threshold 8 is
+ * the back-to-back consumer (draining whatever is there): its batches are
+ * of a record or two, so the cache misses on the lines the producer has
+ * just written (and the clock reads) weigh on both sides alike, and each
+ * record finds consumer_pos at its own position when committed, so the
+ * kernel queues a wakeup (irq_work) per record: the producer slows to a few
+ * hundred thousand records per second.
+ */
+struct live_view {
+	const volatile uint64_t *cons, *prod;
+	void *cmap, *pmap;
+	size_t pg;
+};
+
+static void live_view_open(struct live_view *v, int map_fd)
+{
+	v->pg = (size_t)sysconf(_SC_PAGESIZE);
+	v->cmap = mmap(NULL, v->pg, PROT_READ, MAP_SHARED, map_fd, 0);
+	v->pmap = mmap(NULL, v->pg, PROT_READ, MAP_SHARED, map_fd, (off_t)v->pg);
+	if (v->cmap == MAP_FAILED || v->pmap == MAP_FAILED)
+		bench_die("mmap of the ring buffer's positions: %s", strerror(errno));
+	v->cons = v->cmap;
+	v->prod = v->pmap;
+}
+
+static uint64_t live_waiting(const struct live_view *v)
+{
+	return __atomic_load_n(v->prod, __ATOMIC_ACQUIRE) - __atomic_load_n(v->cons, __ATOMIC_RELAXED);
+}
+
+struct live_prod {
+	int prog_fd;
+	unsigned repeat;
+	int stop, err;
+};
+
+static void *live_producer(void *arg)
+{
+	struct live_prod *lp = arg;
+	int err;
+
+	if (bench_pin_cpu(0))
+		bench_die("cannot pin the producer to CPU 0");
+	while (!__atomic_load_n(&lp->stop, __ATOMIC_ACQUIRE)) {
+		err = run_prog(lp->prog_fd, lp->repeat);
+		if (err) {
+			lp->err = err;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* Drain contender c until it finds nothing; the records taken. */
+static uint64_t live_drain(struct drain *d, int c)
+{
+	uint64_t n = 0;
+	int r;
+
+	while ((r = drain_one(d, c)) > 0)
+		n += (uint64_t)r;
+	if (r < 0)
+		bench_die("%s: drain failed: %s", cname[c], perfring_errmsg());
+	return n;
+}
+
+struct live_res {
+	double *ns; /* per drain */
+	size_t nd, cap;
+	uint64_t busy_ns, records, produced, written, lost, round_ns;
+};
+
+/* What a pair of clock reads costs by itself (median of many): taken off
+ * each drain's time, which matters for the back-to-back drains of a record
+ * or two. */
+static uint64_t clock_pair_ns(void)
+{
+	double v[1001];
+	int i;
+
+	for (i = 0; i < 1001; i++) {
+		uint64_t t0 = bench_now_ns();
+
+		v[i] = (double)(bench_now_ns() - t0);
+	}
+	return (uint64_t)bench_median(v, 1001);
+}
+
+static void live_round(struct drain *d, int c, const struct live_view *v, uint64_t threshold, double secs,
+		       unsigned repeat, uint64_t clock_ns, struct live_res *res)
+{
+	struct rb_producer_bpf *skel = d->rbp[c].skel;
+	struct live_prod lp = { .prog_fd = bpf_program__fd(skel->progs.produce_tc), .repeat = repeat };
+	uint64_t seq0 = skel->bss->seq_next, ok0 = skel->bss->out_ok, fail0 = skel->bss->out_fail;
+	uint64_t rec0 = d->s[c].records, sum0 = d->s[c].sum, t_start, t_end, seq1, ok, lost;
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, live_producer, &lp))
+		bench_die("pthread_create");
+	t_start = bench_now_ns();
+	t_end = t_start + (uint64_t)(secs * 1e9);
+	for (;;) {
+		uint64_t t0, t1, n;
+
+		/* The clock is read on every pass, so that the round ends
+		 * even if the ring never drops below the threshold. */
+		if (bench_now_ns() >= t_end)
+			break;
+		if (live_waiting(v) < threshold) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		t0 = bench_now_ns();
+		n = live_drain(d, c);
+		t1 = bench_now_ns();
+		if (!n)
+			continue;
+		if (res->nd == res->cap) {
+			res->cap = res->cap ? 2 * res->cap : 1024;
+			res->ns = realloc(res->ns, res->cap * sizeof(double));
+			if (!res->ns)
+				bench_die("out of memory");
+		}
+		t1 = t1 - t0 > clock_ns ? t1 - clock_ns : t0;
+		res->ns[res->nd++] = (double)(t1 - t0) / (double)n;
+		res->busy_ns += t1 - t0;
+		res->records += n;
+	}
+	__atomic_store_n(&lp.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	res->round_ns += bench_now_ns() - t_start;
+	if (lp.err)
+		bench_die("producer: %s", strerror(-lp.err));
+	live_drain(d, c); /* the rest, untimed */
+	seq1 = skel->bss->seq_next;
+	ok = skel->bss->out_ok - ok0;
+	lost = skel->bss->out_fail - fail0;
+	res->produced += seq1 - seq0;
+	res->written += ok;
+	res->lost += lost;
+	if (d->s[c].records - rec0 != ok)
+		bench_die("%s: received %" PRIu64 " records, the producer wrote %" PRIu64, cname[c],
+			  d->s[c].records - rec0, ok);
+	/* The sum of sequence numbers checks every record, when none was lost. */
+	if (!lost && d->s[c].sum - sum0 != (seq1 - seq0) * seq0 + (seq1 - seq0) * (seq1 - seq0 - 1) / 2)
+		bench_die("%s: the sequence numbers received do not add up", cname[c]);
+	d->want_sum[c] = d->s[c].sum;
+}
+
+static int cmd_live(int argc, char **argv)
+{
+	static const int who[] = { C_CURSOR, C_RB, C_SAMPLES, C_MSG, C_LIBBPF };
+	enum { NW = sizeof(who) / sizeof(who[0]) };
+	struct run_opts o = { .secs = 0.4, .reps = 5, .size = 256 << 10, .payload = 64, .repeat = 64 };
+	struct live_res res[C_NR];
+	struct live_view view[C_NR];
+	double secs, med[C_NR];
+	unsigned size, payload, repeat;
+	uint64_t threshold, clock_ns;
+	int reps, i, r;
+	bool on[C_NR] = { false };
+	const char *name;
+	struct drain d;
+
+	parse_run_opts(argc, argv, &o, true,
+		       "ringbuf live [--duration SEC] [--reps N] [--size B] [--payload B] [--repeat N] [--threshold B]");
+	secs = o.secs, reps = o.reps, size = o.size, payload = o.payload, repeat = o.repeat, threshold = o.threshold;
+	if (!threshold)
+		threshold = size / 2;
+	if (reps < 1 || payload < 8 || payload > 4096 || threshold > size)
+		bench_die("--reps >= 1, --payload 8..4096, --threshold <= --size");
+	/* Half the ring: the headline (batches of thousands of records); a
+	 * threshold of a record or so: the back-to-back consumer. */
+	name = threshold >= size / 4 ? "ringbuf_drain_live" : "ringbuf_drain_b2b";
+	for (i = 0; i < NW; i++)
+		on[who[i]] = true;
+	drain_setup(&d, on, payload, size);
+	memset(res, 0, sizeof(res));
+	for (i = 0; i < NW; i++)
+		live_view_open(&view[who[i]], d.rbp[who[i]].rb_fd);
+	if (bench_pin_cpu(1))
+		bench_die("cannot pin the consumer to CPU 1");
+	clock_ns = clock_pair_ns();
+	for (r = 0; r < reps; r++)
+		for (i = 0; i < NW; i++) {
+			int c = who[(r + i) % NW]; /* rotating order */
+
+			live_round(&d, c, &view[c], threshold, secs, repeat, clock_ns, &res[c]);
+		}
+	printf("%s: producer flat out on CPU 0 (tc BPF_PROG_TEST_RUN repeat %u), consumer on CPU 1 draining "
+	       "whenever %" PRIu64 " bytes wait, until caught up; %u-byte ring, payload %u bytes, %.2f s x %d "
+	       "rounds per contender; %" PRIu64 " ns of clock reads taken off each drain\n", name, repeat, threshold,
+	       size, payload, secs, reps, clock_ns);
+	for (i = 0; i < NW; i++) {
+		int c = who[i];
+		struct live_res *x = &res[c];
+
+		med[c] = bench_median(x->ns, x->nd);
+		printf("%s_ns_per_record %s %.2f (p10 %.2f, p90 %.2f; mean %.2f over %zu drains of %.0f records; "
+		       "producer wrote %.0f records/s, lost %" PRIu64 " of %" PRIu64 ")\n", name, cname[c], med[c],
+		       bench_quantile_sorted(x->ns, x->nd, 0.1), bench_quantile_sorted(x->ns, x->nd, 0.9),
+		       (double)x->busy_ns / (double)(x->records ? x->records : 1), x->nd,
+		       (double)x->records / (double)(x->nd ? x->nd : 1), (double)x->written / ((double)x->round_ns / 1e9),
+		       x->lost, x->produced);
+	}
+	printf("RATIO %s_ns_per_record perfring/libbpf %.3f (perfring_rb_cursor; lost: %" PRIu64 " / %" PRIu64 ")\n",
+	       name, med[C_CURSOR] / med[C_LIBBPF], res[C_CURSOR].lost, res[C_LIBBPF].lost);
+	for (i = 1; i < NW - 1; i++)
+		printf("RATIO %s_ns_per_record %s/libbpf %.3f\n", name, cname[who[i]], med[who[i]] / med[C_LIBBPF]);
+	/* Records written (not lost) per second: the producer's pace while the
+	 * consumer keeps up; with losses it tells little (a full ring makes
+	 * failed reservations, which are cheap). */
+	printf("RATIO %s_written_per_s perfring/libbpf %.3f (perfring_rb_cursor)\n", name,
+	       ((double)res[C_CURSOR].written / (double)res[C_CURSOR].round_ns) /
+		       ((double)res[C_LIBBPF].written / (double)res[C_LIBBPF].round_ns));
 	return 0;
 }
 
@@ -515,24 +795,15 @@ static void print_stream(const char *name, const struct stream_result *r)
 
 static int cmd_stream(int argc, char **argv)
 {
-	static const struct option lo[] = { { "duration", 1, NULL, 'd' }, { "reps", 1, NULL, 'r' },
-					    { "size", 1, NULL, 's' }, { "payload", 1, NULL, 'p' },
-					    { "repeat", 1, NULL, 'R' }, { NULL, 0, NULL, 0 } };
+	struct run_opts o = { .secs = 2, .reps = 3, .size = 4 << 20, .payload = 64, .repeat = 64 };
 	struct stream_result pr[16], lb[16], pa;
-	double secs = 2;
-	unsigned size = 4 << 20, payload = 64, repeat = 64;
-	int reps = 3, i, opt;
+	double secs;
+	unsigned size, payload, repeat;
+	int reps, i;
 
-	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'd': secs = atof(optarg); break;
-		case 'r': reps = atoi(optarg); break;
-		case 's': size = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'p': payload = (unsigned)atoi(optarg); break;
-		case 'R': repeat = (unsigned)atoi(optarg); break;
-		default: bench_die("usage: ringbuf stream [--duration SEC] [--reps N] [--size B] [--payload B]");
-		}
-	}
+	parse_run_opts(argc, argv, &o, false,
+		       "ringbuf stream [--duration SEC] [--reps N] [--size B] [--payload B] [--repeat N]");
+	secs = o.secs, reps = o.reps, size = o.size, payload = o.payload, repeat = o.repeat;
 	if (reps < 1 || reps > 16)
 		bench_die("--reps 1..16");
 	printf("ringbuf_stream: producer on CPU 0 (tc BPF_PROG_TEST_RUN repeat %u), reader on CPU 1, %.1f s runs, "
@@ -560,8 +831,10 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "drain"))
 		return cmd_drain(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "live"))
+		return cmd_live(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "stream"))
 		return cmd_stream(argc - 1, argv + 1);
-	fprintf(stderr, "usage: %s drain|stream [OPTIONS]\n", argv[0]);
+	fprintf(stderr, "usage: %s drain|live|stream [OPTIONS]\n", argv[0]);
 	return 2;
 }

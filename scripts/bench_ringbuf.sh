@@ -3,8 +3,9 @@
 # libbpf's ring_buffer on the same BPF producer (bpf/rb_producer.bpf.c), and the
 # ring buffer against a perf event array under perfring.
 #   bench_ringbuf.sh [BUILD_DIR]     (default build; called by scripts/bench.sh)
-# Knobs: BENCH_RB_DRAIN_ROUNDS (30), BENCH_RB_CG_ROUNDS (5), BENCH_RB_STREAM_SECONDS (2),
-# BENCH_RB_STREAM_REPS (3). Run the CPU-pinned parts under
+# Knobs: BENCH_RB_DRAIN_ROUNDS (30), BENCH_RB_SMALL_ROUNDS (100: the 256 and 64 KiB drains),
+# BENCH_RB_LIVE_REPS (4: live and back-to-back drains), BENCH_RB_CG_ROUNDS (5),
+# BENCH_RB_STREAM_SECONDS (2), BENCH_RB_STREAM_REPS (3). Run the CPU-pinned parts under
 # flock -s /tmp/perfring-cpu.lock on a shared machine.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,22 @@ if [ ! -x "$bin/ringbuf" ]; then
 	exit 1
 fi
 "$bin/ringbuf" drain --rounds "${BENCH_RB_DRAIN_ROUNDS:-30}" || status=1
+# The same drain of rings that stay in the cache of the CPU that filled them (L2 is 2 MiB a core
+# on the project's VM): short drains, so more rounds.
+echo
+echo "== ringbuf drain of smaller filled rings: 256 KiB and 64 KiB"
+for s in 262144 65536; do
+	"$bin/ringbuf" drain --size "$s" --rounds "${BENCH_RB_SMALL_ROUNDS:-100}" || status=1
+done
+# What the per-batch commit is about: the producer writing on CPU 0 while the consumer drains on
+# CPU 1 (the producer reads consumer_pos at every reservation). Batches of half the ring, then the
+# back-to-back consumer (draining whatever is there, a record or two at a time).
+echo
+echo "== ringbuf live drain: producer flat out on CPU 0, consumer on CPU 1 (256 KiB ring)"
+"$bin/ringbuf" live --reps "${BENCH_RB_LIVE_REPS:-4}" --duration 0.4 || status=1
+echo
+echo "== ringbuf back-to-back drain: the consumer takes whatever is there"
+"$bin/ringbuf" live --threshold 8 --reps "${BENCH_RB_LIVE_REPS:-4}" --duration 0.4 || status=1
 if command -v valgrind >/dev/null; then
 	echo
 	echo "== ringbuf drain under callgrind: instructions per record"

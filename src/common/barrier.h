@@ -65,24 +65,31 @@ static inline uint64_t pr_counter_get(const uint64_t *c)
  *     smp_store_release(producer_pos) (E)    LOAD-ACQUIRE hdr->len     (H)
  *   bpf_ringbuf_commit():                    BUSY: stop; DISCARD: skip
  *     xchg(&hdr->len, size [| DISCARD]) (F)  LOAD $data
- *     smp_load_acquire(consumer_pos)  (J)  STORE consumer_pos (seq_cst) (K)
- *     == rec_pos: wake the consumer        ...then LOAD producer_pos/len
- *                                             again before sleeping
+ *     smp_load_acquire(consumer_pos)  (J)  STORE-RELEASE consumer_pos   (K)
+ *     == rec_pos: wake the consumer        ...before sleeping:
+ *                                          FULL BARRIER                (S)
+ *                                          LOAD producer_pos/len again
  *
  * (G) pairs with (E): the BUSY header of every reserved record is visible
  * before the position that covers it. (H) pairs with (F): the payload the
  * program wrote before its commit is visible once the BUSY bit is seen
- * clear. (K) is a release store (our reads of the batch complete before
- * the kernel may reuse the space, pairing with (J)), made sequentially
- * consistent: it is a full barrier between our store of consumer_pos and
- * our next check of producer_pos/len, as (F) is between the kernel's
- * store of len and its load of consumer_pos (J). Without it both sides can
- * miss each other's store (store buffering): the kernel sees the old
- * consumer_pos and sends no wakeup while we see the record still BUSY and
- * go to sleep with data pending. We store once per batch, not per record
- * as libbpf does: the kernel only compares consumer_pos with the position
- * of the record it commits, so a later store only delays a wakeup that
- * the reader, awake and draining, does not need.
+ * clear. (K) is a release store: our reads of the batch complete before
+ * the kernel may reuse the space, pairing with (J). (S) is a full barrier
+ * between our last store of consumer_pos and the check of producer_pos/len
+ * that decides to sleep, as (F) is between the kernel's store of len and
+ * its load of consumer_pos (J). Without it both sides can miss each
+ * other's store (store buffering): the kernel sees the old consumer_pos
+ * and sends no wakeup while we see the record still BUSY and go to sleep
+ * with data pending. (S) sits in the check (pr_rb_fence_before_check(),
+ * called by the reader's data check and perfring_ringbuf_bytes_available()),
+ * not in (K): a sequentially consistent store there (an xchg on x86) waits
+ * at every batch for the cache line that the producer reads at every
+ * reservation, which cost a back-to-back consumer about 30 ns per batch
+ * (bench/ringbuf.c live --threshold 8); a consumer that is draining needs
+ * no wakeup. We store once per batch, not per record as libbpf does: the
+ * kernel only compares consumer_pos with the position of the record it
+ * commits, so a later store only delays a wakeup that the reader, awake
+ * and draining, does not need.
  */
 static inline uint64_t pr_rb_load_producer(const volatile uint64_t *producer_pos)
 {
@@ -96,7 +103,21 @@ static inline uint32_t pr_rb_load_len(const volatile uint32_t *len)
 
 static inline void pr_rb_store_consumer(volatile uint64_t *consumer_pos, uint64_t value)
 {
-	__atomic_store_n(consumer_pos, value, __ATOMIC_SEQ_CST);
+	__atomic_store_n(consumer_pos, value, __ATOMIC_RELEASE);
+}
+
+/* (S): before loading producer_pos/len to decide whether to sleep. GCC's
+ * TSan does not model fences (and warns): a sequentially consistent
+ * read-modify-write is a full barrier too (a locked instruction on x86). */
+static inline void pr_rb_fence_before_check(void)
+{
+#if defined(__SANITIZE_THREAD__)
+	uint64_t x = 0;
+
+	__atomic_fetch_add(&x, 0, __ATOMIC_SEQ_CST);
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
 }
 
 /*

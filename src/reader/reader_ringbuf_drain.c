@@ -33,6 +33,9 @@ bool pr_rd_rb_has_data(const struct pr_rd_ring *r)
 {
 	const struct perfring_ringbuf *rb = r->rb;
 
+	/* The check before sleeping: ordered after our last store of
+	 * consumer_pos (barrier.h, (S)). */
+	pr_rb_fence_before_check();
 	if (rb->overwrite)
 		return pr_rb_ow_has_data(rb);
 	if (!pr_rb_avail(rb))

@@ -296,6 +296,9 @@ uint64_t perfring_ringbuf_bytes_available(const struct perfring_ringbuf *rb)
 {
 	if (!rb)
 		return 0;
+	/* A caller checks this before sleeping: ordered after our last store
+	 * of consumer_pos (barrier.h, (S)). */
+	pr_rb_fence_before_check();
 	return rb->overwrite ? pr_rb_ow_avail(rb) : pr_rb_avail(rb);
 }
 

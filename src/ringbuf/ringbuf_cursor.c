@@ -45,12 +45,10 @@ static void cursor_stop(struct perfring_rb_cursor *c)
  * wherever p points, so p must always be readable. */
 static const uint64_t no_ring_word;
 
-int64_t perfring_ringbuf_cursor(struct perfring_ringbuf *rb, struct perfring_rb_cursor *c)
+/* A batch that cannot start (no ring, an overwrite ring, corrupt
+ * positions): err set, and an empty batch at an address next() may read. */
+static int64_t cursor_refused(struct perfring_ringbuf *rb, struct perfring_rb_cursor *c, uint64_t start)
 {
-	uint64_t start, prod;
-
-	if (!c)
-		return pr_fail(EINVAL, "perfring_ringbuf_cursor: cursor is NULL");
 	memset(c, 0, sizeof(*c));
 	c->rb = rb;
 	c->first = c->p = c->end = c->limit = (const uint8_t *)&no_ring_word;
@@ -63,24 +61,41 @@ int64_t perfring_ringbuf_cursor(struct perfring_ringbuf *rb, struct perfring_rb_
 					     "as copies: use perfring_ringbuf_consume()");
 		return c->err;
 	}
-	start = rb->cons;
-	prod = pr_rb_load_producer(rb->producer_pos);
 	c->start = start;
-	/* Until the checks pass, an empty batch at an aligned address. */
 	c->first = c->p = c->end = c->limit = rb->data;
-	if (PR_UNLIKELY(start & 7)) {
+	if (start & 7) {
 		c->err = pr_rb_corrupt(rb, start, "consumer_pos is not 8-byte aligned");
 		return c->err;
 	}
-	c->first = c->p = rb->data + (start & rb->mask);
-	c->end = c->limit = c->p;
-	if (PR_UNLIKELY(prod - start > rb->data_size)) {
-		c->err = pr_rb_corrupt(rb, start, "producer_pos is more than the ring size ahead of consumer_pos");
-		return c->err;
-	}
-	c->end = c->p + (prod - start);
-	cursor_limit(c);
-	return (int64_t)(prod - start);
+	c->first = c->p = c->end = c->limit = rb->data + (start & rb->mask);
+	c->err = pr_rb_corrupt(rb, start, "producer_pos is more than the ring size ahead of consumer_pos");
+	return c->err;
+}
+
+/* The set-up runs once per batch, often for a record or two when the
+ * consumer keeps up: the fields are set once each, the failures apart. */
+int64_t perfring_ringbuf_cursor(struct perfring_ringbuf *rb, struct perfring_rb_cursor *c)
+{
+	uint64_t start, left;
+	const uint8_t *p;
+
+	if (!c)
+		return pr_fail(EINVAL, "perfring_ringbuf_cursor: cursor is NULL");
+	if (PR_UNLIKELY(!rb || rb->overwrite))
+		return cursor_refused(rb, c, 0);
+	start = rb->cons;
+	left = pr_rb_load_producer(rb->producer_pos) - start;
+	if (PR_UNLIKELY((start & 7) || left > rb->data_size))
+		return cursor_refused(rb, c, start);
+	p = rb->data + (start & rb->mask);
+	c->first = c->p = p;
+	c->end = p + left;
+	c->limit = p + (left < CURSOR_SPAN ? left : CURSOR_SPAN);
+	c->start = start;
+	c->n = 0;
+	c->rb = rb;
+	c->err = 0;
+	return (int64_t)left;
 }
 
 const void *perfring_ringbuf_cursor_next_slow(struct perfring_rb_cursor *c, uint32_t *size)
