@@ -109,6 +109,15 @@ TEST(ow_thread_overwrites_while_reading)
 	}
 	__atomic_store_n(&w.stop, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
+	/* One more record once the writer stopped: the loop's last read may
+	 * have taken everything the writer wrote, and the read below must
+	 * still start with a new newest record. */
+	{
+		uint32_t seq = __atomic_load_n(&w.seq, __ATOMIC_ACQUIRE);
+
+		REQUIRE(rbs_ow_put(&s, 4 + (seq * 2654435761u) % 300, seq) != UINT64_MAX);
+		__atomic_store_n(&w.seq, seq + 1, __ATOMIC_RELEASE);
+	}
 	/* What is left, read once the writer stopped: all of it, and then
 	 * every byte written is delivered or dropped. */
 	r.n = 0;
