@@ -67,6 +67,9 @@ struct pr_rd_ring {
 	 * since when it moved (there is no tail to compare with). */
 	uint64_t ow_seen_head;
 	uint64_t ow_pass_head;
+	/* BPF ring buffers: our consumer position when the wait last looked
+	 * (reader_wait.c, rb_moved()). */
+	uint64_t rb_cons_seen;
 	/* Copy-out pass (reader thread only). */
 	uint8_t pass_state;
 	uint64_t pass_end; /* forward rings: head when the pass reached this ring */
@@ -343,6 +346,7 @@ int pr_rd_rb_read(struct perfring_reader *rd, struct pr_rd_ring *r, struct perfr
 int pr_rd_rb_samples(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_sample_fn sample_fn,
 		     perfring_lost_fn lost_fn, void *ctx, bool *stopped);
 bool pr_rd_rb_has_data(const struct pr_rd_ring *r);
+bool pr_rd_rb_moved(struct pr_rd_ring *r);
 
 /* The record at pos of a forward batch ending at end, validated and decoded
  * into *ev (not consumed). 0, or a negative error with the message set. */

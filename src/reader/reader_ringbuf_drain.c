@@ -43,6 +43,17 @@ bool pr_rd_rb_has_data(const struct pr_rd_ring *r)
 	return !(pr_rb_load_len((const volatile uint32_t *)(rb->data + (pr_rb_cons(rb) & rb->mask))) & PR_RB_BUSY);
 }
 
+/* Whether our consumer position moved since the last call (noted). */
+bool pr_rd_rb_moved(struct pr_rd_ring *r)
+{
+	uint64_t cons = pr_rb_cons(r->rb);
+
+	if (cons == r->rb_cons_seen)
+		return false;
+	r->rb_cons_seen = cons;
+	return true;
+}
+
 /* Whether the lost map is due a read: after records, at most once per
  * interval, or at once while a flush is being served. */
 static bool lost_due(struct perfring_reader *rd, struct perfring_ringbuf *rb, int n)

@@ -264,6 +264,25 @@ static int go_data(struct perfring_reader *rd)
 	return PR_GO_DATA;
 }
 
+/*
+ * Whether a ring buffer's consumer position moved since the wait last
+ * looked, noting where each is now. A drain that delivered nothing may
+ * still have moved it past DISCARD records to a BUSY one; the kernel's
+ * commit of that record wakes us only if it saw the new position, so the
+ * wait must look at the rings once more (after the fence of (S) in
+ * barrier.h) before it sleeps, or that record could wait for the next.
+ */
+static bool rb_moved(struct perfring_reader *rd)
+{
+	bool moved = false;
+	int i;
+
+	for (i = 0; i < rd->ring_cnt; i++)
+		if (rd->rings[i]->rb && pr_rd_rb_moved(rd->rings[i]))
+			moved = true;
+	return moved;
+}
+
 int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 {
 	pr_rd_hp_tick(rd);
@@ -288,7 +307,9 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 			return PR_GO_FLUSH;
 		}
 		pending = false;
-		checked = !w->skip_data;
+		/* After a drain that found nothing, look again only if it
+		 * moved a ring buffer's position: otherwise it would spin. */
+		checked = !w->skip_data || rb_moved(rd);
 		if (checked && any_due(rd, &pending))
 			return go_data(rd);
 		w->skip_data = false;

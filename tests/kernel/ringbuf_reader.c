@@ -96,6 +96,46 @@ TEST(rb_reader_reserve_discard)
 	rbtest_teardown(&rt);
 }
 
+/* Only DISCARD records: the drain moves past them and delivers nothing;
+ * the wait looks once more (the position moved) and then sleeps, neither
+ * spinning nor missing the record that comes next. */
+TEST(rb_reader_only_discarded)
+{
+	struct perfring_reader *rd;
+	struct rb_collect c;
+	struct rbtest rt;
+	struct timespec t0, t1;
+	double cpu_ms;
+	int ret;
+
+	RBTEST_SETUP(&rt, 0);
+	rd = rb_reader(&rt, true, 0);
+	REQUIREF(rd, "%s", perfring_errmsg());
+	rt.skel->bss->discard_every = 1;
+	REQUIRE(rbtest_run(rt.skel->progs.produce_reserve, 0, 50) == 50);
+	CHECK_EQ_U64(rt.skel->bss->out_discarded, 50);
+	rb_collect_init(&c, 64, 64);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	ret = perfring_reader_poll(rd, 50000000ll, rb_collect_fn, &c);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	CHECKF(ret == -ETIMEDOUT, "poll: %d (%s)", ret, perfring_errmsg());
+	CHECK_EQ_U64(c.rb_samples, 0);
+	cpu_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	CHECKF(cpu_ms < 25.0, "a 50 ms poll over discarded records used %.1f ms of CPU (a spin)", cpu_ms);
+	CHECK_EQ_INT(perfring_reader_pending(rd), 0);
+	/* A record after them comes out. */
+	rt.skel->bss->discard_every = 0;
+	REQUIRE(rbtest_run(rt.skel->progs.produce_reserve, 0, 1) == 1);
+	ret = perfring_reader_poll(rd, 1000000000ll, rb_collect_fn, &c);
+	CHECKF(ret == 1, "poll: %d (%s)", ret, perfring_errmsg());
+	CHECK_EQ_U64(c.rb_samples, 1);
+	CHECK(c.seen[50] == 1);
+	RB_CHECK_COLLECT(&c);
+	rb_collect_free(&c);
+	perfring_reader_free(rd);
+	rbtest_teardown(&rt);
+}
+
 /* A ring too small for the burst: received + counted lost == produced. */
 TEST(rb_reader_lost_counted)
 {
