@@ -14,6 +14,7 @@
 
 #include "common/barrier.h"
 #include "common/internal.h"
+#include "common/prefetch.h"
 #include "reader/reader_internal.h"
 #include "ring/ring_internal.h"
 
@@ -306,6 +307,7 @@ static __attribute__((noinline)) const uint8_t *msg_stretch(struct msg_run *m, c
 		if (PR_UNLIKELY((uint64_t)raw + 12 > size))
 			goto out;
 		next = p + size;
+		pr_prefetch_ahead(p, limit); /* inside the stretch, so inside the batch */
 		m->ev.data = p + 12;
 		m->ev.size = raw;
 		if (PR_UNLIKELY(next > m->last)) {

@@ -15,6 +15,7 @@
 
 #include "common/barrier.h"
 #include "common/internal.h"
+#include "common/prefetch.h"
 #include "reader/reader_internal.h"
 #include "ring/ring_internal.h"
 
@@ -84,6 +85,7 @@ samples_stretch(const uint8_t *p, const uint8_t *limit, perfring_sample_fn fn, v
 		if (PR_UNLIKELY(len > size - hdr_len))
 			break;
 		next = p + size;
+		pr_prefetch_ahead(p, limit); /* inside the stretch, so inside the batch */
 		r = fn(ctx, cpu, p + hdr_len, len);
 		if (PR_UNLIKELY(r)) {
 			if (r > 0) { /* PERFRING_STOP: this one counts as consumed */
