@@ -176,6 +176,12 @@ if perf record -q -k mono -e task-clock -o "$T_TMP/pk.data" /bin/sh -c "$busy" >
 	header_clock "$T_TMP/pk.rhdr" >"$T_TMP/pk.rclock"
 	t_check record_clock_reads_perf_k "clock lines of perf's -k file: $(diff "$T_TMP/pk.pclock" "$T_TMP/pk.rclock" | tr '\n' '|')" \
 		bash -c "[ \$(wc -l <'$T_TMP/pk.rclock') -eq 3 ] && cmp -s '$T_TMP/pk.pclock' '$T_TMP/pk.rclock'"
+	# and in pipe mode (features as HEADER_FEATURE records), from standard input
+	perf record -q -k mono -e task-clock -o - /bin/true 2>/dev/null >"$T_TMP/pipe.data"
+	perf report --header-only -i - <"$T_TMP/pipe.data" 2>/dev/null | header_clock /dev/stdin >"$T_TMP/pipe.pclock"
+	"$PERFRING" report --header-only -i - <"$T_TMP/pipe.data" 2>&1 | header_clock /dev/stdin >"$T_TMP/pipe.rclock"
+	t_check record_clock_reads_perf_pipe "clock lines of perf's -k pipe: $(diff "$T_TMP/pipe.pclock" "$T_TMP/pipe.rclock" | tr '\n' '|')" \
+		bash -c "[ \$(wc -l <'$T_TMP/pipe.rclock') -eq 3 ] && cmp -s '$T_TMP/pipe.pclock' '$T_TMP/pipe.rclock'"
 else
 	skip record_clock_reads_perf_k "perf record -k mono failed: $(head -n 1 "$T_TMP/pk.out")"
 fi
@@ -197,6 +203,9 @@ t_usage_error record_bad_clock_empty "bad clock ''" record -k '' -o "$T_TMP/bad.
 t_usage_error record_clock_twice "give -k once" record -k mono -k raw -o "$T_TMP/bad.data" -- /bin/true
 # A number the kernel knows no clock for: one line naming the option.
 t_one_line_error record_clock_unknown_number "clockid" "$PERFRING" record -k 99 -o "$T_TMP/bad.data" -- /bin/true
+t_usage_error report_header_only_alone "--header-only takes no other option" report --header-only --stats -i "$T_TMP/k.data"
+echo "not a perf.data file" >"$T_TMP/junk.data"
+t_one_line_error report_header_only_bad_file "junk.data" "$PERFRING" report --header-only -i "$T_TMP/junk.data"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" help record
 t_check help_record "perfring help record: exit $T_RC or no -o, --output" \
 	bash -c "[ $T_RC -eq 0 ] && grep -q -- '-o, --output FILE' '$T_TMP/out'"

@@ -45,8 +45,22 @@ int report_header(const char *cmd, const char *path)
 	const struct perfring_perfdata_info *in;
 	struct perfring_perfdata *pd = pd_open(cmd, path, false);
 
+	struct perfring_perfdata_record r;
+	int ret;
+
 	if (!pd)
 		return EXIT_ERROR;
+	/* In pipe mode the features come as HEADER_FEATURE records before the
+	 * kernel's: read up to the first of those (types below 64). */
+	while (perfring_perfdata_is_pipe(pd) && (ret = perfring_perfdata_next(pd, &r)) != 0) {
+		if (ret < 0) {
+			ret = pd_read_error(cmd, path, pd, ret);
+			perfring_perfdata_free(pd);
+			return ret;
+		}
+		if (r.type < 64)
+			break;
+	}
 	in = perfring_perfdata_info(pd);
 	if (in->hostname)
 		printf("# hostname : %s\n", in->hostname);
