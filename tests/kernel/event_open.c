@@ -585,14 +585,6 @@ static int collect_time(const struct perfring_msg *ev, void *ctx)
 	return PERFRING_CONTINUE;
 }
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* use_clockid: sample times on the clock asked for (perf record -k), read
  * before and after the samples; CLOCK_REALTIME is decades away from the
  * kernel's perf clock, so a time on the wrong clock cannot pass. */
@@ -611,7 +603,7 @@ TEST(clockid_sample_times)
 		uint64_t before, after;
 		int fd;
 
-		before = clock_ns(clocks[k]);
+		before = th_clock_ns(clocks[k]);
 		fd = perfring_event_open("task-clock", 0, -1, -1, &o, &attr);
 		REQUIREF(fd >= 0, "open with clockid %d: %s", (int)clocks[k], perfring_errmsg());
 		CHECK(attr.use_clockid && attr.clockid == (int32_t)clocks[k]);
@@ -619,7 +611,7 @@ TEST(clockid_sample_times)
 		REQUIREF(rd && perfring_reader_add(rd, fd, -1) == 0, "reader: %s", perfring_errmsg());
 		burn_ms(20);
 		close(fd); /* no samples after this point */
-		after = clock_ns(clocks[k]);
+		after = th_clock_ns(clocks[k]);
 		perfring_reader_consume(rd, collect_time, &t);
 		CHECKF(t.n >= 5 && t.first >= before && t.last <= after && t.first <= t.last,
 		       "clock %d: %llu samples at %llu..%llu, the clock read %llu before and %llu after", (int)clocks[k],

@@ -550,14 +550,6 @@ static struct perfring_perfdata *clock_file(char *path, uint64_t tod_ns, uint64_
 	return pd;
 }
 
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec t;
-
-	clock_gettime(c, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
-
 /* perf record -k's features: CLOCKID (the resolution) and CLOCK_DATA
  * (version 1, clockid, TOD, clock) read back by perfring and by perf. */
 TEST(write_clock)
@@ -594,8 +586,8 @@ TEST(write_clock)
 
 	/* 0, 0: the writer reads both clocks, at one moment */
 	strcpy(path, "/tmp/perfring-pdw-XXXXXX");
-	m0 = now_ns(CLOCK_MONOTONIC);
-	r0 = now_ns(CLOCK_REALTIME);
+	m0 = th_clock_ns(CLOCK_MONOTONIC);
+	r0 = th_clock_ns(CLOCK_REALTIME);
 	pd = clock_file(path, 0, 0);
 	REQUIRE(pd);
 	in = perfring_perfdata_info(pd);
