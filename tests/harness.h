@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The file descriptors this process has open (entries of /proc/self/fd, not counting the one
@@ -36,6 +37,16 @@ static inline int th_open_fds(void)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n - 1;
+}
+
+/* Clock c's time in nanoseconds (0 when the clock cannot be read). */
+static inline uint64_t th_clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	if (clock_gettime(c, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 typedef void (*th_fn)(void);

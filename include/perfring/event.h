@@ -87,6 +87,12 @@ struct perfring_event_opts {
 	/* PERF_RECORD_SWITCH / SWITCH_CPU_WIDE records at each context switch
 	 * (attr.context_switch). */
 	bool context_switch;
+	/* Timestamps on clock clockid (CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW,
+	 * CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_TAI; attr.use_clockid and
+	 * attr.clockid, as perf record -k) instead of the kernel's perf clock.
+	 * Events sharing a ring (perfring_event_set_output()) use one clock. */
+	bool use_clockid;
+	int32_t clockid;
 };
 
 /*

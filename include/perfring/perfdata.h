@@ -160,10 +160,11 @@ struct perfring_perfdata_info {
 	uint64_t total_mem_kb;
 	const char *cmdline;          /* the arguments joined with spaces */
 	uint32_t nr_build_ids;
-	uint32_t clockid;             /* CLOCKID feature, or ~0u */
+	uint32_t clockid;             /* the events' clock (attr.clockid, CLOCK_DATA), or ~0u */
 	uint64_t clock_tod_ns, clock_ns; /* CLOCK_DATA: a wall-clock time and the clock's at once */
 	uint32_t comp_type, comp_level;  /* COMPRESSED: 1 = zstd */
 	uint64_t comp_ratio, comp_mmap_len;
+	uint64_t clock_res_ns;        /* CLOCKID: the clock's resolution in ns */
 };
 PERFRING_API const struct perfring_perfdata_info *perfring_perfdata_info(const struct perfring_perfdata *pd);
 

@@ -12,7 +12,8 @@
  *
  * Features: HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CMDLINE, EVENT_DESC;
  * TRACING_DATA when an attr is a tracepoint (formats from tracefs);
- * BUILD_ID with opts.build_ids; COMPRESSED with opts.compress_level.
+ * BUILD_ID with opts.build_ids; COMPRESSED with opts.compress_level;
+ * CLOCKID and CLOCK_DATA after perfring_perfdata_writer_set_clock().
  *
  * Layout (as perf record writes it): the 104-byte header, the attrs' ids
  * and the attrs (written when the first record comes, so every attr must
@@ -68,6 +69,15 @@ perfring_perfdata_writer_open(const char *path, const struct perfring_perfdata_w
 PERFRING_API int perfring_perfdata_writer_add_attr(struct perfring_perfdata_writer *w,
 						   const struct perf_event_attr *attr, const uint64_t *ids,
 						   size_t nr_ids, const char *name);
+
+/* The events' times are on clock clockid (attr.use_clockid, as perf
+ * record -k): write the CLOCKID (the clock's resolution) and CLOCK_DATA
+ * features, which tie that clock to wall-clock time. tod_ns (CLOCK_REALTIME,
+ * ns since the epoch) and clock_ns (clockid) are one moment on both clocks;
+ * both 0: the writer reads the two clocks now. Any time before close.
+ * 0 or a negative error. */
+PERFRING_API int perfring_perfdata_writer_set_clock(struct perfring_perfdata_writer *w, int32_t clockid,
+						    uint64_t tod_ns, uint64_t clock_ns);
 
 /* Append one record, header included, host byte order; len == header.size. 0 or a negative error. */
 PERFRING_API int perfring_perfdata_writer_write(struct perfring_perfdata_writer *w, const void *rec, size_t len);

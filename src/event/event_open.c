@@ -153,6 +153,10 @@ static int apply_opts(const char *name, const struct perfring_event_opts *opts, 
 		attr->build_id = PR_OPT(opts, build_id, false);
 	}
 	attr->context_switch = PR_OPT(opts, context_switch, false);
+	if (PR_OPT(opts, use_clockid, false)) {
+		attr->use_clockid = 1;
+		attr->clockid = PR_OPT(opts, clockid, 0);
+	}
 	if (wbytes) {
 		attr->watermark = 1;
 		attr->wakeup_watermark = wbytes;
@@ -178,6 +182,7 @@ static const char *find_rejected_option(const struct perf_event_attr *attr, int 
 		{ "enable_on_exec", 4 },		      { "sample_id_all", 5 },
 		{ "task_events", 6 },			      { "wakeup_bytes", 7 },
 		{ "sample_type", 8 },			      { "sample_period", 9 },
+		{ "clockid", 10 },
 	};
 	size_t i;
 
@@ -231,6 +236,11 @@ static const char *find_rejected_option(const struct perf_event_attr *attr, int 
 			changed = !a.freq && a.sample_period;
 			if (!a.freq)
 				a.sample_period = 0;
+			break;
+		case 10:
+			changed = a.use_clockid;
+			a.use_clockid = 0;
+			a.clockid = 0;
 			break;
 		}
 		if (!changed)

@@ -244,6 +244,13 @@ static void decode(struct perfring_perfdata *pd, int feat, const uint8_t *p, siz
 	case PD_FEAT_CMDLINE: decode_cmdline(pd, &c); break;
 	case PD_FEAT_BUILD_ID: decode_build_ids(pd, &c); break;
 	case PD_FEAT_EVENT_DESC: decode_event_desc(pd, &c); break;
+	case PD_FEAT_CLOCKID: {
+		uint64_t res = fc_u64(&c);
+
+		if (!c.bad)
+			in->clock_res_ns = res;
+		break;
+	}
 	case PD_FEAT_CLOCK_DATA: {
 		uint32_t version = fc_u32(&c), clockid = fc_u32(&c);
 		uint64_t tod = fc_u64(&c), clk = fc_u64(&c);

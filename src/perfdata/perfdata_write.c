@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <zstd.h>
 #include <linux/perf_event.h>
@@ -60,6 +61,9 @@ struct perfring_perfdata_writer {
 	uint8_t *zin, *zout;  /* records waiting to be compressed, a COMPRESSED record */
 	size_t zin_len;
 	uint64_t z_plain, z_packed; /* bytes in and out, for the feature's ratio */
+	bool has_clock;       /* CLOCKID and CLOCK_DATA: perfring_perfdata_writer_set_clock() */
+	int32_t clockid;
+	uint64_t clock_res_ns, clock_tod_ns, clock_ns;
 };
 
 static int pw_flush(struct perfring_perfdata_writer *w)
@@ -573,6 +577,57 @@ static bool has_tracepoints(const struct perfring_perfdata_writer *w)
 	return false;
 }
 
+static uint64_t ts_ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000ULL + (uint64_t)t->tv_nsec;
+}
+
+/* CLOCK_REALTIME and clockid read together: the realtime read between two
+ * reads of clockid, whose midpoint it is paired with; the narrowest of a
+ * few tries (a preemption widens one), so the pair is off by at most half
+ * that window (tens of nanoseconds), where perf's gettimeofday() pair is
+ * off by up to a microsecond. */
+static int read_clock_pair(int32_t clockid, uint64_t *tod_ns, uint64_t *clock_ns)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		struct timespec a, r, b;
+
+		if (clock_gettime((clockid_t)clockid, &a) || clock_gettime(CLOCK_REALTIME, &r) ||
+		    clock_gettime((clockid_t)clockid, &b))
+			return pr_fail(errno, "perfring_perfdata_writer_set_clock: clock %d: clock_gettime: %s",
+				       (int)clockid, strerror(errno));
+		if (ts_ns(&b) - ts_ns(&a) < best) {
+			best = ts_ns(&b) - ts_ns(&a);
+			*clock_ns = ts_ns(&a) + best / 2;
+			*tod_ns = ts_ns(&r);
+		}
+	}
+	return 0;
+}
+
+int perfring_perfdata_writer_set_clock(struct perfring_perfdata_writer *w, int32_t clockid, uint64_t tod_ns,
+				       uint64_t clock_ns)
+{
+	struct timespec res;
+	int err;
+
+	if (!w)
+		return pr_fail(EINVAL, "perfring_perfdata_writer_set_clock: NULL writer");
+	if (!tod_ns && !clock_ns && (err = read_clock_pair(clockid, &tod_ns, &clock_ns)))
+		return err;
+	w->has_clock = true;
+	w->clockid = clockid;
+	w->clock_tod_ns = tod_ns;
+	w->clock_ns = clock_ns;
+	/* CLOCKID holds the clock's resolution (perf prints 1000 / it as MHz);
+	 * 0 for a clock this machine does not have, as perf writes it */
+	w->clock_res_ns = clock_getres((clockid_t)clockid, &res) ? 0 : ts_ns(&res);
+	return 0;
+}
+
 /* Whether the file carries feature feat (the table lists only those). */
 static bool want_feature(const struct perfring_perfdata_writer *w, int feat)
 {
@@ -580,6 +635,8 @@ static bool want_feature(const struct perfring_perfdata_writer *w, int feat)
 	case PD_FEAT_TRACING_DATA: return has_tracepoints(w);
 	case PD_FEAT_BUILD_ID: return w->bids != NULL;
 	case PD_FEAT_COMPRESSED: return w->zctx != NULL;
+	case PD_FEAT_CLOCKID:
+	case PD_FEAT_CLOCK_DATA: return w->has_clock;
 	}
 	return true;
 }
@@ -601,13 +658,18 @@ static int write_feature(struct perfring_perfdata_writer *w, int feat)
 	case PD_FEAT_NRCPUS: return pw_u32(w, w->nr_avail) ?: pw_u32(w, w->nr_online);
 	case PD_FEAT_CMDLINE: return feat_cmdline(w);
 	case PD_FEAT_EVENT_DESC: return feat_event_desc(w);
+	case PD_FEAT_CLOCKID: return pw_u64(w, w->clock_res_ns);
+	case PD_FEAT_CLOCK_DATA:
+		/* version 1, the clock, a wall-clock time (ns since the epoch) and the clock's at that moment */
+		return pw_u32(w, 1) ?: pw_u32(w, (uint32_t)w->clockid) ?: pw_u64(w, w->clock_tod_ns) ?:
+		       pw_u64(w, w->clock_ns);
 	}
 	return 0;
 }
 
 static const int pw_features[] = {
 	PD_FEAT_TRACING_DATA, PD_FEAT_BUILD_ID, PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE, PD_FEAT_VERSION, PD_FEAT_ARCH,
-	PD_FEAT_NRCPUS, PD_FEAT_CMDLINE, PD_FEAT_EVENT_DESC, PD_FEAT_COMPRESSED,
+	PD_FEAT_NRCPUS, PD_FEAT_CMDLINE, PD_FEAT_EVENT_DESC, PD_FEAT_CLOCKID, PD_FEAT_COMPRESSED, PD_FEAT_CLOCK_DATA,
 };
 #define PW_NR_FEATURES (int)(sizeof(pw_features) / sizeof(pw_features[0]))
 

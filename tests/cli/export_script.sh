@@ -85,11 +85,8 @@ elif "$PERFRING" script -i "$data" --pprof "$T_TMP/s.pb.gz" >/dev/null 2>"$T_TMP
 
 	# With CLOCK_DATA (-k monotonic) and a fixed period (-c): wall-clock time as perf's tod, period.
 	if perf record -q -k monotonic -g -e task-clock -c 200000 -o "$T_TMP/k.data" "$WORK" 200 >"$T_TMP/k.out" 2>&1; then
-		"$PERFRING" script -i "$T_TMP/k.data" --pprof "$T_TMP/k.pb.gz" >/dev/null 2>&1
-		pprof -raw "$T_TMP/k.pb.gz" >"$T_TMP/k.raw"
-		tod=$(perf script -i "$T_TMP/k.data" -F tod --ns 2>/dev/null | head -n 1 | sed 's/ *$//')
-		t_check pprof_time_clock_data "pprof: $(grep '^Time:' "$T_TMP/k.raw"), perf script -F tod: $tod" \
-			bash -c "[ -n '$tod' ] && grep -qx \"Time: \$(echo '$tod' | sed 's/0*\$//') +0000 UTC\" '$T_TMP/k.raw'"
+		export_pprof_tod pprof_time_clock_data "$T_TMP/k.data"
+		mv "$T_TMP/pprof_time_clock_data.raw" "$T_TMP/k.raw"
 		t_check pprof_period_fixed "$(grep -E '^Period' "$T_TMP/k.raw" | tr '\n' '|')" \
 			bash -c "grep -qx 'PeriodType: task-clock nanoseconds' '$T_TMP/k.raw' && grep -qx 'Period: 200000' '$T_TMP/k.raw'"
 		t_check pprof_period_comment "$(grep '^Comment' "$T_TMP/k.raw" | tr '\n' '|')" \

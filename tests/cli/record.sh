@@ -2,8 +2,10 @@
 # perfring record: the perf.data files it writes are complete and read by
 # perf 6.1 without a warning, with the same counts as perfring report and
 # perfring script; a command with children, -a stopped by SIGINT, two
-# events with call chains, and the command-line errors.
+# events with call chains, -k (clockid, CLOCK_DATA) and the command-line
+# errors.
 . "$(dirname "$0")/lib.sh"
+. "$T_ROOT/tests/helpers/export_lib.sh"
 
 if [ ! -x "$PERFRING" ]; then
 	fail tool_built "$PERFRING does not exist (build it with make O=...)"
@@ -107,7 +109,84 @@ heads=$(grep -cE ' (cpu|task)-clock: *$' "$f.pscript")
 t_check record_two_callchains "perf script: $frames call-chain frames under $heads samples (want more frames than samples)" \
 	bash -c "[ '$heads' -gt 40 ] && [ '$frames' -gt '$heads' ]"
 
-# --- (4) errors -----------------------------------------------------------------
+# --- (4) -k: sample times on a clock, tied to wall-clock time ------------------
+# perf is the oracle: its header shows perfring's CLOCKID and CLOCK_DATA as it
+# shows those of its own -k recordings, perf script -F tod dates the samples
+# and perfring script --pprof's Time is the first one's date to the
+# nanosecond; the CLOCK_DATA pair is one moment: its realtime - monotonic is
+# that of python's clocks read around the recording (within 1 ms).
+
+# header_clock FILE: the clock lines of a --header-only output.
+header_clock() { grep -E '^# (clockid|reference time)' "$1"; }
+f="$T_TMP/k.data"
+before=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC), time.time_ns())')
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -k monotonic -e task-clock -c 200000 -o "$f" -- /bin/sh -c "$busy"
+after=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC), time.time_ns())')
+t_check record_clock_exit "perfring record -k monotonic: exit $T_RC, stderr: $(head -c 300 "$T_TMP/err")" [ "$T_RC" -eq 0 ]
+perf_reads record_clock_perf_reads "$f"
+perf report --header-only -i "$f" >"$T_TMP/k.phdr" 2>&1
+t_check record_clock_perf_attr "perf's event line lacks use_clockid = 1 / clockid = 1: $(grep '^# event' "$T_TMP/k.phdr" | head -c 400)" \
+	bash -c "grep '^# event :' '$T_TMP/k.phdr' | grep -q 'use_clockid = 1.*clockid = 1\$'"
+t_check record_clock_perf_header "perf report --header-only: $(header_clock "$T_TMP/k.phdr" | tr '\n' '|')" \
+	bash -c "grep -qx '# clockid frequency: [1-9][0-9]* MHz' '$T_TMP/k.phdr' && grep -qx '# clockid: monotonic (1)' '$T_TMP/k.phdr' &&
+		 grep -qE '^# reference time: [0-9-]+ [0-9:.]+ = [0-9]+\.[0-9]{6} \(TOD\) = [0-9]+\.[0-9]{9} \(monotonic\)\$' '$T_TMP/k.phdr'"
+"$PERFRING" report --header-only -i "$f" >"$T_TMP/k.rhdr" 2>&1
+header_clock "$T_TMP/k.phdr" >"$T_TMP/k.pclock"
+header_clock "$T_TMP/k.rhdr" >"$T_TMP/k.rclock"
+t_check record_clock_own_header "perfring report --header-only's clock lines differ from perf's: $(diff "$T_TMP/k.pclock" "$T_TMP/k.rclock" | tr '\n' '|')" \
+	bash -c "[ \$(wc -l <'$T_TMP/k.rclock') -eq 3 ] && cmp -s '$T_TMP/k.pclock' '$T_TMP/k.rclock'"
+# The pair: TOD and monotonic ns as perf prints them (seconds.micro, seconds.nano).
+pair=$(sed -n 's/^# reference time: .* = \([0-9]*\.[0-9]*\) (TOD) = \([0-9]*\.[0-9]*\) (monotonic)$/\1 \2/p' "$T_TMP/k.phdr")
+t_check record_clock_pair "CLOCK_DATA (TOD, monotonic) = ($pair), python's clocks before ($before) and after ($after)" \
+	python3 -c '
+import sys
+tod, mono = (int(x.replace(".", "")) for x in sys.argv[1].split())
+tod *= 1000
+b = [int(x) for x in sys.argv[2].split()]; a = [int(x) for x in sys.argv[3].split()]
+off = tod - mono
+sys.exit(not (b[0] <= mono <= a[0] and b[1] - 1000 <= tod <= a[1] and
+	      abs(off - (b[1] - b[0])) < 1000000 and abs(off - (a[1] - a[0])) < 1000000))' "$pair" "$before" "$after"
+# perf script -F tod: every sample dated, the first within the recording.
+perf script -i "$f" -F tod,time --ns >"$T_TMP/k.tod" 2>"$T_TMP/k.toderr"
+ntod=$(grep -cE '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}\.[0-9]{9} +[0-9]+\.[0-9]{9}:' "$T_TMP/k.tod")
+nsamp=$(stat_of "$f.pstats" SAMPLE)
+t_check record_clock_perf_tod "perf script -F tod,time: $ntod dated lines for $nsamp samples, stderr: $(head -c 200 "$T_TMP/k.toderr")" \
+	bash -c "[ '$ntod' -eq '$nsamp' ] && [ '$nsamp' -gt 10 ] && [ ! -s '$T_TMP/k.toderr' ]"
+first=$(head -n 1 "$T_TMP/k.tod" | awk '{ print $3 }' | tr -d :)
+t_check record_clock_sample_times "first sample at $first s (monotonic) not within the recording ($before / $after)" \
+	python3 -c 'import sys; t = int(sys.argv[1].replace(".", "")); sys.exit(not (int(sys.argv[2].split()[0]) <= t <= int(sys.argv[3].split()[0])))' "$first" "$before" "$after"
+export_pprof_tod record_clock_pprof_time "$f"
+# The other names and a number: the kernel accepts them, perf names them.
+for k in raw:monotonic_raw:4 CLOCK_BOOTTIME:boottime:7 1:monotonic:1; do
+	t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -k "${k%%:*}" -o "$T_TMP/k2.data" -- /bin/true
+	perf report --header-only -i "$T_TMP/k2.data" >"$T_TMP/k2.phdr" 2>&1
+	want="# clockid: $(echo "$k" | cut -d: -f2) ($(echo "$k" | cut -d: -f3))"
+	t_check "record_clock_name_${k%%:*}" "-k ${k%%:*}: exit $T_RC, perf: $(header_clock "$T_TMP/k2.phdr" | head -n 1), want '$want'" \
+		bash -c "[ $T_RC -eq 0 ] && grep -qxF '$want' '$T_TMP/k2.phdr'"
+done
+# Without -k nothing changes: no clock features, no use_clockid.
+perf report --header-only -i "$T_TMP/cmd.data" >"$T_TMP/cmd.phdr" 2>&1
+t_check record_clock_none "a recording without -k: $(header_clock "$T_TMP/cmd.phdr" | tr '\n' '|') $(grep -o 'use_clockid = 1' "$T_TMP/cmd.phdr")" \
+	bash -c "grep -q '^# missing features:.* CLOCKID .*CLOCK_DATA' '$T_TMP/cmd.phdr' && ! grep -q 'use_clockid' '$T_TMP/cmd.phdr'"
+# perfring's reader on perf's own -k recording: the same clock lines as perf.
+if perf record -q -k mono -e task-clock -o "$T_TMP/pk.data" /bin/sh -c "$busy" >"$T_TMP/pk.out" 2>&1; then
+	perf report --header-only -i "$T_TMP/pk.data" >"$T_TMP/pk.phdr" 2>&1
+	"$PERFRING" report --header-only -i "$T_TMP/pk.data" >"$T_TMP/pk.rhdr" 2>&1
+	header_clock "$T_TMP/pk.phdr" >"$T_TMP/pk.pclock"
+	header_clock "$T_TMP/pk.rhdr" >"$T_TMP/pk.rclock"
+	t_check record_clock_reads_perf_k "clock lines of perf's -k file: $(diff "$T_TMP/pk.pclock" "$T_TMP/pk.rclock" | tr '\n' '|')" \
+		bash -c "[ \$(wc -l <'$T_TMP/pk.rclock') -eq 3 ] && cmp -s '$T_TMP/pk.pclock' '$T_TMP/pk.rclock'"
+	# and in pipe mode (features as HEADER_FEATURE records), from standard input
+	perf record -q -k mono -e task-clock -o - /bin/true 2>/dev/null >"$T_TMP/pipe.data"
+	perf report --header-only -i - <"$T_TMP/pipe.data" 2>/dev/null | header_clock /dev/stdin >"$T_TMP/pipe.pclock"
+	"$PERFRING" report --header-only -i - <"$T_TMP/pipe.data" 2>&1 | header_clock /dev/stdin >"$T_TMP/pipe.rclock"
+	t_check record_clock_reads_perf_pipe "clock lines of perf's -k pipe: $(diff "$T_TMP/pipe.pclock" "$T_TMP/pipe.rclock" | tr '\n' '|')" \
+		bash -c "[ \$(wc -l <'$T_TMP/pipe.rclock') -eq 3 ] && cmp -s '$T_TMP/pipe.pclock' '$T_TMP/pipe.rclock'"
+else
+	skip record_clock_reads_perf_k "perf record -k mono failed: $(head -n 1 "$T_TMP/pk.out")"
+fi
+
+# --- (5) errors -----------------------------------------------------------------
 
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -e no-such-event -o "$T_TMP/bad.data" -- /bin/true
 t_check record_bad_event "bad event: exit $T_RC (want 1), stderr '$(head -c 300 "$T_TMP/err")'" \
@@ -119,6 +198,14 @@ t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -o "$T_TMP/none.data"
 t_check record_no_target "no target: exit $T_RC (want 2)" [ "$T_RC" -eq 2 ]
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -c 1000 -F 100 -a
 t_check record_period_and_freq "-c with -F: exit $T_RC (want 2)" [ "$T_RC" -eq 2 ]
+t_usage_error record_bad_clock "bad clock 'bogus'" record -k bogus -o "$T_TMP/bad.data" -- /bin/true
+t_usage_error record_bad_clock_empty "bad clock ''" record -k '' -o "$T_TMP/bad.data" -- /bin/true
+t_usage_error record_clock_twice "give -k once" record -k mono -k raw -o "$T_TMP/bad.data" -- /bin/true
+# A number the kernel knows no clock for: one line naming the option.
+t_one_line_error record_clock_unknown_number "clockid" "$PERFRING" record -k 99 -o "$T_TMP/bad.data" -- /bin/true
+t_usage_error report_header_only_alone "--header-only takes no other option" report --header-only --stats -i "$T_TMP/k.data"
+echo "not a perf.data file" >"$T_TMP/junk.data"
+t_one_line_error report_header_only_bad_file "junk.data" "$PERFRING" report --header-only -i "$T_TMP/junk.data"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" help record
 t_check help_record "perfring help record: exit $T_RC or no -o, --output" \
 	bash -c "[ $T_RC -eq 0 ] && grep -q -- '-o, --output FILE' '$T_TMP/out'"

@@ -48,3 +48,20 @@ export_viewer() {
 		t_check "$name" "$(grep -m1 '^FAIL' "$T_TMP/viewer.log")" grep -q '^2 passed, 0 failed' "$T_TMP/viewer.log"
 	fi
 }
+
+# export_pprof_tod NAME DATA : on DATA, a perf.data with CLOCK_DATA (perf record -k or perfring
+# record -k), the Time of perfring script --pprof's profile (go tool pprof -raw, left in
+# $T_TMP/NAME.raw) is the first sample's wall-clock time as perf script -F tod --ns prints it,
+# to the nanosecond (pprof drops trailing zeros). NAME is skipped without go.
+export_pprof_tod() {
+	local name=$1 data=$2 tod
+	if ! command -v go >/dev/null; then
+		skip "$name" "go tool pprof is not installed (scripts/install-deps.sh installs golang-go)"
+		return
+	fi
+	"$PERFRING" script -i "$data" --pprof "$T_TMP/$name.pb.gz" >/dev/null 2>&1
+	HOME=$T_TMP go tool pprof -symbolize=none -raw "$T_TMP/$name.pb.gz" >"$T_TMP/$name.raw" 2>>"$T_TMP/pprof.err"
+	tod=$(perf script -i "$data" -F tod --ns 2>/dev/null | head -n 1 | sed 's/ *$//')
+	t_check "$name" "pprof: $(grep '^Time:' "$T_TMP/$name.raw"), perf script -F tod: $tod" \
+		bash -c "[ -n '$tod' ] && grep -qx \"Time: \$(echo '$tod' | sed 's/0*\$//') +0000 UTC\" '$T_TMP/$name.raw'"
+}

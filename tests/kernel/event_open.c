@@ -6,8 +6,8 @@
  * tracepoint that fires, two events sharing one ring through
  * perfring_event_set_output (told apart by PERF_SAMPLE_IDENTIFIER),
  * enable_on_exec (samples only after exec), hardware events (counting where
- * the kernel has a PMU, the no-PMU message where it has none), EACCES in a child without CAP_PERFMON/CAP_SYS_ADMIN, and EINVAL
- * messages naming the option.
+ * the kernel has a PMU, the no-PMU message where it has none), EACCES in a child without CAP_PERFMON/CAP_SYS_ADMIN, EINVAL
+ * messages naming the option, and sample times on the clock use_clockid asks for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -559,6 +559,74 @@ TEST(einval_names_option)
 	CHECK_EQ_INT(perfring_event_open("cpu-clock", 0, -1, -1, &fast, NULL), -EINVAL);
 	CHECKF(strstr(perfring_errmsg(), "option sample_freq"), "%s", perfring_errmsg());
 	CHECK_EQ_INT(perfring_event_open("no-such-event", 0, -1, -1, NULL, NULL), -ENOENT);
+}
+
+/* Samples of PERF_SAMPLE_TIME only: the first and last time seen. */
+struct times {
+	uint64_t n, first, last;
+};
+
+static int collect_time(const struct perfring_msg *ev, void *ctx)
+{
+	struct times *t = ctx;
+	uint64_t v;
+
+	if (ev->kind != PERFRING_MSG_SAMPLE || ev->size + ev->size2 < 8)
+		return PERFRING_CONTINUE;
+	if (ev->size >= 8) {
+		memcpy(&v, ev->data, 8);
+	} else {
+		memcpy(&v, ev->data, ev->size);
+		memcpy((char *)&v + ev->size, ev->data2, 8 - ev->size);
+	}
+	if (!t->n++)
+		t->first = v;
+	t->last = v;
+	return PERFRING_CONTINUE;
+}
+
+/* use_clockid: sample times on the clock asked for (perf record -k), read
+ * before and after the samples; CLOCK_REALTIME is decades away from the
+ * kernel's perf clock, so a time on the wrong clock cannot pass. */
+TEST(clockid_sample_times)
+{
+	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME };
+	size_t k;
+
+	for (k = 0; k < sizeof(clocks) / sizeof(clocks[0]); k++) {
+		struct perfring_event_opts o = PERFRING_OPTS_INIT(perfring_event_opts, .sample_period = 200000,
+								   .sample_type = PERF_SAMPLE_TIME, .wakeup_events = 1,
+								   .use_clockid = true, .clockid = clocks[k]);
+		struct perf_event_attr attr;
+		struct perfring_reader *rd;
+		struct times t = { 0 };
+		uint64_t before, after;
+		int fd;
+
+		before = th_clock_ns(clocks[k]);
+		fd = perfring_event_open("task-clock", 0, -1, -1, &o, &attr);
+		REQUIREF(fd >= 0, "open with clockid %d: %s", (int)clocks[k], perfring_errmsg());
+		CHECK(attr.use_clockid && attr.clockid == (int32_t)clocks[k]);
+		rd = new_reader();
+		REQUIREF(rd && perfring_reader_add(rd, fd, -1) == 0, "reader: %s", perfring_errmsg());
+		burn_ms(20);
+		close(fd); /* no samples after this point */
+		after = th_clock_ns(clocks[k]);
+		perfring_reader_consume(rd, collect_time, &t);
+		CHECKF(t.n >= 5 && t.first >= before && t.last <= after && t.first <= t.last,
+		       "clock %d: %llu samples at %llu..%llu, the clock read %llu before and %llu after", (int)clocks[k],
+		       (unsigned long long)t.n, (unsigned long long)t.first, (unsigned long long)t.last,
+		       (unsigned long long)before, (unsigned long long)after);
+		perfring_reader_free(rd);
+	}
+	/* a clock the kernel does not know: EINVAL naming the option */
+	{
+		struct perfring_event_opts bad = PERFRING_OPTS_INIT(perfring_event_opts, .sample_period = 200000,
+								     .use_clockid = true, .clockid = 99);
+
+		CHECK_EQ_INT(perfring_event_open("task-clock", 0, -1, -1, &bad, NULL), -EINVAL);
+		CHECKF(strstr(perfring_errmsg(), "option clockid"), "%s", perfring_errmsg());
+	}
 }
 
 TEST(dwarf_callchain_task_events_attr)

@@ -25,6 +25,8 @@
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 #define PD_FEAT_HOSTNAME 3
 #define PD_FEAT_EVENT_DESC 12
+#define PD_FEAT_CLOCKID 23
+#define PD_FEAT_CLOCK_DATA 29
 
 /* The records a file holds, as written, and the counts per type. */
 struct recs {
@@ -252,6 +254,9 @@ static void check_read_back(const char *path, const struct perf_event_attr *attr
 	CHECK_EQ_U64(info->nr_cpus_available, 4);
 	CHECK(perfring_perfdata_has_feature(pd, PD_FEAT_HOSTNAME));
 	CHECK(perfring_perfdata_has_feature(pd, PD_FEAT_EVENT_DESC));
+	/* no clock features without perfring_perfdata_writer_set_clock() */
+	CHECK(!perfring_perfdata_has_feature(pd, PD_FEAT_CLOCKID));
+	CHECK(!perfring_perfdata_has_feature(pd, PD_FEAT_CLOCK_DATA));
 	perfring_perfdata_free(pd);
 }
 
@@ -516,6 +521,102 @@ TEST(write_api_errors)
 		      strcmp(perfring_perfdata_attr(pd, 0)->name, "cpu-clock") == 0);
 		perfring_perfdata_free(pd);
 	}
+	unlink(path);
+}
+
+/* Write an empty file whose event runs on CLOCK_MONOTONIC, with set_clock(tod_ns, clock_ns);
+ * return the reader on it. */
+static struct perfring_perfdata *clock_file(char *path, uint64_t tod_ns, uint64_t clock_ns)
+{
+	struct perfring_perfdata_writer *w;
+	struct perfring_perfdata *pd;
+	struct perf_event_attr a;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	w = perfring_perfdata_writer_open(path, NULL);
+	if (!w)
+		return NULL;
+	make_attr(&a, PERF_SAMPLE_IP | PERF_SAMPLE_TIME, PERF_COUNT_SW_CPU_CLOCK);
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
+	CHECK_EQ_INT(perfring_perfdata_writer_add_attr(w, &a, NULL, 0, NULL), 0);
+	CHECKF(perfring_perfdata_writer_set_clock(w, CLOCK_MONOTONIC, tod_ns, clock_ns) == 0, "%s", perfring_errmsg());
+	CHECKF(perfring_perfdata_writer_close(w) == 0, "%s", perfring_errmsg());
+	pd = perfring_perfdata_open(path, NULL);
+	CHECKF(pd, "%s", perfring_errmsg());
+	return pd;
+}
+
+/* perf record -k's features: CLOCKID (the resolution) and CLOCK_DATA
+ * (version 1, clockid, TOD, clock) read back by perfring and by perf. */
+TEST(write_clock)
+{
+	char path[] = "/tmp/perfring-pdw-XXXXXX", out[] = "/tmp/perfring-pdw-hdr-XXXXXX", cmd[512], err[4096];
+	const struct perfring_perfdata_info *in;
+	struct perfring_perfdata *pd = clock_file(path, 1795524610616434123ULL, 16427983545292ULL);
+	struct timespec res;
+	uint64_t m0, r0, off;
+	int fd;
+
+	REQUIRE(pd);
+	in = perfring_perfdata_info(pd);
+	CHECK(perfring_perfdata_has_feature(pd, PD_FEAT_CLOCKID) && perfring_perfdata_has_feature(pd, PD_FEAT_CLOCK_DATA));
+	CHECK_EQ_U64(in->clockid, CLOCK_MONOTONIC);
+	CHECK_EQ_U64(in->clock_tod_ns, 1795524610616434123ULL);
+	CHECK_EQ_U64(in->clock_ns, 16427983545292ULL);
+	REQUIRE(clock_getres(CLOCK_MONOTONIC, &res) == 0);
+	CHECK_EQ_U64(in->clock_res_ns, (uint64_t)res.tv_nsec);
+	perfring_perfdata_free(pd);
+	if (have_perf()) {
+		fd = mkstemp(out);
+		REQUIRE(fd >= 0);
+		close(fd);
+		snprintf(cmd, sizeof(cmd), "perf report --header-only -i %s 2>/dev/null | grep -E '^# (clockid|reference time)'", path);
+		CHECK_EQ_INT(run(cmd, out, err, sizeof(err)), 0);
+		snprintf(cmd, sizeof(cmd),
+			 "grep -qx '# clockid: monotonic (1)' %s && grep -q '= 1795524610.616434 (TOD) = "
+			 "16427.983545292 (monotonic)$' %s", out, out);
+		CHECKF(system(cmd) == 0, "perf's clock lines (%s) lack clockid monotonic (1) or the reference time", out);
+		unlink(out);
+	}
+	unlink(path);
+
+	/* 0, 0: the writer reads both clocks, at one moment */
+	strcpy(path, "/tmp/perfring-pdw-XXXXXX");
+	m0 = th_clock_ns(CLOCK_MONOTONIC);
+	r0 = th_clock_ns(CLOCK_REALTIME);
+	pd = clock_file(path, 0, 0);
+	REQUIRE(pd);
+	in = perfring_perfdata_info(pd);
+	off = in->clock_tod_ns - in->clock_ns;
+	CHECKF(in->clock_ns >= m0 && in->clock_tod_ns >= r0 && in->clock_ns - m0 < 5000000000ULL,
+	       "clock %llu tod %llu, before: %llu %llu", (unsigned long long)in->clock_ns,
+	       (unsigned long long)in->clock_tod_ns, (unsigned long long)m0, (unsigned long long)r0);
+	/* realtime - monotonic as read here, within 1 ms either way (unsigned: a wrap is a negative difference) */
+	CHECKF(off - (r0 - m0) + 1000000 < 2000000, "offset %llu, here %llu", (unsigned long long)off,
+	       (unsigned long long)(r0 - m0));
+	perfring_perfdata_free(pd);
+	unlink(path);
+}
+
+TEST(write_clock_errors)
+{
+	struct perfring_perfdata_writer *w;
+	char path[] = "/tmp/perfring-pdw-XXXXXX";
+	int fd = mkstemp(path);
+
+	REQUIRE(fd >= 0);
+	close(fd);
+	CHECK(perfring_perfdata_writer_set_clock(NULL, CLOCK_MONOTONIC, 0, 0) == -EINVAL);
+	w = perfring_perfdata_writer_open(path, NULL);
+	REQUIRE(w);
+	/* a clock clock_gettime() does not know, nothing given to pair */
+	CHECK(perfring_perfdata_writer_set_clock(w, 99, 0, 0) == -EINVAL);
+	CHECKF(strstr(perfring_errmsg(), "clock 99") != NULL, "%s", perfring_errmsg());
+	perfring_perfdata_writer_free(w);
 	unlink(path);
 }
 

@@ -23,6 +23,7 @@
 #include <perfring/perfdata.h>
 #include <perfring/perfdata_write.h>
 
+#include "perfdata/pd_common.h"
 #include "perfdata/record_synth.h"
 #include "shared/command.h"
 #include "shared/tool.h"
@@ -42,7 +43,7 @@ void cmd_record_usage(FILE *f)
 	fprintf(f,
 		"Usage: %s record [-e EVENT]... [-c PERIOD | -F HZ] [-g | --call-graph fp|dwarf[,SIZE]]\n"
 		"                 [-a] [-C CPUS] [-p PID[,PID]... | -t TID[,TID]...] [--switch-events]\n"
-		"                 [-z | --compression-level N] [-o FILE] [-- CMD [ARG]...]\n\n"
+		"                 [-z | --compression-level N] [-k CLOCK] [-o FILE] [-- CMD [ARG]...]\n\n"
 		"Sample events and write every record of the perf rings to a perf.data file\n"
 		"that `perf report` and `perf script` read in full (tracepoint formats, build\n"
 		"ids, the tasks that ran before the recording), as `perf record` writes it.\n\n"
@@ -64,6 +65,10 @@ void cmd_record_usage(FILE *f)
 		"  -t, --tid TIDS         these threads only\n"
 		"      --switch-events    context switch records (PERF_RECORD_SWITCH*)\n"
 		"  -z, --compression-level[=N]  zstd-compress the records (level N, default 1)\n"
+		"  -k, --clockid CLOCK    sample times on CLOCK (monotonic, monotonic_raw,\n"
+		"                         realtime, boottime, tai, mono, raw, real, boot or a\n"
+		"                         number), with the CLOCKID and CLOCK_DATA features that\n"
+		"                         tie it to wall-clock time (perf script -F tod)\n"
 		"  -- CMD [ARG]...        start CMD and record it and its children until it exits\n"
 		"  -o, --output FILE      the perf.data file to write (default perf.data)\n"
 		"  -h, --help             show this help\n\n"
@@ -247,6 +252,7 @@ int cmd_record(int argc, char **argv)
 		{ "tid", required_argument, NULL, 't' },
 		{ "switch-events", no_argument, NULL, OPT_SWITCH },
 		{ "compression-level", optional_argument, NULL, OPT_ZLEVEL },
+		{ "clockid", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -257,7 +263,8 @@ int cmd_record(int argc, char **argv)
 	const char *output = "perf.data", *cpu_list = NULL;
 	uint64_t period = 0, freq = 0, max_rate, sample_type, v, last_progress = 0, synth = 0;
 	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false, by_tid = false;
-	bool switch_events = false, system_wide, freq_max = false;
+	bool switch_events = false, system_wide, freq_max = false, use_clockid = false;
+	int32_t clockid = 0;
 	int nev = 0, ncpu, nonline, ntarget = 0, ntask = 0, c, idx, i, j, k, t, ret = EXIT_ERROR;
 	int child_status = 0, err, zlevel = 0;
 	uint32_t stack_size = 0;
@@ -275,7 +282,7 @@ int cmd_record(int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:gaC:p:t:zo:h", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:F:gaC:p:t:zk:o:h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == RECORD_MAX_EVENTS)
@@ -340,6 +347,14 @@ int cmd_record(int argc, char **argv)
 			zlevel = 1;
 			if (optarg && (!tool_parse_u64(optarg, 1, 22, &v) || !(zlevel = (int)v)))
 				return tool_usage_error(CMD, "bad compression level '%s' (1..22)", optarg);
+			break;
+		case 'k':
+			if (use_clockid)
+				return tool_usage_error(CMD, "give -k once");
+			if (!pd_clock_parse(optarg, &clockid))
+				return tool_usage_error(CMD, "bad clock '%s' (monotonic, monotonic_raw, realtime, boottime, "
+							     "tai, mono, raw, real, boot or a number)", optarg);
+			use_clockid = true;
 			break;
 		case 'o':
 			output = optarg;
@@ -455,6 +470,8 @@ int cmd_record(int argc, char **argv)
 	eo.inherit = !system_wide && !by_tid;
 	eo.enable_on_exec = cmd && !system_wide;
 	eo.build_id = true;
+	eo.use_clockid = use_clockid;
+	eo.clockid = clockid;
 
 	/* dwarf: 8 KiB and more per sample, 32 MB/s at 4000 Hz; 4 MiB rings
 	 * ride out a reader that a loaded machine schedules late. Call chains
@@ -544,6 +561,12 @@ int cmd_record(int argc, char **argv)
 	st.writer = perfring_perfdata_writer_open(output, &wo);
 	free(cmdline);
 	if (!st.writer) {
+		tool_error(CMD, "%s", perfring_errmsg());
+		goto out;
+	}
+	/* -k: the clock and wall-clock time read together (CLOCK_DATA), as perf
+	 * record -k writes them, so that sample times become dates */
+	if (use_clockid && perfring_perfdata_writer_set_clock(st.writer, clockid, 0, 0)) {
 		tool_error(CMD, "%s", perfring_errmsg());
 		goto out;
 	}

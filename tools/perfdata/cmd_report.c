@@ -26,14 +26,17 @@ void cmd_report_usage(FILE *f)
 		"Usage: %s report [-i FILE] [-s KEYS] [--children|--no-children] [--percent-limit PCT]\n"
 		"                     [-g] [--json] [--folded FILE] [--pprof FILE] [--speedscope FILE]\n"
 		"                     [--by-period] [--inline|--no-inline]\n"
-		"       %s report --stats [-i FILE]\n\n"
+		"       %s report --stats [-i FILE]\n"
+		"       %s report --header-only [-i FILE]\n\n"
 		"Read a perf.data file (file or pipe mode, either byte order, zstd-compressed\n"
 		"records expanded) and print its samples grouped by the sort keys and sorted by\n"
 		"overhead, as `perf report --stdio` does, per event: the share of the event's\n"
 		"period whose leaf frame is the entry (Self) and, when the file has call chains,\n"
 		"whose call chain holds it (Children). Symbols are named as by perfring script.\n"
 		"With --stats: the number of records of each type, as `perf report --stats`,\n"
-		"then the SAMPLE and LOST_SAMPLES counts per event.\n\n"
+		"then the SAMPLE and LOST_SAMPLES counts per event. With --header-only: the\n"
+		"file's features (host, perf version, command line, clock, ...) as `perf report\n"
+		"--header-only` words them.\n\n"
 		"Options:\n"
 		"  -i, --input FILE        the file to read (default perf.data; '-': standard input)\n"
 		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid (default comm,dso,sym)\n"
@@ -45,10 +48,11 @@ void cmd_report_usage(FILE *f)
 		"                          keys, self and children percentages and periods\n"
 		ANS_EXPORT_HELP
 		"      --stats             print the record counts instead\n"
+		"      --header-only       print the header's features instead\n"
 		"  -h, --help              show this help\n\n"
 		"Exit status: 0 on success, 1 when the file cannot be opened, is corrupt (the\n"
 		"error names the offset) or has no samples, 2 for a bad command line.\n",
-		TOOL_NAME, TOOL_NAME);
+		TOOL_NAME, TOOL_NAME, TOOL_NAME);
 }
 
 struct report_event {
@@ -148,6 +152,7 @@ enum {
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
 	OPT_PERCENT_LIMIT,
+	OPT_HEADER_ONLY,
 };
 
 int cmd_report(int argc, char **argv)
@@ -155,6 +160,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
 		{ "sort", required_argument, NULL, 's' },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
@@ -167,13 +173,13 @@ int cmd_report(int argc, char **argv)
 	};
 	struct ans_report_opts o = { .children = -1 };
 	const char *path = "perf.data", *bad;
-	bool stats = false, other = false;
+	bool stats = false, other = false, header = false;
 	int c, idx, badlen;
 
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":i:s:gjh", longopts, &idx)) != -1) {
-		if (c != 'i' && c != OPT_STATS && c != 'h')
+		if (c != 'i' && c != OPT_STATS && c != OPT_HEADER_ONLY && c != 'h')
 			other = true;
 		switch (c) {
 		case 'i':
@@ -181,6 +187,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			stats = true;
+			break;
+		case OPT_HEADER_ONLY:
+			header = true;
 			break;
 		case 's':
 			if (ans_report_check_sort(optarg, &bad, &badlen))
@@ -218,6 +227,10 @@ int cmd_report(int argc, char **argv)
 		return tool_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
 	if (stats && other)
 		return tool_usage_error(CMD, "--stats takes no other option than -i");
+	if (header && (stats || other))
+		return tool_usage_error(CMD, "--header-only takes no other option than -i");
+	if (header)
+		return report_header(CMD, path);
 	if (stats)
 		return report_stats(path);
 	if (ans_export_check(CMD, &o.exports, o.json))

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Helpers shared by the perf.data subcommands: names, opening, errors. */
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 #include <perfring/perfring.h>
 
@@ -114,4 +118,47 @@ const char *pd_event_name(const struct perfring_perfdata_attr *a, char *buf, siz
 		return "unknown";
 	snprintf(buf, len, "%u:%#llx", attr->type, (unsigned long long)attr->config);
 	return buf;
+}
+
+/* The clocks perf record -k names, and its shorthands (first name wins in pd_clock_name). */
+static const struct {
+	const char *name;
+	int32_t id;
+} pd_clocks[] = {
+	{ "monotonic", CLOCK_MONOTONIC }, { "monotonic_raw", CLOCK_MONOTONIC_RAW }, { "realtime", CLOCK_REALTIME },
+	{ "boottime", CLOCK_BOOTTIME },	  { "tai", CLOCK_TAI },			    { "mono", CLOCK_MONOTONIC },
+	{ "raw", CLOCK_MONOTONIC_RAW },	  { "real", CLOCK_REALTIME },		    { "boot", CLOCK_BOOTTIME },
+};
+#define PD_NR_CLOCKS (sizeof(pd_clocks) / sizeof(pd_clocks[0]))
+
+bool pd_clock_parse(const char *s, int32_t *id)
+{
+	char *end;
+	long v;
+	size_t i;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end != s && !*end && !errno && v >= INT32_MIN && v <= INT32_MAX) {
+		*id = (int32_t)v;
+		return true;
+	}
+	if (strncasecmp(s, "CLOCK_", 6) == 0)
+		s += 6;
+	for (i = 0; i < PD_NR_CLOCKS; i++)
+		if (strcasecmp(s, pd_clocks[i].name) == 0) {
+			*id = pd_clocks[i].id;
+			return true;
+		}
+	return false;
+}
+
+const char *pd_clock_name(int32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < PD_NR_CLOCKS; i++)
+		if (pd_clocks[i].id == id)
+			return pd_clocks[i].name;
+	return NULL;
 }

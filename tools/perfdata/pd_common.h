@@ -27,4 +27,16 @@ int pd_read_error(const char *cmd, const char *path, struct perfring_perfdata *p
  * config ("cycles", "cpu-clock", ...), or "type:config". */
 const char *pd_event_name(const struct perfring_perfdata_attr *a, char *buf, size_t len);
 
+/* A clock as perf record -k takes it: a number, or monotonic, monotonic_raw,
+ * realtime, boottime, tai (optionally CLOCK_-prefixed, any case) and the
+ * shorthands mono, raw, real, boot. false for anything else. */
+bool pd_clock_parse(const char *s, int32_t *id);
+
+/* `report --header-only`: print PATH's decoded feature sections as perf
+ * report --header-only words them; an exit status. */
+int report_header(const char *cmd, const char *path);
+
+/* The clock's name ("monotonic", ...), or NULL for a number perf does not name. */
+const char *pd_clock_name(int32_t id);
+
 #endif
