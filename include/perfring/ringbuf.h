@@ -247,7 +247,7 @@ static inline const void *perfring_ringbuf_cursor_next(struct perfring_rb_cursor
 		 * prefetcher stops at page ends. Ask 2 KiB ahead (about 28
 		 * 64-byte records), inside the batch only: past the snapshot
 		 * the producer is still writing. Same distance as the library's
-		 * own walk (PR_RB_PREFETCH). */
+		 * own walks (PR_PREFETCH_AHEAD). */
 		if (left > 2048)
 			__builtin_prefetch(p + 2048);
 		c->p = p + rec;

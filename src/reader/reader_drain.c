@@ -14,6 +14,7 @@
 
 #include "common/barrier.h"
 #include "common/internal.h"
+#include "common/prefetch.h"
 #include "reader/reader_internal.h"
 #include "ring/ring_internal.h"
 
@@ -270,56 +271,95 @@ struct msg_run {
 };
 
 /*
- * The loop over one contiguous stretch [p, limit) of the data area: BPF
- * samples that lie wholly inside it. Per record it validates the header
- * and the raw size, stores the payload's two words into the event (its
- * constant fields, and what perfring_msg_record() and
- * perfring_msg_remaining() derive the rest from, are set once per stretch
- * by the caller) and calls the callback. A record is read only while 16
- * bytes (header and raw size) are left, so the raw size may be read before
- * the record's size is checked; the raw size check also refuses sizes below
- * 16. A record that ends at or before m->last leaves room for the next
- * header, so the common path has no separate end-of-stretch test; the last
- * records of a stretch take the other branch. Stops at the end of the
- * stretch, at the first record it does not take (left for pr_rd_deliver_slow()),
- * or when the callback returns non-zero (m->ret).
+ * Deliver the BPF samples from p on that end at or before m->last. Per
+ * record it validates the header and the raw size, stores the payload's two
+ * words into the event (its constant fields, and what perfring_msg_record()
+ * and perfring_msg_remaining() derive the rest from, are set once per
+ * stretch by the caller) and calls the callback. Stops at the first record
+ * it does not take (not a good sample, or ending after m->last), or after
+ * the callback returns non-zero (*r_out, that record not counted). A record
+ * is read only at or before m->last, which leaves 16 bytes (header and raw
+ * size), so the raw size may be read before the record's size is checked;
+ * the raw size check also refuses sizes below 16. With ahead, m->last is at
+ * least PR_PREFETCH_AHEAD bytes before the stretch's end, so the line that
+ * far ahead of any record delivered is inside the stretch (and the batch):
+ * it is asked for with no test.
  */
-static __attribute__((noinline)) const uint8_t *msg_stretch(struct msg_run *m, const uint8_t *p,
-							     const uint8_t *limit)
+static inline __attribute__((always_inline)) const uint8_t *msg_records(struct msg_run *m, const uint8_t *p,
+									 int *n_io, int *r_out, const bool ahead)
 {
-	uint16_t size;
-	int n = 0, r;
+	int n = *n_io, r = 0;
 
-	m->ret = 0;
-	if ((uintptr_t)(limit - p) < 16)
-		return p;
-	m->last = limit - 16;
 	for (;;) {
 		const uint8_t *next;
 		uint32_t type, raw;
+		uint16_t size;
 
 		memcpy(&type, p, sizeof(type)); /* struct perf_event_header: type, misc, size */
 		memcpy(&size, p + 6, sizeof(size));
 		if (PR_UNLIKELY(type != PERF_RECORD_SAMPLE || (size & 7)))
-			goto out;
+			break;
 		memcpy(&raw, p + 8, sizeof(raw));
 		if (PR_UNLIKELY((uint64_t)raw + 12 > size))
-			goto out;
+			break;
 		next = p + size;
+		if (PR_UNLIKELY(next > m->last))
+			break;
+		if (ahead)
+			__builtin_prefetch(p + PR_PREFETCH_AHEAD);
 		m->ev.data = p + 12;
 		m->ev.size = raw;
-		if (PR_UNLIKELY(next > m->last)) {
-			/* The last record of the stretch, or one that does not fit. */
-			if (next > limit)
-				goto out;
-			r = m->fn(&m->ev, m->ctx);
-			break;
-		}
 		r = m->fn(&m->ev, m->ctx);
 		if (PR_UNLIKELY(r))
 			break;
 		p = next;
 		n++; /* a register: the count is not behind m, whose fields the callback may reach */
+	}
+	*n_io = n;
+	*r_out = r;
+	return p;
+}
+
+/*
+ * The loop over one contiguous stretch [p, limit) of the data area: BPF
+ * samples that lie wholly inside it, delivered by msg_records(), first (with
+ * a prefetch PR_PREFETCH_AHEAD bytes ahead) those ending that far before
+ * the stretch's end, then the others but the last, which ends after
+ * limit - 16 and so needs its own end test; the common path has no
+ * separate one. Stops at the end of the stretch, at the first record it
+ * does not take (left for pr_rd_deliver_slow()), or when the callback
+ * returns non-zero (m->ret).
+ */
+static __attribute__((noinline)) const uint8_t *msg_stretch(struct msg_run *m, const uint8_t *p,
+							     const uint8_t *limit)
+{
+	uint32_t type, raw;
+	uint16_t size;
+	int n = 0, r = 0;
+
+	m->ret = 0;
+	if ((uintptr_t)(limit - p) < 16)
+		return p;
+	if ((uintptr_t)(limit - p) > PR_PREFETCH_AHEAD + 16) {
+		m->last = limit - PR_PREFETCH_AHEAD;
+		p = msg_records(m, p, &n, &r, true);
+	}
+	if (!r) {
+		m->last = limit - 16;
+		p = msg_records(m, p, &n, &r, false);
+	}
+	if (!r) {
+		/* p <= limit - 16: the last record of the stretch, or one that
+		 * msg_records() did not take (it checks again). */
+		memcpy(&type, p, sizeof(type));
+		memcpy(&size, p + 6, sizeof(size));
+		memcpy(&raw, p + 8, sizeof(raw));
+		if (type != PERF_RECORD_SAMPLE || (size & 7) || (uint64_t)raw + 12 > size ||
+		    size > (uintptr_t)(limit - p))
+			goto out;
+		m->ev.data = p + 12;
+		m->ev.size = raw;
+		r = m->fn(&m->ev, m->ctx);
 	}
 	m->ret = r;
 	if (r >= 0) { /* 0 (the stretch's last record) or PERFRING_STOP: consumed */

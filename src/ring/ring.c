@@ -24,6 +24,7 @@
 
 #include "common/barrier.h"
 #include "common/internal.h"
+#include "common/prefetch.h"
 #include "ring/ring_internal.h"
 #include "common/sys.h"
 
@@ -339,6 +340,9 @@ static inline int ring_peek(struct perfring_ring *r, struct perfring_ring_record
 	rec->offset = pos;
 	rec->remaining = avail - size;
 	first = r->data_size - off;
+	/* Ahead inside the batch and before the data area's end (the walk
+	 * goes on at its start). */
+	pr_prefetch_ahead(hdr, (const uint8_t *)hdr + (avail < first ? avail : first));
 	rec->data = hdr;
 	if (PR_LIKELY(size <= first)) {
 		rec->len = size;

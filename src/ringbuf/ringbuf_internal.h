@@ -16,18 +16,11 @@
 
 #include "common/barrier.h"
 #include "common/internal.h"
+#include "common/prefetch.h"
 
 #define PR_RB_BUSY (1u << 31)
 #define PR_RB_DISCARD (1u << 30)
 #define PR_RB_HDR 8u
-/* How far ahead of the record being read the walks prefetch (the inline
- * cursor in ringbuf.h uses the same literal): each record's address comes
- * from the length word before it, so a miss stalls the walk, and the
- * hardware prefetcher stops at page ends. Measured on the project's VM
- * (bench/ringbuf.c drain and live): 512 bytes gave most of the gain, 2 KiB
- * a little more, 4 KiB no more. Never past the batch's end: the producer
- * is writing there. */
-#define PR_RB_PREFETCH 2048u
 
 struct perfring_ringbuf {
 	/* Read on every record. */
@@ -148,8 +141,7 @@ static inline __attribute__((always_inline)) int pr_rb_walk_impl(struct perfring
 		next = p + (((uint64_t)len + PR_RB_HDR + 7) & ~(uint64_t)7);
 		if (PR_UNLIKELY(next > end))
 			goto corrupt;
-		if ((uint64_t)(end - p) > PR_RB_PREFETCH)
-			__builtin_prefetch(p + PR_RB_PREFETCH);
+		pr_prefetch_ahead(p, end);
 		ret = deliver(arg, p + PR_RB_HDR, len, (uint64_t)(end - next));
 		if (PR_UNLIKELY(ret)) {
 			if (ret < 0)

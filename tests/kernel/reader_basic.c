@@ -331,7 +331,7 @@ struct stop_check {
 	int cpu;
 	uint32_t len;
 	uint64_t calls, fail_at, stop_at; /* call numbers from 1; 0: never */
-	uint64_t seqs[16];
+	uint64_t seqs[320];
 	size_t nseq;
 	uint64_t first_remaining, last_remaining, next_offset;
 	bool any, in_call; /* a record seen at all, and in this call */
@@ -393,25 +393,41 @@ static void consume_step(struct perfring_reader *rd, struct stop_check *k, uint6
 	CHECK_EQ_U64(k->first_remaining, want_first_remaining);
 }
 
-TEST(basic_consume_stop_error_views)
+/* The reader of the two tests below: CPU 0, 4 data pages (16 KiB); k reset. */
+static struct perfring_reader *stop_check_reader(struct ktest *kt, struct stop_check *k, uint32_t len)
 {
 	static const int cpus[] = { 0 };
 	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 4, .cpus = cpus,
 							      .cpu_cnt = 1);
-	const uint32_t len = 64;
-	uint64_t rsz = ktest_record_size(len), first;
+
+	ktest_set_len(kt, len);
+	memset(k, 0, sizeof(*k));
+	k->cpu = 0;
+	k->len = len;
+	return perfring_reader_new_bpf(kt->map_fd, &opts);
+}
+
+/* Every record seen once, in order from first, and nothing left. */
+static void stop_check_end(struct perfring_reader *rd, struct stop_check *k, uint64_t first)
+{
+	size_t i;
+
+	CHECKF(k->errors == 0, "%s", k->error);
+	for (i = 0; i < k->nseq; i++)
+		CHECK_EQ_U64(k->seqs[i], first + i);
+	CHECK_EQ_INT(perfring_reader_consume(rd, stop_check_fn, k), 0);
+}
+
+TEST(basic_consume_stop_error_views)
+{
+	uint64_t rsz = ktest_record_size(64), first;
 	struct stop_check k;
 	struct perfring_reader *rd;
 	struct ktest kt;
-	size_t i;
 
 	KTEST_SETUP(&kt, 0);
-	ktest_set_len(&kt, len);
-	rd = perfring_reader_new_bpf(kt.map_fd, &opts);
+	rd = stop_check_reader(&kt, &k, 64);
 	REQUIREF(rd, "perfring_reader_new_bpf: %s (%s)", strerror(errno), perfring_errmsg());
-	memset(&k, 0, sizeof(k));
-	k.cpu = 0;
-	k.len = len;
 	first = ktest_counts(&kt).seq;
 	REQUIRE(ktest_produce(&kt, 0, 10) == 10);
 
@@ -422,10 +438,51 @@ TEST(basic_consume_stop_error_views)
 	/* The rest, 7-10: the last one ends the batch. */
 	consume_step(rd, &k, 0, 0, 4, 10, 3 * rsz);
 	CHECK_EQ_U64(k.last_remaining, 0);
-	CHECKF(k.errors == 0, "%s", k.error);
-	for (i = 0; i < k.nseq; i++)
-		CHECK_EQ_U64(k.seqs[i], first + i);
-	CHECK_EQ_INT(perfring_reader_consume(rd, stop_check_fn, &k), 0);
+	stop_check_end(rd, &k, first);
+	perfring_reader_free(rd);
+	ktest_teardown(&kt);
+}
+
+/*
+ * The same over batches longer than the drain's prefetch distance (2 KiB):
+ * the walk delivers the records that end that far before the stretch's end
+ * in a loop of its own, then the rest. A failure and a stop inside the
+ * first loop, a stop at the change between the two (record 125 of 150, the
+ * first to end less than 2 KiB before the batch's end: 2000 bytes), and a
+ * second batch that wraps at the end of the data area (16 KiB): every
+ * record once, in order.
+ */
+TEST(basic_consume_stop_error_long_batches)
+{
+	const uint32_t n = 150;
+	const uint64_t rsz = ktest_record_size(64);
+	uint64_t first;
+	struct stop_check k;
+	struct perfring_reader *rd;
+	struct ktest kt;
+
+	KTEST_SETUP(&kt, 0);
+	rd = stop_check_reader(&kt, &k, 64);
+	REQUIREF(rd, "perfring_reader_new_bpf: %s (%s)", strerror(errno), perfring_errmsg());
+	REQUIRE(rsz == 80 && perfring_reader_data_size(rd) == 4 * 4096);
+	REQUIRE(2 * n <= sizeof(k.seqs) / sizeof(k.seqs[0]));
+	first = ktest_counts(&kt).seq;
+	REQUIRE(ktest_produce(&kt, 0, n) == (int)n);
+	/* Records 1-4, the 5th fails. */
+	consume_step(rd, &k, 5, 0, -EIO, 4, (n - 1) * rsz);
+	/* 5-40, stopped at the 40th. */
+	consume_step(rd, &k, 0, k.calls + 36, 36, 40, (n - 5) * rsz);
+	/* 41-125: the stop is at the first record that ends past the
+	 * prefetching loop's bound (n * rsz - 2048). */
+	consume_step(rd, &k, 0, k.calls + 85, 85, 125, (n - 41) * rsz);
+	consume_step(rd, &k, 0, 0, (int)(n - 125), n, (n - 126) * rsz);
+	CHECK_EQ_U64(k.last_remaining, 0);
+	/* A second batch from byte 12000 on: it wraps after 54 records. */
+	REQUIRE(ktest_produce(&kt, 0, n) == (int)n);
+	consume_step(rd, &k, k.calls + 100, 0, -EIO, n + 99, (n - 1) * rsz);
+	consume_step(rd, &k, 0, 0, (int)(n - 99), 2 * n, (n - 100) * rsz);
+	CHECK_EQ_U64(k.last_remaining, 0);
+	stop_check_end(rd, &k, first);
 	perfring_reader_free(rd);
 	ktest_teardown(&kt);
 }

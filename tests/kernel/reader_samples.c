@@ -133,6 +133,56 @@ TEST(consume_samples_early_stop_and_error)
 	ktest_teardown(&kt);
 }
 
+/*
+ * The same over batches longer than the drain's prefetch distance (2 KiB),
+ * whose walk takes the records ending that far before the stretch's end in
+ * a loop of its own, then the rest: a stop and a failure inside the first
+ * loop, a stop at the first record past it (the 125th of 150 80-byte
+ * records ends 2000 bytes before the end), then a batch that wraps at the
+ * end of the 16 KiB data area. Every sample once, in order.
+ */
+TEST(consume_samples_stop_and_error_long_batches)
+{
+	static const int cpus[] = { 1 };
+	struct perfring_reader_opts opts = PERFRING_OPTS_INIT(perfring_reader_opts, .data_pages = 4, .cpus = cpus,
+							      .cpu_cnt = 1);
+	struct samples_seen s = { .want_len = 64, .want_cpu = 1, .stop_after = 30 };
+	struct perfring_reader *rd;
+	struct perfring_ring_stats st;
+	struct ktest kt;
+
+	KTEST_SETUP(&kt, 0);
+	KTEST_NEED_CPUS(&kt, 2);
+	rd = perfring_reader_new_bpf(kt.map_fd, &opts);
+	REQUIREF(rd, "reader: %s", perfring_errmsg());
+	REQUIRE(perfring_reader_data_size(rd) == 4 * 4096 && ktest_record_size(64) == 80);
+	ktest_set_len(&kt, 64);
+	REQUIRE(ktest_produce(&kt, 1, 150) == 150);
+	CHECK_EQ_INT(perfring_reader_consume_samples(rd, on_sample, NULL, &s), 30);
+	s.stop_after = 0;
+	s.fail_at = 60; /* samples 31-59, then the 60th fails */
+	CHECK_EQ_INT(perfring_reader_consume_samples(rd, on_sample, NULL, &s), -EIO);
+	CHECK_EQ_U64(s.samples, 59);
+	s.stop_after = 125;
+	CHECK_EQ_INT(perfring_reader_consume_samples(rd, on_sample, NULL, &s), 66);
+	s.stop_after = 0;
+	CHECK_EQ_INT(perfring_reader_consume_samples(rd, on_sample, NULL, &s), 25);
+	CHECK_EQ_U64(s.samples, 150);
+	/* From byte 12000 on: the 55th record straddles the end. */
+	REQUIRE(ktest_produce(&kt, 1, 150) == 150);
+	s.fail_at = 250;
+	CHECK_EQ_INT(perfring_reader_consume_samples(rd, on_sample, NULL, &s), -EIO);
+	CHECK_EQ_U64(s.samples, 249);
+	CHECK_EQ_INT(perfring_reader_consume_samples(rd, on_sample, NULL, &s), 51);
+	CHECK_EQ_U64(s.samples, 300);
+	CHECKF(s.bad == 0, "%llu bad samples, first: %s", (unsigned long long)s.bad, s.why);
+	REQUIRE(perfring_reader_stats(rd, perfring_reader_cpu_ring(rd, 1), &st) == 0);
+	CHECK_EQ_U64(st.records, 300);
+	CHECK_EQ_U64(st.bytes, 300 * ktest_record_size(64));
+	perfring_reader_free(rd);
+	ktest_teardown(&kt);
+}
+
 /* The inline cursor over a reader's rings, on real BPF output: the same
  * guarantees as the callbacks (whole payloads, exact lost counts). */
 TEST(cursor_on_real_rings)
