@@ -12,6 +12,9 @@
  * linux-perf-data 0.6 and perf report always do); without, in file order.
  *
  *   perfdata_decode FILE [--reps N] [--ordered]
+ *   perfdata_decode FILE --stats [--reps N]
+ *           what `perf report --stats` does: time order, records counted
+ *           by type and samples by event, nothing else decoded
  *   perfdata_decode FILE --floor [--reps N]
  *           the memory floor: map the file and add up its 8-byte words,
  *           nothing decoded (no reader can touch every byte in less)
@@ -74,6 +77,55 @@ static BENCH_NOINLINE struct result decode_file(const char *path, bool ordered, 
 		bench_die("%s: at offset %" PRIu64 ": %s (%s)", path, perfring_perfdata_error_offset(pd),
 			  perfring_strerror(ret), perfring_errmsg());
 	perfring_perfdata_free(pd);
+	return r;
+}
+
+/*
+ * What `perf report --stats` does with a file: every record read in time
+ * order (perf report always orders), counted by type, and the samples
+ * counted per event; nothing else decoded (a consumer asks for what it
+ * needs). r.sum is the number of records of the types perf counts,
+ * r.samples the SAMPLE records: the script checks them against perf's
+ * "TOTAL events" and "SAMPLE events" lines.
+ */
+static BENCH_NOINLINE struct result count_file(const char *path)
+{
+	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = true };
+	uint64_t by_type[PERF_RECORD_MAX + 64] = { 0 }, per_attr[64] = { 0 };
+	struct result r = { 0, 0, 0, 0 };
+	struct perfring_perfdata_record rec;
+	struct perfring_perfdata *pd;
+	const struct perfring_perfdata_attr *last = NULL;
+	int ret, idx = 0, i, n;
+
+	pd = perfring_perfdata_open(path, &opts);
+	if (!pd)
+		bench_die("%s: %s", path, perfring_errmsg());
+	while ((ret = perfring_perfdata_next(pd, &rec)) > 0) {
+		r.records++;
+		if (rec.type < sizeof(by_type) / sizeof(by_type[0]))
+			by_type[rec.type]++;
+		if (rec.type != PERF_RECORD_SAMPLE || !rec.attr)
+			continue;
+		if (rec.attr != last) { /* which event: its position among the attrs */
+			n = perfring_perfdata_attr_cnt(pd);
+			for (i = 0; i < n; i++)
+				if (perfring_perfdata_attr(pd, i) == rec.attr)
+					break;
+			last = rec.attr;
+			idx = i < 64 ? i : 63;
+		}
+		per_attr[idx]++;
+	}
+	if (ret < 0)
+		bench_die("%s: at offset %" PRIu64 ": %s (%s)", path, perfring_perfdata_error_offset(pd),
+			  perfring_strerror(ret), perfring_errmsg());
+	perfring_perfdata_free(pd);
+	for (i = 0; i < 64; i++)
+		r.samples += per_attr[i];
+	for (i = 0; i < (int)(sizeof(by_type) / sizeof(by_type[0])); i++)
+		r.sum += by_type[i];
+	r.kernel = by_type[PERF_RECORD_SAMPLE];
 	return r;
 }
 
@@ -141,12 +193,13 @@ int main(int argc, char **argv)
 		{ "reps", required_argument, NULL, 'r' },	 { "ordered", no_argument, NULL, 'o' },
 		{ "callgrind", no_argument, NULL, 'g' },	 { "max-records", required_argument, NULL, 'm' },
 		{ "floor", no_argument, NULL, 'f' },		 { "floor-pread", no_argument, NULL, 'p' },
+		{ "stats", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *name, *path;
 	uint64_t max = UINT64_MAX;
 	int reps = 3, callgrind = 0, floor = 0, opt, i;
-	bool ordered = false;
+	bool ordered = false, stats = false;
 	struct result r = { 0, 0, 0, 0 };
 	double *t, med;
 
@@ -169,6 +222,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			max = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			stats = true;
 			break;
 		default:
 			goto usage;
@@ -197,6 +253,24 @@ int main(int argc, char **argv)
 		free(t);
 		return 0;
 	}
+	if (stats) {
+		t = calloc((size_t)reps, sizeof(*t));
+		if (!t)
+			bench_die("out of memory");
+		for (i = 0; i < reps; i++) {
+			uint64_t t0 = bench_now_ns();
+
+			r = count_file(path);
+			t[i] = (double)(bench_now_ns() - t0) / 1e9;
+			printf("perfdata_stats_pass perfring records %" PRIu64 " total %" PRIu64 " samples %" PRIu64
+			       " seconds %.6f\n", r.records, r.sum, r.samples, t[i]);
+		}
+		printf("perfdata_stats perfring records %" PRIu64 " total %" PRIu64 " samples %" PRIu64
+		       " seconds %.6f (median of %d: time order, records counted by type and samples by event)\n",
+		       r.records, r.sum, r.samples, bench_median(t, (size_t)reps), reps);
+		free(t);
+		return 0;
+	}
 	if (callgrind) {
 		r = decode_file(path, ordered, max);
 		printf("perfdata_decode_callgrind %s records %" PRIu64 " samples %" PRIu64 " sum %" PRIx64 "\n", name,
@@ -222,6 +296,6 @@ int main(int argc, char **argv)
 	free(t);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s FILE [--reps N] [--ordered | --floor | --floor-pread] [--callgrind [--max-records N]]\n", argv[0]);
+	fprintf(stderr, "usage: %s FILE [--reps N] [--ordered | --stats | --floor | --floor-pread] [--callgrind [--max-records N]]\n", argv[0]);
 	return 2;
 }

@@ -122,13 +122,14 @@ cat "$file" >/dev/null
 # load on this shared machine weighs on every reader alike. perfring in file
 # order and in time order (linux-perf-data 0.6 and perf report sort by time),
 # the peers, and the floor.
-pr_out= pro_out= rs_out= ps_times= fl_out= flp_out=
+pr_out= pro_out= rs_out= ps_times= fl_out= flp_out= st_out=
 for i in $(seq "$reps"); do
 	pr_out+=$("$bin/perfdata_decode" "$file" --reps 1)$'\n' || status=1
 	pro_out+=$("$bin/perfdata_decode" "$file" --reps 1 --ordered)$'\n' || status=1
 	[ -n "$rust_bin" ] && { rs_out+=$("$rust_bin" "$file" 1)$'\n' || status=1; }
+	st_out+=$("$bin/perfdata_decode" "$file" --stats --reps 1)$'\n' || status=1
 	t0=$(date +%s%N)
-	perf report --stats -i "$file" >/dev/null 2>&1 || { echo "perf report --stats -i $file FAILED"; status=1; }
+	perf report --stats -i "$file" >"$O/perfdata-perf-stats.txt" 2>&1 || { echo "perf report --stats -i $file FAILED"; status=1; }
 	t=$(awk -v ns="$(( $(date +%s%N) - t0 ))" 'BEGIN { printf "%.6f", ns / 1e9 }')
 	ps_times+="perfdata_decode_pass perf-report-stats seconds $t"$'\n'
 	fl_out+=$("$bin/perfdata_decode" "$file" --floor --reps 1)$'\n' || status=1
@@ -171,6 +172,21 @@ ratio perfring/linux-perf-data "$t_pro" "$t_rs" " (time order, as linux-perf-dat
 ratio perfring/perf-report-stats "$t_pro" "$t_ps" " (time order, as perf report)"
 ratio perfring-fileorder/linux-perf-data "$t_pr" "$t_rs" " (file order)"
 ratio perfring-fileorder/perf-report-stats "$t_pr" "$t_ps" " (file order)"
+
+# perf report --stats's own job (time order, records counted by type and
+# samples by event, nothing else decoded), checked against perf's counts.
+t_st=$(awk '/^perfdata_stats_pass/ {print $10}' <<<"$st_out" | median)
+st_total=$(awk '/^perfdata_stats_pass/ {print $6; exit}' <<<"$st_out")
+st_samples=$(awk '/^perfdata_stats_pass/ {print $8; exit}' <<<"$st_out")
+ps_total=$(awk '/TOTAL events:/ {print $3; exit}' "$O/perfdata-perf-stats.txt")
+ps_samples=$(awk '/ SAMPLE events:/ {print $3; exit}' "$O/perfdata-perf-stats.txt")
+echo "perfdata_stats perfring seconds $t_st total $st_total samples $st_samples; perf report --stats: total $ps_total samples $ps_samples"
+if [ "$st_total" != "$ps_total" ] || [ "$st_samples" != "$ps_samples" ]; then
+	echo "perfdata_stats MISMATCH: perfring counted $st_total records, $st_samples samples; perf report --stats $ps_total, $ps_samples"
+	status=1
+else
+	awk -v a="$t_st" -v b="$t_ps" 'BEGIN { if (a > 0 && b > 0) printf "RATIO perfdata_stats perfring/perf-report-stats %.3f (time order, records counted as perf report --stats counts them, nothing else decoded)\n", a / b }'
+fi
 
 # The floor: no reader touches every byte of the file in less than this.
 ratio perfring/floor "$t_pro" "$t_fl" " (time order over the time to map the file and add up its words)"
