@@ -29,11 +29,15 @@
 #ifndef PERFRING_READER_INTERNAL_H
 #define PERFRING_READER_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 #include <perfring/reader.h>
 #include <perfring/ringbuf.h>
+
+#include "common/internal.h"
 
 #define PR_RD_DEFAULT_PAGES 64
 /* header.size is a u16 and records are 8-byte aligned. */
@@ -311,6 +315,27 @@ static inline void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_s
 	src->rec = NULL;
 	src->remaining = 0;
 	src->fast = fast;
+}
+
+/* out's buffer grown (doubling, from 64) to hold n bytes; 0, or -ENOMEM
+ * with the message set. Inline: the copy-out reads of perf rings
+ * (reader_read.c) and ring buffers (reader_ringbuf_drain.c) share it. */
+static inline int pr_rd_msg_buf_reserve(struct perfring_msg_buf *out, size_t n)
+{
+	size_t cap;
+	void *p;
+
+	if (n <= out->capacity)
+		return 0;
+	cap = out->capacity > 64 ? out->capacity : 64;
+	while (cap < n)
+		cap *= 2;
+	p = realloc(out->data, cap);
+	if (!p)
+		return pr_fail(ENOMEM, "perfring_reader_read: cannot grow the record buffer to %zu bytes", cap);
+	out->data = p;
+	out->capacity = cap;
+	return 0;
 }
 
 /* CLOCK_MONOTONIC in ns, for the waiting and draining layers alike. */

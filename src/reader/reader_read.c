@@ -29,28 +29,10 @@ void perfring_msg_buf_release(struct perfring_msg_buf *rec)
 	memset(rec, 0, sizeof(*rec));
 }
 
-static int reserve(struct perfring_msg_buf *out, size_t n)
-{
-	size_t cap;
-	void *p;
-
-	if (n <= out->capacity)
-		return 0;
-	cap = out->capacity > 64 ? out->capacity : 64;
-	while (cap < n)
-		cap *= 2;
-	p = realloc(out->data, cap);
-	if (!p)
-		return pr_fail(ENOMEM, "perfring_reader_read: cannot grow the record buffer to %zu bytes", cap);
-	out->data = p;
-	out->capacity = cap;
-	return 0;
-}
-
 static int copy_bytes(struct perfring_msg_buf *out, const struct perfring_ring_record *rec, size_t off,
 		      size_t len)
 {
-	int ret = reserve(out, len);
+	int ret = pr_rd_msg_buf_reserve(out, len);
 
 	if (ret)
 		return ret;
