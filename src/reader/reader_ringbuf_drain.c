@@ -105,6 +105,25 @@ static int rb_msg_deliver(void *arg, const void *data, uint32_t len, uint64_t re
 	return mc->fn(&mc->ev, mc->ctx);
 }
 
+/* One drain's records, up to the ring's budget: newest first from an
+ * overwrite ring's snapshot, else the forward walk. Inline, so that each
+ * caller's deliver stays a direct call in the walk. */
+static inline __attribute__((always_inline)) int rb_records(struct perfring_ringbuf *rb, pr_rb_deliver_fn deliver,
+							    void *arg, bool *stopped)
+{
+	return rb->overwrite ? pr_rb_ow_read(rb, rb->budget, deliver, arg, stopped, false) :
+			       pr_rb_walk(rb, rb->budget, deliver, arg, stopped);
+}
+
+/* The losses to report after a drain that gave n (0: none, or not due). */
+static uint64_t lost_after(struct perfring_reader *rd, struct perfring_ringbuf *rb, int n, bool stopped,
+			   uint64_t *total)
+{
+	if (n < 0 || stopped || !lost_due(rd, rb, n))
+		return 0;
+	return lost_delta(rb, total);
+}
+
 int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx, bool *stopped)
 {
 	struct perfring_ringbuf *rb = r->rb;
@@ -115,11 +134,8 @@ int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_ms
 	mc.fn = fn;
 	mc.ctx = ctx;
 	pr_rd_msg_init(&mc.ev, &mc.src, r, false); /* no perf record: perfring_msg_record() is NULL */
-	n = rb->overwrite ? pr_rb_ow_read(rb, rb->budget, rb_msg_deliver, &mc, stopped, false) :
-			    pr_rb_walk(rb, rb->budget, rb_msg_deliver, &mc, stopped);
-	if (n < 0 || *stopped || !lost_due(rd, rb, n))
-		return n;
-	delta = lost_delta(rb, &total);
+	n = rb_records(rb, rb_msg_deliver, &mc, stopped);
+	delta = lost_after(rd, rb, n, *stopped, &total);
 	if (!delta)
 		return n;
 	mc.ev.kind = PERFRING_MSG_LOST;
@@ -158,11 +174,8 @@ int pr_rd_rb_samples(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_
 	uint64_t total, delta;
 	int n;
 
-	n = rb->overwrite ? pr_rb_ow_read(rb, rb->budget, rb_samples_deliver, &sc, stopped, false) :
-			    pr_rb_walk(rb, rb->budget, rb_samples_deliver, &sc, stopped);
-	if (n < 0 || *stopped || !lost_due(rd, rb, n))
-		return n;
-	delta = lost_delta(rb, &total);
+	n = rb_records(rb, rb_samples_deliver, &sc, stopped);
+	delta = lost_after(rd, rb, n, *stopped, &total);
 	if (!delta)
 		return n;
 	if (lost_fn)
@@ -181,20 +194,10 @@ static int rb_copy_deliver(void *arg, const void *data, uint32_t len, uint64_t r
 {
 	struct rb_copy_ctx *cc = arg;
 	struct perfring_msg_buf *out = cc->out;
+	int ret = pr_rd_msg_buf_reserve(out, len);
 
-	if (len > out->capacity) {
-		size_t cap = out->capacity > 64 ? out->capacity : 64;
-		void *p;
-
-		while (cap < len)
-			cap *= 2;
-		p = realloc(out->data, cap);
-		if (!p)
-			return cc->err = pr_fail(ENOMEM, "perfring_reader_read: cannot grow the record buffer to %zu "
-							 "bytes", cap);
-		out->data = p;
-		out->capacity = cap;
-	}
+	if (ret)
+		return cc->err = ret;
 	memcpy(out->data, data, len);
 	out->size = len;
 	out->remaining = remaining;
