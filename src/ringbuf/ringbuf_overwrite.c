@@ -103,6 +103,29 @@ static void *grow(void *buf, size_t *cap, size_t n, size_t elem, const char *wha
 	return p;
 }
 
+/*
+ * Where a snapshot starts: at what we have seen (seen, our consumer_pos),
+ * or at overwrite_pos if the producer has passed that. Returns what is
+ * wrong with that start against producer_pos (NULL: nothing); only the
+ * start needs to be sane, the walk checks the rest (after
+ * perfring_ringbuf_discard() seen is ours). One definition for the read
+ * and for the data check, so that they agree.
+ */
+static const char *ow_start_wrong(uint64_t seen, uint64_t over, uint64_t prod, uint64_t data_size, uint64_t *lo)
+{
+	bool ours = older(over, seen);
+
+	*lo = ours ? seen : over;
+	if (older(prod, *lo))
+		return ours ? "consumer_pos is ahead of producer_pos" : "overwrite_pos is ahead of producer_pos";
+	if (*lo & 7)
+		return ours ? "consumer_pos is not 8-byte aligned" : "overwrite_pos is not 8-byte aligned";
+	if (prod - *lo > data_size)
+		return ours ? "consumer_pos is more than the ring size behind producer_pos" :
+			      "overwrite_pos is more than the ring size behind producer_pos";
+	return NULL;
+}
+
 /* The first of the walk's n records at position pos (relative offset off), n if pos is the walk's end. */
 static size_t find_off(const struct pr_rb_ow_rec *ow, size_t n, uint64_t off, uint64_t end_off, bool *found)
 {
@@ -182,6 +205,7 @@ static int ow_snapshot(struct perfring_ringbuf *rb)
 {
 	uint64_t prod = 0, over = 0, lo, end = 0, seen = rb->cons;
 	struct pr_rb_ow_rec *idx;
+	const char *wrong;
 	int tries, ret;
 
 	ow_set_n(rb, 0);
@@ -192,23 +216,9 @@ static int ow_snapshot(struct perfring_ringbuf *rb)
 			continue; /* a fast producer between the two loads: load both again */
 		if (PR_UNLIKELY(prod & 7))
 			return pr_rb_corrupt(rb, prod, "producer_pos is not 8-byte aligned");
-		/* The walk starts at what we have seen, or at overwrite_pos if the
-		 * producer has passed that; only the start needs to be sane (after
-		 * perfring_ringbuf_discard() it is ours). */
-		if (older(over, seen)) {
-			lo = seen;
-			if (PR_UNLIKELY(older(prod, seen)))
-				return pr_rb_corrupt(rb, seen, "consumer_pos is ahead of producer_pos");
-			if (PR_UNLIKELY(seen & 7))
-				return pr_rb_corrupt(rb, seen, "consumer_pos is not 8-byte aligned");
-		} else {
-			lo = over;
-			if (PR_UNLIKELY(over & 7))
-				return pr_rb_corrupt(rb, over, "overwrite_pos is not 8-byte aligned");
-		}
-		if (PR_UNLIKELY(prod - lo > rb->data_size))
-			return pr_rb_corrupt(rb, lo, lo == over ? "overwrite_pos is more than the ring size behind producer_pos" :
-								  "consumer_pos is more than the ring size behind producer_pos");
+		wrong = ow_start_wrong(seen, over, prod, rb->data_size, &lo);
+		if (PR_UNLIKELY(wrong))
+			return pr_rb_corrupt(rb, lo, wrong);
 		idx = grow(rb->ow, &rb->ow_cap, (size_t)((prod - lo) / 8) + 1, sizeof(*rb->ow), "the index of a snapshot");
 		if (!idx)
 			return -ENOMEM;
@@ -325,8 +335,7 @@ static bool ow_start(const struct perfring_ringbuf *rb, uint64_t *lo, uint64_t *
 
 	*prod = pr_rb_load_producer(rb->producer_pos);
 	over = pr_rb_load_overwrite(rb->overwrite_pos);
-	*lo = older(over, seen) ? seen : over;
-	return !older(*prod, *lo) && *prod - *lo <= rb->data_size && !(*lo & 7);
+	return !ow_start_wrong(seen, over, *prod, rb->data_size, lo);
 }
 
 bool pr_rb_ow_has_data(const struct perfring_ringbuf *rb)
