@@ -125,7 +125,6 @@ static BENCH_NOINLINE struct result count_file(const char *path)
 		r.samples += per_attr[i];
 	for (i = 0; i < (int)(sizeof(by_type) / sizeof(by_type[0])); i++)
 		r.sum += by_type[i];
-	r.kernel = by_type[PERF_RECORD_SAMPLE];
 	return r;
 }
 
