@@ -116,7 +116,7 @@ fi
 t_usage_error script_export_with_dump "do not go with --dump" script -i "$data" --dump --folded "$T_TMP/x"
 t_usage_error script_json_and_export_stdout "--json and --pprof - both want standard output" script -i "$data" --json --pprof -
 t_usage_error script_two_exports_stdout "--folded and --speedscope - both want standard output" script -i "$data" --folded - --speedscope -
-t_usage_error script_by_period_alone "go with an export" script -i "$data" --by-period
+t_usage_error script_by_period_alone "--by-period goes with an export" script -i "$data" --by-period
 t_usage_error report_inline_alone "go with an export" report -i "$data" --inline
 t_one_line_error script_export_unwritable "cannot create" "$PERFRING" script -i "$data" --folded /nonexistent/dir/x.folded
 # A file that fails to read leaves no export behind.

@@ -58,7 +58,7 @@ bool ans_export_option(struct ans_export_opts *o, int c, const char *arg)
 	case ANS_OPT_INLINE:
 	case ANS_OPT_NO_INLINE:
 		o->inline_frames = c == ANS_OPT_INLINE;
-		o->modifiers = true;
+		o->inline_given = true;
 		return true;
 	default:
 		return false;
@@ -81,9 +81,9 @@ int ans_export_check(const char *cmd, const struct ans_export_opts *o, bool json
 		}
 		first = names[i];
 	}
-	if (o->modifiers && !ans_export_wanted(o)) {
-		tool_usage_error(cmd, "--by-period, --inline and --no-inline go with an export "
-				      "(--folded, --pprof, --speedscope)");
+	if (!ans_export_wanted(o) && (o->modifiers || (o->inline_given && !o->listing_inlines))) {
+		tool_usage_error(cmd, "%s with an export (--folded, --pprof, --speedscope)",
+				 o->listing_inlines ? "--by-period goes" : "--by-period, --inline and --no-inline go");
 		return -1;
 	}
 	return 0;

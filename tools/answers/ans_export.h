@@ -19,7 +19,10 @@ struct ans_export_opts {
 	const char *speedscope;
 	bool by_period;         /* folded: counts are periods, not samples */
 	bool inline_frames;     /* --inline: DWARF inlined functions as frames of their own */
-	bool modifiers;         /* --by-period, --inline or --no-inline given (they need an export) */
+	bool modifiers;         /* --by-period given (it needs an export) */
+	bool inline_given;      /* --inline or --no-inline given */
+	bool listing_inlines;   /* set by the command: its own output takes --inline too
+				 * (script's listing), so that it needs no export */
 };
 
 /* The export options, shared by report and script so that both take the same
@@ -57,7 +60,8 @@ bool ans_export_option(struct ans_export_opts *o, int c, const char *arg);
 
 /* The command line's checks once parsed: an export to '-' and the command's
  * --json cannot share standard output, nor two exports. 0, or -1 with the
- * usage error printed; --by-period, --inline and --no-inline need an export. */
+ * usage error printed; --by-period needs an export, and so do --inline and
+ * --no-inline unless o->listing_inlines. */
 int ans_export_check(const char *cmd, const struct ans_export_opts *o, bool json);
 
 /* Any export asked for. */

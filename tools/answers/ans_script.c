@@ -13,6 +13,14 @@
  * event samples them; a sample without a call chain has its frame on the
  * header line. Tracepoints show their fields as the format of the file's
  * tracing data prints them, and no period.
+ *
+ * With --inline a call-chain frame whose address is in inlined code is
+ * preceded by the functions inlined there, innermost first, as perf script
+ * --inline prints them (util/evsel_fprintf.c, the inline list machine.c
+ * appends): the frame's address and offset, the function's name from DWARF,
+ * no binary, " (inlined)" at the end (after the source line with --lines);
+ * the frame's own line then carries its function's line of the outermost
+ * call site. The frame on the header line gets none, as in perf.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,6 +41,7 @@ struct script_ctx {
 	struct ans_tracing *tracing;
 	bool tracing_tried;
 	bool lines;
+	bool inlines;
 	const char *cmd;
 	struct ans_reader *r;
 };
@@ -132,26 +141,65 @@ static void ob_rstr(struct obuf *o, const char *s, int width)
 	ob_str(o, s);
 }
 
-static void print_frame_text(struct obuf *o, const struct ans_frame *fr, uint64_t addr, bool lines)
+/* The frame as perf script prints it: ADDRESS NAME+0xOFFSET (DSO), then
+ * with lines the source file:line on a line of its own (file NULL: none).
+ * inlined: the name of a function inlined at the frame's address, printed
+ * instead of the frame's own, without the binary and marked " (inlined)". */
+static void print_frame_text(struct obuf *o, const struct ans_frame *fr, uint64_t addr, bool lines,
+			     const char *file, uint32_t line, const char *inlined)
 {
 	ob_num(o, addr, 16, 16);
 	ob_ch(o, ' ');
-	if (fr->name) {
+	if (inlined) {
+		ob_str(o, inlined);
+		ob_put(o, "+0x", 3);
+		ob_num(o, fr->offset, 16, 0);
+	} else if (fr->name) {
 		ob_put(o, fr->name, fr->name_len);
 		ob_put(o, "+0x", 3);
 		ob_num(o, fr->offset, 16, 0);
 	} else {
 		ob_put(o, "[unknown]", 9);
 	}
-	ob_put(o, " (", 2);
-	ob_put(o, fr->dso, fr->dso_len);
-	ob_ch(o, ')');
-	if (lines && fr->file) {
-		ob_put(o, "\n  ", 3);
-		ob_str(o, fr->file);
-		ob_ch(o, ':');
-		ob_num(o, fr->line, 10, 0);
+	if (!inlined) {
+		ob_put(o, " (", 2);
+		ob_put(o, fr->dso, fr->dso_len);
+		ob_ch(o, ')');
 	}
+	if (lines && file) {
+		ob_put(o, "\n  ", 3);
+		ob_str(o, file);
+		ob_ch(o, ':');
+		ob_num(o, line, 10, 0);
+	}
+	if (inlined)
+		ob_put(o, " (inlined)", 10);
+}
+
+/* A call-chain frame, after the functions inlined at its address when they
+ * are shown (innermost first, each with its line; the frame's own line is
+ * then that of the outermost call site, inlined[ninlined]). */
+static void print_chain_frame(struct obuf *o, const struct ans_frame *fr, bool lines, bool inlines)
+{
+	const char *file = fr->file;
+	uint32_t line = fr->line, k;
+
+	if (inlines && fr->ninlined) {
+		for (k = 0; k < fr->ninlined; k++) {
+			const struct perfring_sym_frame *in = &fr->inlined[k];
+
+			if (!in->function)
+				continue; /* an unnamed scope: no frame (as in the exports) */
+			ob_ch(o, '\t');
+			print_frame_text(o, fr, fr->shown_addr, lines, in->file, in->line, in->function);
+			ob_ch(o, '\n');
+		}
+		file = fr->inlined[fr->ninlined].file;
+		line = fr->inlined[fr->ninlined].line;
+	}
+	ob_ch(o, '\t');
+	print_frame_text(o, fr, fr->shown_addr, lines, file, line, NULL);
+	ob_ch(o, '\n');
 }
 
 static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sample *a)
@@ -217,18 +265,49 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sa
 	if (with_ip) {
 		if (chain) {
 			ob_ch(o, '\n');
-			for (i = 0; i < a->nframes; i++) {
-				ob_ch(o, '\t');
-				print_frame_text(o, &a->frames[i], a->frames[i].shown_addr, c->lines);
-				ob_ch(o, '\n');
-			}
+			for (i = 0; i < a->nframes; i++)
+				print_chain_frame(o, &a->frames[i], c->lines, c->inlines);
 		} else if (a->nframes) {
 			/* perf prints the sampled ip itself there, not its offset in the binary. */
 			ob_ch(o, ' ');
-			print_frame_text(o, &a->frames[0], a->frames[0].addr, c->lines);
+			print_frame_text(o, &a->frames[0], a->frames[0].addr, c->lines, a->frames[0].file, a->frames[0].line,
+					 NULL);
 		}
 	}
 	ob_ch(o, '\n');
+}
+
+/* One frame object of --json (inlined: as print_frame_text()). */
+static void emit_frame(struct pd_emit *e, const struct ans_frame *fr, const char *file, uint32_t line,
+		       const char *inlined)
+{
+	pd_emit_obj_begin(e, NULL);
+	pd_emit_u64(e, "addr", fr->addr);
+	pd_emit_u64(e, "shown_addr", fr->shown_addr);
+	if (inlined || fr->name) {
+		pd_emit_str(e, "symbol", inlined ? inlined : fr->name);
+		pd_emit_u64(e, "offset", fr->offset);
+	} else {
+		pd_emit_null(e, "symbol");
+	}
+	if (inlined)
+		pd_emit_bool(e, "inlined", true);
+	pd_emit_str(e, "dso", fr->dso);
+	if (fr->build_id_size)
+		pd_emit_hex(e, "build_id", fr->build_id, fr->build_id_size);
+	pd_emit_bool(e, "kernel", fr->kernel);
+	if (fr->mapped) {
+		pd_emit_u64(e, "map_start", fr->map_start);
+		pd_emit_u64(e, "map_end", fr->map_end);
+		pd_emit_u64(e, "map_pgoff", fr->map_pgoff);
+	}
+	if (file) {
+		pd_emit_str(e, "file", file);
+		pd_emit_u64(e, "line", line);
+	}
+	if (!fr->name && fr->reason)
+		pd_emit_str(e, "reason", fr->reason);
+	pd_emit_obj_end(e);
 }
 
 static void print_json(struct script_ctx *c, const struct ans_sample *a)
@@ -254,32 +333,21 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 	pd_emit_arr_begin(&e, "frames");
 	for (i = 0; i < a->nframes; i++) {
 		const struct ans_frame *fr = &a->frames[i];
+		const char *file = fr->file;
+		uint32_t line = fr->line, k;
 
-		pd_emit_obj_begin(&e, NULL);
-		pd_emit_u64(&e, "addr", fr->addr);
-		pd_emit_u64(&e, "shown_addr", fr->shown_addr);
-		if (fr->name) {
-			pd_emit_str(&e, "symbol", fr->name);
-			pd_emit_u64(&e, "offset", fr->offset);
-		} else {
-			pd_emit_null(&e, "symbol");
+		/* As the listing: the functions inlined at the address first. */
+		if (c->inlines && fr->ninlined) {
+			for (k = 0; k < fr->ninlined; k++) {
+				const struct perfring_sym_frame *in = &fr->inlined[k];
+
+				if (in->function)
+					emit_frame(&e, fr, in->file, in->line, in->function);
+			}
+			file = fr->inlined[fr->ninlined].file;
+			line = fr->inlined[fr->ninlined].line;
 		}
-		pd_emit_str(&e, "dso", fr->dso);
-		if (fr->build_id_size)
-			pd_emit_hex(&e, "build_id", fr->build_id, fr->build_id_size);
-		pd_emit_bool(&e, "kernel", fr->kernel);
-		if (fr->mapped) {
-			pd_emit_u64(&e, "map_start", fr->map_start);
-			pd_emit_u64(&e, "map_end", fr->map_end);
-			pd_emit_u64(&e, "map_pgoff", fr->map_pgoff);
-		}
-		if (fr->file) {
-			pd_emit_str(&e, "file", fr->file);
-			pd_emit_u64(&e, "line", fr->line);
-		}
-		if (!fr->name && fr->reason)
-			pd_emit_str(&e, "reason", fr->reason);
-		pd_emit_obj_end(&e);
+		emit_frame(&e, fr, file, line, NULL);
 	}
 	pd_emit_arr_end(&e);
 	pd_emit_end(&e);
@@ -288,7 +356,7 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 int ans_script_run(const char *cmd, const char *path, const struct ans_script_opts *opts)
 {
 	struct ans_opts aopts = { .lines = opts->lines, .inlines = opts->exports.inline_frames };
-	struct script_ctx c = { .f = stdout, .lines = opts->lines };
+	struct script_ctx c = { .f = stdout, .lines = opts->lines, .inlines = opts->exports.inline_frames };
 	/* An export to '-' owns standard output: no listing beside it. */
 	bool listing = !ans_export_to_stdout(&opts->exports);
 	struct ans_export *x = NULL;

@@ -43,6 +43,10 @@ void cmd_script_usage(FILE *f)
 		"                          dso, build_id, kernel, map_*; tracepoints: trace, fields)\n"
 		"      --lines             each frame's source file and line (DWARF; in pprof too)\n"
 		ANS_EXPORT_HELP
+		"                          --inline shows them in the listing and --json too: the\n"
+		"                          functions inlined at a call-chain frame's address come\n"
+		"                          before it as NAME+0xOFF (inlined) lines, as perf script\n"
+		"                          --inline prints them (JSON: \"inlined\": true)\n"
 		"      --dump              every record decoded, not the samples named\n"
 		"      --ordered           with --dump: in time order, as perf sorts them\n"
 		"  -h, --help              show this help\n\n"
@@ -156,12 +160,15 @@ int cmd_script(int argc, char **argv)
 		if (ordered)
 			return tool_usage_error(CMD, "--ordered goes with --dump (samples are always in time order)");
 		sopts.json = e.json;
+		sopts.exports.listing_inlines = true;
 		if (ans_export_check(CMD, &sopts.exports, sopts.json))
 			return EXIT_USAGE;
 		return ans_script_run(CMD, path, &sopts);
 	}
 	if (sopts.lines)
 		return tool_usage_error(CMD, "--lines does not go with --dump");
+	if (exports && !ans_export_wanted(&sopts.exports) && !sopts.exports.modifiers)
+		return tool_usage_error(CMD, "--inline and --no-inline do not go with --dump");
 	if (exports)
 		return tool_usage_error(CMD, "the exports (--folded, --pprof, --speedscope) do not go with --dump");
 
