@@ -19,11 +19,12 @@
 . "$T_ROOT/tests/helpers/perf_oracle.sh"
 COMPARE="$T_ROOT/tests/helpers/perf_frames.py"
 
-# frames NAME FILE MAX: compare perfring's frames with perf's; ok when >= 99% agree and at most
-# MAX per mille are unexplained (0 for the program the test controls; -a sees every process of
-# the machine, whose binaries the test does not choose: the helper prints each unexplained frame).
+# frames NAME FILE MAX [PCT]: compare perfring's frames with perf's; ok when >= PCT% (99) agree
+# and at most MAX per mille are unexplained (0 for the program the test controls; -a sees every
+# process of the machine, whose binaries the test does not choose: the helper prints each
+# unexplained frame).
 frames() {
-	local name=$1 f=$2 max=$3 line frames agree unexplained
+	local name=$1 f=$2 max=$3 pct=${4:-99} line frames agree unexplained
 	perf script -i "$f" -F ip,sym,dso >"$f.perf" 2>"$f.perf.err"
 	"$PERFRING" script -i "$f" >"$f.pr" 2>"$f.pr.err"
 	T_RC=$?
@@ -37,8 +38,8 @@ frames() {
 	frames=$(echo "$line" | sed -n 's/.*frames=\([0-9]*\).*/\1/p')
 	agree=$(echo "$line" | sed -n 's/.*agree=\([0-9]*\).*/\1/p')
 	unexplained=$(echo "$line" | sed -n 's/.*unexplained=\([0-9]*\).*/\1/p')
-	t_check "$name" "$line (want >= 99% agree, at most $max per mille unexplained)" \
-		bash -c "[ -n '$frames' ] && [ '$frames' -gt 100 ] && [ $((agree * 100)) -ge $((frames * 99)) ] &&
+	t_check "$name" "$line (want >= $pct% agree, at most $max per mille unexplained)" \
+		bash -c "[ -n '$frames' ] && [ '$frames' -gt 100 ] && [ $((agree * 100)) -ge $((frames * pct)) ] &&
 			[ $((unexplained * 1000)) -le $((frames * max)) ]"
 }
 
@@ -84,7 +85,10 @@ if t_need_root; then
 	if ! perf_record_all "$B"; then
 		fail all_record "perf record -a failed: $(head -c 300 "$T_TMP/rec.err")"
 	else
-		frames all_frames "$B" 1
+		# 95%, not 99: the frames of other processes' execs (the helper's "exec" category,
+		# each one checked) grow with what else the machine runs; a build beside the test
+		# took agreement to 97.6% with none unexplained. Unexplained ones stay at 1 per mille.
+		frames all_frames "$B" 1 95
 		n=$(grep -cE " symt_alpha\+0x[0-9a-f]+ \(.*sym_target\)$" "$B.pr")
 		t_check all_prior_process "sym_target (started before the recording) not named: $n symt_alpha frames" [ "$n" -gt 0 ]
 	fi
