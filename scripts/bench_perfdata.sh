@@ -122,7 +122,7 @@ cat "$file" >/dev/null
 # load on this shared machine weighs on every reader alike. perfring in file
 # order and in time order (linux-perf-data 0.6 and perf report sort by time),
 # the peers, and the floor.
-pr_out= pro_out= rs_out= ps_times= fl_out= flp_out= st_out=
+pr_out= pro_out= rs_out= ps_times= fl_out= flp_out= flh_out= st_out=
 for i in $(seq "$reps"); do
 	pr_out+=$("$bin/perfdata_decode" "$file" --reps 1)$'\n' || status=1
 	pro_out+=$("$bin/perfdata_decode" "$file" --reps 1 --ordered)$'\n' || status=1
@@ -134,8 +134,9 @@ for i in $(seq "$reps"); do
 	ps_times+="perfdata_decode_pass perf-report-stats seconds $t"$'\n'
 	fl_out+=$("$bin/perfdata_decode" "$file" --floor --reps 1)$'\n' || status=1
 	flp_out+=$("$bin/perfdata_decode" "$file" --floor-pread --reps 1)$'\n' || status=1
+	flh_out+=$("$bin/perfdata_decode" "$file" --floor-headers --reps 1)$'\n' || status=1
 done
-grep '^perfdata_decode_pass' <<<"$pr_out$pro_out$rs_out$ps_times$fl_out$flp_out"
+grep '^perfdata_decode_pass' <<<"$pr_out$pro_out$rs_out$ps_times$fl_out$flp_out$flh_out"
 records=$(awk '/^perfdata_decode perfring / {print $4; exit}' <<<"$pr_out")
 t_pr=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pr_out" | median)
 t_pro=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pro_out" | median)
@@ -162,6 +163,8 @@ t_fl=$(awk '/^perfdata_decode_pass floor/ {print $4}' <<<"$fl_out" | median)
 echo "perfdata_decode floor seconds $t_fl (median of $reps: the file mapped and its words added up)"
 t_flp=$(awk '/^perfdata_decode_pass floor-pread/ {print $4}' <<<"$flp_out" | median)
 echo "perfdata_decode floor-pread seconds $t_flp (median of $reps: the file read with pread into a reused 4 MiB buffer, words added up)"
+t_flh=$(awk '/^perfdata_decode_pass floor-headers/ {print $4}' <<<"$flh_out" | median)
+echo "perfdata_decode floor-headers seconds $t_flh (median of $reps: the file mapped and its record headers walked, each line prefetched ahead)"
 
 ratio() { # name a b note
 	[[ "$2" =~ ^[0-9.]+$ && "$3" =~ ^[0-9.]+$ ]] || return 0
@@ -194,6 +197,10 @@ ratio perfring-fileorder/floor "$t_pr" "$t_fl" " (file order)"
 ratio floor/perf-report-stats "$t_fl" "$t_ps" " (the least any reader of every byte can take, against perf report)"
 ratio floor-pread/floor "$t_flp" "$t_fl" " (copying the file through a reused 4 MiB buffer against walking a mapping of it)"
 ratio floor-pread/perf-report-stats "$t_flp" "$t_ps" " (the copying floor against perf report)"
+# What perf report --stats needs of a record is its header: the least a
+# reader that finds every header (to order or count) can take.
+ratio floor-headers/perf-report-stats "$t_flh" "$t_ps" " (only the record headers walked, against perf report)"
+awk -v a="$t_st" -v b="$t_flh" 'BEGIN { if (a > 0 && b > 0) printf "RATIO perfdata_stats perfring/floor-headers %.3f (perf report --stats'"'"' job over walking the headers alone)\n", a / b }'
 
 # Peak memory of one pass each (max RSS, /usr/bin/time): time ordering holds
 # about a round and a window of the mapping, not the file.
