@@ -627,6 +627,49 @@ static void deliver(struct perfring_perfdata *pd, const struct pd_queued *q, str
 }
 
 /*
+ * The common case of ordering a file held in memory: the next record is a
+ * kernel record wholly in memory, of a known attr, with a time, and the
+ * queue has room for it within its bound. It is queued without being
+ * described to anyone (it is read again when delivered): true when it was,
+ * false (nothing done) when next_ordered()'s general path must look at it.
+ * Same decisions as that path, made in the same order.
+ */
+static inline bool queue_next_fast(struct perfring_perfdata *pd)
+{
+	uint64_t off = pd->pos, time;
+	struct pd_queued *q;
+	const uint8_t *p;
+	uint32_t type;
+	uint16_t size;
+	int idx;
+
+	if (off >= pd->fast_end || pd->fast_end - off < 8 || pd->dlen != pd->dpos || pd->nr_queue == pd->cap_queue ||
+	    queue_bytes(pd) + 2 * sizeof(*q) > pd->max_queue_bytes)
+		return false;
+	p = pd->in.buf + off;
+	type = pd32(pd, p);
+	size = pd16(pd, p + 6);
+	if (type >= PERFRING_RECORD_HEADER_ATTR || size < 8 || pd->fast_end - off < size)
+		return false;
+	idx = pd_attr_idx_for_record(pd, p, type, size);
+	if (idx < 0 || !pd_field(pd, &pd->attrs[idx]->time_at, p, type, size, &time) || time == 0 ||
+	    time == UINT64_MAX)
+		return false;
+	prefetch_to(pd, off + PD_PREFETCH_AHEAD);
+	q = &pd->queue[pd->nr_queue++];
+	q->time = time;
+	q->offset = off;
+	q->attr_idx = idx;
+	q->in_arena = false;
+	q->from_compressed = false;
+	q->at.data = p;
+	if (time > pd->max_time)
+		pd->max_time = time;
+	pd->pos = off + size;
+	return true;
+}
+
+/*
  * perf's ordered delivery: a kernel record with a time (not 0, not ~0) is
  * queued; everything else is delivered at once. A FINISHED_ROUND is
  * delivered, then the queued records up to the largest time the previous
@@ -651,6 +694,8 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 		}
 		if (pd->at_eof)
 			return pd->sticky_err;
+		while (queue_next_fast(pd))
+			;
 		r = raw_next(pd, rec);
 		if (r <= 0) {
 			pd->at_eof = true;
