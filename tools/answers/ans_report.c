@@ -48,6 +48,8 @@ struct entry {
 	bool kernel;
 	int32_t dso, comm;  /* interned */
 	uint32_t pid;
+	uint32_t tid;       /* of its first sample */
+	int32_t pid_comm;   /* --sort pid: that thread's name at the end, as perf shows it */
 };
 
 struct chain_ent {
@@ -159,7 +161,7 @@ static int tab_grow(struct report *r)
 
 /* The entry of (key, event), created with the frame's display fields. */
 static struct entry *get_entry(struct report *r, const uint64_t *key, int event, const struct ans_frame *f,
-			       bool leaf, int32_t dso, int32_t comm, uint32_t pid)
+			       bool leaf, int32_t dso, int32_t comm, uint32_t pid, uint32_t tid)
 {
 	struct entry *e;
 	size_t j;
@@ -191,7 +193,9 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	e->kernel = f ? f->kernel : false;
 	e->dso = dso;
 	e->comm = comm;
+	e->pid_comm = comm;
 	e->pid = pid;
+	e->tid = tid;
 	r->tab[j] = (uint32_t)++r->n;
 	return e;
 }
@@ -245,8 +249,9 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 			k[0] = (uint32_t)comm;
 			break;
 		case RK_PID:
-			/* perf groups by process, named as its first sample's thread was */
-			k[0] = a->s->pid;
+			/* perf's "pid" key is the thread (sort__thread_cmp(): its tid),
+			 * shown as TID:COMMAND */
+			k[0] = a->s->tid;
 			break;
 		}
 	}
@@ -334,7 +339,7 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 
 		if (frame_key(r, a, f, j == 0, comm, key, &dso))
 			return -ENOMEM;
-		e = get_entry(r, key, a->event, f, j == 0, dso, comm, a->s->pid);
+		e = get_entry(r, key, a->event, f, j == 0, dso, comm, a->s->tid, a->s->tid);
 		if (!e)
 			return -ENOMEM;
 		if (j == 0) {
@@ -358,7 +363,81 @@ static uint64_t overhead(const struct report *r, const struct entry *e)
 	return r->children ? e->children : e->self;
 }
 
+/*
+ * --sort pid: perf names a process entry by its thread's command at the
+ * end of the file (thread__comm_str() when it prints), so a shell that
+ * exec'd ls shows as ls. The comm key keeps the name at the sample.
+ */
+static int name_pids(struct report *r, const struct ans_reader *rd)
+{
+	size_t j;
+	int i;
+
+	for (i = 0; i < r->nkeys && r->keys[i] != RK_PID; i++)
+		;
+	if (i == r->nkeys)
+		return 0;
+	for (j = 0; j < r->n; j++) {
+		const char *c = ans_thread_comm(rd, r->v[j].tid);
+		int32_t id;
+
+		if (!c)
+			continue;
+		id = ans_intern_str(r->strs, c);
+		if (id < 0)
+			return -ENOMEM;
+		r->v[j].pid_comm = id;
+	}
+	return 0;
+}
+
 static const struct report *sort_r;
+
+/* a named one first, as perf's cmp_null() puts them: -1, 0 (both named: compare
+ * the names), 1 */
+static int named_first(const void *x, const void *y)
+{
+	return x && y ? 0 : !x && !y ? 0 : x ? -1 : 1;
+}
+
+/*
+ * Entries of equal overhead in perf's order (hist_entry__sort(): each --sort
+ * key's sort function in turn): commands, binaries (short names, a known
+ * one before "[unknown]") and symbols (a named one before an address) by
+ * name, ascending; pids ascending. Two addresses left tied come as perf's
+ * collapsed tree holds them: by their difference's sign.
+ */
+static int cmp_keys(const struct report *r, const struct entry *x, const struct entry *y)
+{
+	const char *dx = ans_intern_get(r->strs, x->dso), *dy = ans_intern_get(r->strs, y->dso);
+	int i, c = 0;
+
+	for (i = 0; i < r->nkeys && !c; i++) {
+		switch (r->keys[i]) {
+		case RK_COMM:
+			c = strcmp(ans_intern_get(r->strs, x->comm), ans_intern_get(r->strs, y->comm));
+			break;
+		case RK_PID:
+			c = x->pid < y->pid ? -1 : x->pid > y->pid;
+			break;
+		case RK_DSO:
+			c = named_first(strcmp(dx, "[unknown]") ? dx : NULL, strcmp(dy, "[unknown]") ? dy : NULL);
+			if (!c)
+				c = strcmp(dx, dy);
+			break;
+		case RK_SYM:
+			c = named_first(x->sym, y->sym);
+			if (!c && x->sym)
+				c = strcmp(x->sym, y->sym);
+			break;
+		}
+	}
+	/* perf's _sort__addr_cmp(): the sign of the difference (a kernel
+	 * address comes before a user one) */
+	if (!c)
+		c = (int64_t)(x->addr - y->addr) < 0 ? -1 : x->addr != y->addr;
+	return c ? c : memcmp(x->key, y->key, sizeof(x->key));
+}
 
 static int cmp_entry(const void *a, const void *b)
 {
@@ -369,7 +448,7 @@ static int cmp_entry(const void *a, const void *b)
 		return ox > oy ? -1 : 1;
 	if (x->self != y->self)
 		return x->self > y->self ? -1 : 1;
-	return memcmp(x->key, y->key, sizeof(x->key));
+	return cmp_keys(sort_r, x, y);
 }
 
 /* The text of key k of entry e, into buf. */
@@ -387,7 +466,7 @@ static const char *key_text(const struct report *r, enum rkey k, const struct en
 	case RK_COMM:
 		return ans_intern_get(r->strs, e->comm);
 	case RK_PID:
-		snprintf(buf, len, "%7d:%s", (int)e->pid, ans_intern_get(r->strs, e->comm));
+		snprintf(buf, len, "%7d:%s", (int)e->pid, ans_intern_get(r->strs, e->pid_comm));
 		return buf;
 	}
 	return "";
@@ -532,7 +611,7 @@ static void print_event_json(const struct report *r, const char *name, int ev, s
 			case RK_PID:
 				pd_emit_i64(&e, "pid", (int32_t)x->pid);
 				if (r->keys[0] != RK_COMM)
-					pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->comm));
+					pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->pid_comm));
 				break;
 			}
 		}
@@ -599,6 +678,10 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	}
 	if (ret < 0) {
 		status = EXIT_ERROR;
+		goto out;
+	}
+	if (name_pids(&r, rd)) {
+		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
 	if (!r.ntot) {

@@ -475,6 +475,11 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 	return 0;
 }
 
+const char *ans_thread_comm(const struct ans_reader *r, uint32_t tid)
+{
+	return ans_threads_comm(r->threads, tid);
+}
+
 uint64_t ans_lost_samples(const struct ans_reader *r)
 {
 	return r->lost_samples;

@@ -88,6 +88,8 @@ const char *ans_event_name(const struct ans_reader *r, int event);
 uint64_t ans_bad_samples(const struct ans_reader *r);
 /* The sum of the LOST_SAMPLES records' counts read so far (perf report's "Total Lost Samples"). */
 uint64_t ans_lost_samples(const struct ans_reader *r);
+/* The name of thread tid now (after the records read so far); NULL when none named it. */
+const char *ans_thread_comm(const struct ans_reader *r, uint32_t tid);
 const struct perfring_symbolizer *ans_symbolizer(const struct ans_reader *r);
 
 /* The file's tracing data (the HEADER_TRACING_DATA feature, or in pipe mode
