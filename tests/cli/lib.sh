@@ -62,6 +62,21 @@ t_ensure_fs() {
 	fi
 }
 
+# t_find_corpus: set T_CORPUS to the perf.data corpus (the folder holding quipper/ and
+# linux-perf-data/), where tests/unit/perfdata_corpus.c looks too: PERFRING_PERFDATA_CORPUS, else
+# beside the repository, else the project machine's shared folder (a fresh clone elsewhere finds it
+# there). Returns 1, with a skip reason in T_CORPUS_WHY, when there is none.
+t_find_corpus() {
+	local top c
+	top=$(git -C "$T_ROOT" rev-parse --show-toplevel 2>/dev/null || echo "$T_ROOT")
+	T_CORPUS=
+	for c in "${PERFRING_PERFDATA_CORPUS:-}" "$top/../shared/corpus/perf.data" /work/shared/corpus/perf.data; do
+		[ -n "$c" ] && [ -d "$c/quipper" ] && T_CORPUS=$(cd "$c" && pwd) && return 0
+	done
+	T_CORPUS_WHY="no perf.data corpus (PERFRING_PERFDATA_CORPUS, $top/../shared/corpus/perf.data or /work/shared/corpus/perf.data)"
+	return 1
+}
+
 # t_one_line_error NAME TEXT COMMAND...: COMMAND (given 30 s at most) exits 1
 # with one line on stderr that contains TEXT, and nothing on stdout.
 t_one_line_error() {

@@ -14,18 +14,12 @@ if [ ! -x "$PERFRING" ]; then
 	exit 1
 fi
 
-# Where tests/unit/perfdata_corpus.c looks too: PERFRING_PERFDATA_CORPUS, else beside the
-# repository, else the project machine's shared folder (a fresh clone elsewhere finds it there).
-top=$(git -C "$T_ROOT" rev-parse --show-toplevel 2>/dev/null || echo "$T_ROOT")
-CORPUS=
-for c in "${PERFRING_PERFDATA_CORPUS:-}" "$top/../shared/corpus/perf.data" /work/shared/corpus/perf.data; do
-	[ -n "$c" ] && [ -d "$c/quipper" ] && CORPUS=$(cd "$c" && pwd) && break
-done
-if [ -z "$CORPUS" ]; then
-	skip corpus "no perf.data corpus (PERFRING_PERFDATA_CORPUS, $top/../shared/corpus/perf.data or /work/shared/corpus/perf.data)"
+if ! t_find_corpus; then
+	skip corpus "$T_CORPUS_WHY"
 	t_finish
 	exit $?
 fi
+CORPUS=$T_CORPUS
 
 # stats_counts FILE: "NAME N" for each line of the "Aggregated stats" block
 # of `perf report --stats` (and perfring's, which prints the same block).

@@ -9,16 +9,12 @@
 # (perf pads a last text column).
 . "$(dirname "$0")/lib.sh"
 
-top=$(git -C "$T_ROOT" rev-parse --show-toplevel 2>/dev/null || echo "$T_ROOT")
-CORPUS=
-for c in "${PERFRING_PERFDATA_CORPUS:-}" "$top/../shared/corpus/perf.data" /work/shared/corpus/perf.data; do
-	[ -n "$c" ] && [ -d "$c/quipper" ] && CORPUS=$(cd "$c/quipper" && pwd) && break
-done
-if [ -z "$CORPUS" ]; then
-	skip corpus "no perf.data corpus (PERFRING_PERFDATA_CORPUS, $top/../shared/corpus/perf.data or /work/shared/corpus/perf.data)"
+if ! t_find_corpus; then
+	skip corpus "$T_CORPUS_WHY"
 	t_finish
 	exit $?
 fi
+CORPUS=$T_CORPUS/quipper
 command -v perf >/dev/null || { skip perf "perf is not installed"; t_finish; exit $?; }
 
 entries() { grep -E '^ +[0-9.]+%' | sed 's/ *$//' | head -60; }
