@@ -497,6 +497,23 @@ int perfring_procs_lookup(const struct perfring_procs *p, uint32_t pid, uint64_t
 	return 0;
 }
 
+bool pr_procs_kernel_ref(const struct perfring_procs *p, const char **name, uint64_t *addr)
+{
+	const struct pr_proc *k = pr_procs_find(p, PERFRING_PID_KERNEL);
+	size_t i;
+
+	for (i = 0; k && i < k->n; i++) {
+		const char *path = k->maps[i].path;
+
+		if (!strncmp(path, "[kernel.kallsyms]", 17) && path[17]) {
+			*name = path + 17;
+			*addr = k->maps[i].pgoff;
+			return true;
+		}
+	}
+	return false;
+}
+
 size_t pr_procs_kernel_build_id(const struct perfring_procs *p, uint8_t id[PERFRING_BUILD_ID_MAX])
 {
 	const struct pr_proc *k = pr_procs_find(p, PERFRING_PID_KERNEL);

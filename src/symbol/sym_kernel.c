@@ -85,6 +85,10 @@ int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *pat
 			continue;
 		if (!strcmp(name, "_etext"))
 			etext = addr;
+		if (n == 3 && !t->text && !strcmp(name, "_text"))
+			t->text = addr;
+		if (n == 3 && !t->stext && !strcmp(name, "_stext"))
+			t->stext = addr;
 		/* Text symbols only: t/T, and weak w/W ones. */
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;

@@ -90,6 +90,9 @@ void pr_proc_clear_maps(struct perfring_procs *p, struct pr_proc *proc);
 const struct pr_ksym *pr_procs_ksym(const struct perfring_procs *p, uint64_t addr);
 /* The build id recorded for the kernel image ([kernel.kallsyms] mapping), size or 0. */
 size_t pr_procs_kernel_build_id(const struct perfring_procs *p, uint8_t id[PERFRING_BUILD_ID_MAX]);
+/* The recorded kernel's reference symbol: perf record's kernel map is
+ * "[kernel.kallsyms]NAME" with NAME's address (_text) as its pgoff. */
+bool pr_procs_kernel_ref(const struct perfring_procs *p, const char **name, uint64_t *addr);
 
 /* ---- Address tables: kallsyms and JIT maps (sym_kernel.c) ---- */
 struct pr_tent {
@@ -103,6 +106,7 @@ struct pr_table {
 	size_t n;
 	int err;            /* 0, or why the table is unusable */
 	const char *reason; /* interned */
+	uint64_t text, stext; /* kallsyms: where _text and _stext are (0: absent), to relocate by */
 };
 
 /* Kernel symbols from a kallsyms file (text symbols, sorted, each ending at the next). */

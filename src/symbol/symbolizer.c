@@ -58,6 +58,8 @@ struct perfring_symbolizer {
 	bool ktab_loaded;
 	int kbid_state; /* 0 unchecked, 1 same or unknown, -1 mismatch */
 	const char *kbid_reason;
+	bool kdelta_done;
+	uint64_t kdelta; /* the running kernel's addresses less the recorded ones (KASLR) */
 	struct jit_ent *jits;
 	size_t njits, jits_cap;
 	size_t jit_last; /* the entry found last: a process's samples come together */
@@ -391,6 +393,24 @@ int perfring_symbolize_file(struct perfring_symbolizer *s, const char *path, con
 	return finish(s, r, out, path);
 }
 
+/*
+ * KASLR: a recording's kernel addresses are those of its boot. perf record
+ * writes where its reference symbol (_text) was as the kernel map's pgoff;
+ * the kallsyms read has it where it is now. The difference relocates the
+ * core kernel's addresses, as perf's kallsyms__delta() does (0 when the
+ * recording has no such map or kallsyms no such symbol).
+ */
+static uint64_t kernel_delta(const struct pr_table *ktab, const struct perfring_procs *procs)
+{
+	const char *name;
+	uint64_t rec, now;
+
+	if (!pr_procs_kernel_ref(procs, &name, &rec) || !rec)
+		return 0;
+	now = !strcmp(name, "_text") ? ktab->text : !strcmp(name, "_stext") ? ktab->stext : 0;
+	return now ? now - rec : 0;
+}
+
 static int kernel_symbol(struct perfring_symbolizer *s, const struct perfring_procs *procs, uint64_t addr,
 			 struct perfring_sym_result *out)
 {
@@ -443,14 +463,29 @@ static int kernel_symbol(struct perfring_symbolizer *s, const struct perfring_pr
 		out->reason = s->kbid_reason;
 		return -ESTALE;
 	}
-	t = pr_table_find(&s->ktab, addr);
+	if (procs && !s->kdelta_done) {
+		s->kdelta_done = true;
+		s->kdelta = kernel_delta(&s->ktab, procs);
+	}
+	/* The core kernel moves as a whole between boots; modules each on their own
+	 * (no delta known for them: their addresses are looked up as recorded). */
+	t = pr_table_find(&s->ktab, addr + s->kdelta);
+	if (s->kdelta) {
+		if (t && !strcmp(t->mod, "[kernel.kallsyms]")) {
+			addr += s->kdelta;
+		} else {
+			t = pr_table_find(&s->ktab, addr);
+			if (t && !strcmp(t->mod, "[kernel.kallsyms]"))
+				t = NULL;
+		}
+	}
 	if (!t) {
 		out->reason = fmt_reason(s, "no kernel symbol covers %#llx", (unsigned long long)addr);
 		return -ENOENT;
 	}
 	out->name = t->name;
 	out->binary = t->mod;
-	out->sym_addr = t->addr;
+	out->sym_addr = t->addr - (addr - out->elf_addr);
 	out->sym_size = t->end - t->addr;
 	out->offset = addr - t->addr;
 	out->source = PERFRING_SYM_KALLSYMS;

@@ -316,6 +316,72 @@ TEST(procs_kernel_maps_and_ksymbols)
 	perfring_symbolizer_free(s);
 }
 
+/*
+ * KASLR: a recording's kernel is where it was at that boot. perf record's
+ * kernel map "[kernel.kallsyms]_text" has _text's address then as its
+ * pgoff; kallsyms has it where it is now: core kernel addresses move by the
+ * difference, module symbols (which move on their own) are looked up as
+ * recorded, and a recording without that map is not moved.
+ */
+TEST(procs_kernel_relocated)
+{
+	char dir[64], path[PATH_MAX];
+	struct perfring_symbolizer_opts o = PERFRING_OPTS_INIT(perfring_symbolizer_opts, .jit_dir = "");
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	FILE *f;
+
+	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	REQUIRE((f = fopen(path, "w")) != NULL);
+	fputs("ffffffff82000000 T _text\n"
+	      "ffffffff82000000 T startup_64\n"
+	      "ffffffff82001000 T do_work\n"
+	      "ffffffff82002000 T other_work\n"
+	      "ffffffff82100000 T _etext\n"
+	      "ffffffffc0010000 t mod_fn\t[mymod]\n",
+	      f);
+	REQUIRE(fclose(f) == 0);
+	o.kallsyms = path;
+
+	/* Recorded when _text was at 0xffffffff81000000: 0x1000 into do_work's place then. */
+	fresh();
+	REQUIRE(procs);
+	CHECK_EQ_INT(mmap1(PERFRING_PID_KERNEL, 0xffffffff81000000ull, 0x1100000, 0xffffffff81000000ull,
+			   "[kernel.kallsyms]_text"), 1);
+	REQUIRE((s = perfring_symbolizer_new(&o)) != NULL);
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff81001010ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECKF(r.name && !strcmp(r.name, "do_work"), "%s", r.name ? r.name : r.reason);
+	CHECK_EQ_U64(r.offset, 0x10);
+	CHECK_EQ_U64(r.sym_addr, 0xffffffff81001000ull); /* in the recording's addresses */
+	CHECK(r.binary && !strcmp(r.binary, "[kernel.kallsyms]"));
+	/* A module address is not moved with the core kernel. */
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffffc0010004ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECK(r.name && !strcmp(r.name, "mod_fn") && r.offset == 4);
+	CHECK(r.binary && !strcmp(r.binary, "[mymod]"));
+	perfring_symbolizer_free(s);
+
+	/* The same boot (pgoff == _text now): as recorded. */
+	fresh();
+	REQUIRE(procs);
+	CHECK_EQ_INT(mmap1(PERFRING_PID_KERNEL, 0xffffffff82000000ull, 0x100000, 0xffffffff82000000ull,
+			   "[kernel.kallsyms]_text"), 1);
+	REQUIRE((s = perfring_symbolizer_new(&o)) != NULL);
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff82002008ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECK(r.name && !strcmp(r.name, "other_work") && r.offset == 8);
+	perfring_symbolizer_free(s);
+
+	/* No kernel map recorded (perfring record, a user-only recording): as recorded. */
+	fresh();
+	REQUIRE(procs);
+	REQUIRE((s = perfring_symbolizer_new(&o)) != NULL);
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff82001010ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECK(r.name && !strcmp(r.name, "do_work") && r.offset == 0x10);
+	perfring_symbolizer_free(s);
+	unlink(path);
+	rmdir(dir);
+}
+
 TEST(procs_jit_map)
 {
 	char dir[64], path[PATH_MAX];
