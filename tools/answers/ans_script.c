@@ -37,7 +37,7 @@
 
 struct script_ctx {
 	FILE *f;
-	int name_width;
+	int name_width; /* -1 until the first sample */
 	struct ans_tracing *tracing;
 	bool tracing_tried;
 	bool lines;
@@ -252,8 +252,10 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sa
 		ob_put(o, t + p, sizeof(t) - p);
 		ob_put(o, ": ", 2);
 	}
-	if (!tracepoint && (s->present & PERF_SAMPLE_PERIOD)) {
-		ob_num(o, s->period, 10, 10);
+	/* perf prints the weight the sample counts for: without PERF_SAMPLE_PERIOD,
+	 * the event's sample_period (a fixed period's file, say -c 1000000). */
+	if (!tracepoint) {
+		ob_num(o, a->period, 10, 10);
 		ob_ch(o, ' ');
 	}
 	ob_rstr(o, a->event_name, c->name_width);
@@ -356,25 +358,21 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 int ans_script_run(const char *cmd, const char *path, const struct ans_script_opts *opts)
 {
 	struct ans_opts aopts = { .lines = opts->lines, .inlines = opts->exports.inline_frames };
-	struct script_ctx c = { .f = stdout, .lines = opts->lines, .inlines = opts->exports.inline_frames };
+	struct script_ctx c = { .f = stdout, .name_width = -1, .lines = opts->lines,
+				.inlines = opts->exports.inline_frames };
 	/* An export to '-' owns standard output: no listing beside it. */
 	bool listing = !ans_export_to_stdout(&opts->exports);
 	struct ans_export *x = NULL;
 	struct obuf *o = NULL;
 	struct ans_sample a;
 	struct ans_reader *r;
-	int i, ret, n, status = EXIT_OK;
+	int i, ret, n, name_width = 0, status = EXIT_OK;
 
 	r = ans_open(cmd, path, &aopts);
 	if (!r)
 		return EXIT_ERROR;
 	c.r = r;
 	c.cmd = cmd;
-	for (i = 0; i < ans_nevents(r); i++) {
-		n = (int)strlen(ans_event_name(r, i));
-		if (n > c.name_width)
-			c.name_width = n;
-	}
 	if (ans_export_wanted(&opts->exports) && !(x = ans_export_new(cmd, &opts->exports))) {
 		ans_close(r);
 		return EXIT_ERROR;
@@ -389,6 +387,14 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 		o->n = 0;
 	}
 	while ((ret = ans_next(r, &a)) > 0) {
+		/* Event names are padded to the longest one, taken as perf takes it: at
+		 * the first sample (a pipe's events come as records before it). */
+		for (i = 0; c.name_width < 0 && i < ans_nevents(r); i++) {
+			n = (int)strlen(ans_event_name(r, i));
+			if (n > name_width)
+				name_width = n;
+		}
+		c.name_width = name_width;
 		/* Every sample goes into the exports: script filters nothing. */
 		if (x && ans_export_add(x, r, &a)) {
 			ret = -1;

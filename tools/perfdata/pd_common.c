@@ -104,16 +104,61 @@ static const char *const pd_sw_names[] = {
 	"emulation-faults", "dummy", "bpf-output", "cgroup-switches",
 };
 
+/*
+ * The modifiers perf's evsel__add_modifiers() appends to a hardware or
+ * software event's name: the contexts not excluded (k, u, h) when one is,
+ * p per precise_ip level, H and G for host and guest when the guest choice
+ * is not the default one; ":" before them.
+ */
+static void add_modifiers(const struct perf_event_attr *attr, char *buf, size_t len)
+{
+	size_t n = strlen(buf), start = n;
+	bool guest_default = false;
+	unsigned p;
+
+#define PD_MOD(excluded, c)                    \
+	do {                                   \
+		if (!(excluded) && n + 2 < len) \
+			buf[n++] = (c);         \
+	} while (0)
+	if (n + 1 >= len)
+		return;
+	buf[n++] = ':';
+	if (attr->exclude_kernel || attr->exclude_user || attr->exclude_hv) {
+		PD_MOD(attr->exclude_kernel, 'k');
+		PD_MOD(attr->exclude_user, 'u');
+		PD_MOD(attr->exclude_hv, 'h');
+		guest_default = true;
+	}
+	if (attr->precise_ip) {
+		for (p = 0; p < attr->precise_ip && p < 3; p++)
+			PD_MOD(false, 'p');
+		guest_default = true;
+	}
+	if (attr->exclude_host || attr->exclude_guest == guest_default) {
+		PD_MOD(attr->exclude_host, 'H');
+		PD_MOD(attr->exclude_guest, 'G');
+	}
+#undef PD_MOD
+	buf[n == start + 1 ? start : n] = '\0';
+}
+
 const char *pd_event_name(const struct perfring_perfdata_attr *a, char *buf, size_t len)
 {
 	const struct perf_event_attr *attr = a->attr;
+	const char *base = NULL;
 
 	if (a->name)
 		return a->name;
 	if (attr && attr->type == PERF_TYPE_HARDWARE && attr->config < sizeof(pd_hw_names) / sizeof(pd_hw_names[0]))
-		return pd_hw_names[attr->config];
+		base = pd_hw_names[attr->config];
 	if (attr && attr->type == PERF_TYPE_SOFTWARE && attr->config < sizeof(pd_sw_names) / sizeof(pd_sw_names[0]))
-		return pd_sw_names[attr->config];
+		base = pd_sw_names[attr->config];
+	if (base) {
+		snprintf(buf, len, "%s", base);
+		add_modifiers(attr, buf, len);
+		return buf;
+	}
 	if (!attr)
 		return "unknown";
 	snprintf(buf, len, "%u:%#llx", attr->type, (unsigned long long)attr->config);
