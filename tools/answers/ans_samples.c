@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 
 #include "answers/ans_demangle.h"
 #include "answers/ans_fcache.h"
@@ -39,6 +42,9 @@ struct ans_reader {
 	char comm_buf[24];
 	void *tracing;      /* pipe mode: a copy of the HEADER_TRACING_DATA payload */
 	size_t tracing_len;
+	int vdso_fd;        /* the running vdso's copy (memfd), -1 until made or when it cannot be */
+	bool vdso_tried;
+	char vdso_path[40];
 };
 
 static int read_max_stack(void)
@@ -125,6 +131,7 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 		return NULL;
 	}
 	r->cmd = cmd;
+	r->vdso_fd = -1;
 	r->path = path;
 	if (opts)
 		r->opts = *opts;
@@ -171,6 +178,8 @@ void ans_close(struct ans_reader *r)
 	free(r->attrs);
 	free(r->frames);
 	free(r->tracing);
+	if (r->vdso_fd >= 0)
+		close(r->vdso_fd);
 	free(r);
 }
 
@@ -179,6 +188,65 @@ void ans_close(struct ans_reader *r)
 static bool is_anon_memory(const char *path)
 {
 	return !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
+}
+
+int ans_kmod_name(const char *path, char *buf, size_t len)
+{
+	static const char *const ext[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst", ".ko.bz2" };
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base), i, e;
+
+	for (e = 0; e < sizeof(ext) / sizeof(ext[0]); e++) {
+		size_t el = strlen(ext[e]);
+
+		if (n > el && !strcmp(base + n - el, ext[e]) && n - el + 3 <= len) {
+			buf[0] = '[';
+			for (i = 0; i < n - el; i++)
+				buf[i + 1] = base[i] == '-' ? '_' : base[i];
+			buf[i + 1] = ']';
+			buf[i + 2] = '\0';
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static bool is_core_kernel(const char *path)
+{
+	return !strncmp(path, "[kernel.kallsyms]", 17) || !strncmp(path, "[guest.kernel.kallsyms", 22);
+}
+
+/* A kernel map of a module (perf record's MMAP of /lib/modules/.../NAME.ko,
+ * or [NAME] when it found no file): its samples are that module's, as perf
+ * names them, not the core kernel's, even when no symbol names them. */
+static bool kernel_module_map(const char *path)
+{
+	return (path[0] == '/' || path[0] == '[') && !is_core_kernel(path);
+}
+
+/*
+ * The binary perf script shows for a kernel address: the core kernel's
+ * [kernel.kallsyms]; a module's file when the recording has its build id
+ * (perf's dso made from HEADER_BUILD_ID keeps the path as its name), else
+ * the module's [NAME] (the dso made from the MMAP); [unknown] for a
+ * user-space address in kernel mode that no recorded kernel map holds (perf
+ * finds no map: unmapped is true); else [kernel.kallsyms]. (A kernel-space
+ * address outside the recorded maps, as .init.text past _etext, perf maps
+ * with /proc/kcore's segments when it names a recording of this kernel.)
+ */
+static const char *kernel_dso(struct ans_reader *r, int look, bool unmapped, const struct perfring_map_hit *hit)
+{
+	char name[256];
+	int32_t id;
+
+	if (unmapped)
+		return "[unknown]";
+	if (look || !kernel_module_map(hit->path))
+		return "[kernel.kallsyms]";
+	if (hit->build_id_size || hit->path[0] == '[' || !ans_kmod_name(hit->path, name, sizeof(name)))
+		return hit->path;
+	id = ans_intern_str(r->names_strs, name);
+	return id >= 0 ? ans_intern_get(r->names_strs, id) : hit->path;
 }
 
 static bool identity_mapped(const char *path)
@@ -192,15 +260,67 @@ static bool kernel_mode(unsigned cpumode)
 	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
+/* The size of this process's [vdso] mapping, from /proc/self/maps; 0 if none. */
+static size_t vdso_size(unsigned long base)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long long lo, hi;
+	char line[512];
+	size_t n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo == base && hi > lo)
+			n = (size_t)(hi - lo);
+	fclose(f);
+	return n;
+}
+
+/* A copy of the running kernel's vDSO (the image this process has mapped) in a
+ * memfd, made once; NULL when there is none. */
+static const char *running_vdso(struct ans_reader *r)
+{
+	unsigned long base;
+	size_t size;
+
+	if (r->vdso_tried)
+		return r->vdso_fd >= 0 ? r->vdso_path : NULL;
+	r->vdso_tried = true;
+	base = getauxval(AT_SYSINFO_EHDR);
+	size = base ? vdso_size(base) : 0;
+	if (!size)
+		return NULL;
+	r->vdso_fd = memfd_create("perfring-vdso", MFD_CLOEXEC);
+	if (r->vdso_fd < 0)
+		return NULL;
+	if (write(r->vdso_fd, (const void *)base, size) != (ssize_t)size) {
+		close(r->vdso_fd);
+		r->vdso_fd = -1;
+		return NULL;
+	}
+	snprintf(r->vdso_path, sizeof(r->vdso_path), "/proc/self/fd/%d", r->vdso_fd);
+	return r->vdso_path;
+}
+
 /* The vDSO has no file: perf record keeps a copy in its build-id cache,
- * ~/.debug/[vdso]/BUILD_ID/vdso, which perf report names it from. */
+ * ~/.debug/[vdso]/BUILD_ID/vdso, which perf report names it from. A
+ * recording without the vDSO's build id (older perf, perfring record) is
+ * named by the running kernel's vDSO, as perf does (vdso__dso_findnew()):
+ * right for a recording of this kernel. */
 static int vdso_symbolize(struct ans_reader *r, const struct perfring_map_hit *hit, struct perfring_sym_result *res)
 {
 	char path[4096], hex[2 * PERFRING_BUILD_ID_MAX + 1];
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"), *running;
 	size_t i;
 
-	if (strcmp(hit->path, "[vdso]") || !hit->build_id_size || !home)
+	if (strcmp(hit->path, "[vdso]"))
+		return -ENOENT;
+	if (!hit->build_id_size) {
+		running = running_vdso(r);
+		return running ? perfring_symbolize_file(r->sym, running, NULL, 0, hit->file_offset, res) : -ENOENT;
+	}
+	if (!home)
 		return -ENOENT;
 	for (i = 0; i < hit->build_id_size; i++)
 		snprintf(hex + 2 * i, 3, "%02x", hit->build_id[i]);
@@ -232,13 +352,22 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 	struct perfring_map_hit hit;
 	bool kernel = kernel_mode(cpumode) ||
 		      (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && addr >= 0xffff800000000000ull);
+	bool module, unmapped;
+	int look;
 
 	memset(f, 0, sizeof(*f));
 	f->addr = addr;
 	f->shown_addr = addr;
 	f->kernel = kernel;
 	f->dso = "[unknown]";
-	if (perfring_procs_lookup(r->procs, kernel ? PERFRING_PID_KERNEL : pid, addr, &hit) == 0) {
+	look = perfring_procs_lookup(r->procs, kernel ? PERFRING_PID_KERNEL : pid, addr, &hit);
+	/* perf's map__new() maps the vDSO from offset 0 whatever pgoff the MMAP
+	 * says (older perf record wrote its start address there). */
+	if (look == 0 && !strcmp(hit.path, "[vdso]")) {
+		hit.file_offset -= hit.pgoff;
+		hit.pgoff = 0;
+	}
+	if (look == 0) {
 		f->mapped = true;
 		f->map_start = hit.start;
 		f->map_end = hit.end;
@@ -262,14 +391,18 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 			}
 		}
 	}
+	module = kernel && look == 0 && kernel_module_map(hit.path);
+	unmapped = kernel && look == -ENOENT && addr < 0xffff800000000000ull;
 	if (kernel)
-		f->dso = "[kernel.kallsyms]";
+		f->dso = kernel_dso(r, look, unmapped, &hit);
 	if (r->opts.no_symbols)
 		return;
 	if (f->mapped && !kernel && vdso_symbolize(r, &hit, &res) == 0) {
 		f->name = res.name;
 		f->offset = res.offset;
-	} else if (perfring_symbolize(r->sym, r->procs, pid, addr, cpumode, &res) == 0) {
+	} else if (perfring_symbolize(r->sym, r->procs, pid, addr, cpumode, &res) == 0 &&
+		   /* perf names an unmapped one by a KSYMBOL only */
+		   !(unmapped && res.source != PERFRING_SYM_KSYMBOL)) {
 		f->name = ans_demangle(r->demangler, res.name);
 		f->offset = res.offset;
 		f->file = res.file;
@@ -279,14 +412,14 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 			f->inlined = res.frames;
 			f->ninlined = res.nr_frames - 1;
 		}
-		if (kernel && res.binary)
+		if (kernel && res.binary && !(module && is_core_kernel(res.binary)))
 			f->dso = res.binary;
 		/* perf names a BPF program's dso after the program (bpf_prog_TAG_NAME). */
 		if (res.source == PERFRING_SYM_KSYMBOL && res.binary && !strcmp(res.binary, "[bpf]"))
 			f->dso = res.name;
 	} else {
-		f->reason = res.reason;
-		if (kernel && res.binary)
+		f->reason = unmapped ? "a user-space address in kernel mode that no kernel mapping holds" : res.reason;
+		if (kernel && res.binary && !module && !unmapped)
 			f->dso = res.binary;
 	}
 }

@@ -90,6 +90,12 @@ uint64_t ans_bad_samples(const struct ans_reader *r);
 uint64_t ans_lost_samples(const struct ans_reader *r);
 /* The name of thread tid now (after the records read so far); NULL when none named it. */
 const char *ans_thread_comm(const struct ans_reader *r, uint32_t tid);
+/*
+ * A kernel module's file, /lib/modules/.../NAME.ko (perhaps compressed), as
+ * perf's kmod_path__parse_name() names the module: [NAME], dashes made
+ * underscores as the kernel spells module names. 0: path is no module file.
+ */
+int ans_kmod_name(const char *path, char *buf, size_t len);
 const struct perfring_symbolizer *ans_symbolizer(const struct ans_reader *r);
 
 /* The file's tracing data (the HEADER_TRACING_DATA feature, or in pipe mode
