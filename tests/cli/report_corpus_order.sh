@@ -17,16 +17,34 @@ fi
 CORPUS=$T_CORPUS/quipper
 command -v perf >/dev/null || { skip perf "perf is not installed"; t_finish; exit $?; }
 
-entries() { grep -E '^ +[0-9.]+%' | sed 's/ *$//' | head -60; }
+# The column header and the entry lines.
+entries() { grep -E '^ +[0-9.]+%|^# Overhead' | sed 's/ *$//' | head -61; }
+# same_entries NAME FILE SORT MIN: perfring's and perf's lines equal, perf's at least MIN entries.
+same_entries() {
+	"$PERFRING" report -i "$CORPUS/$2" --sort "$3" 2>"$T_TMP/err" | entries >"$T_TMP/pr"
+	perf report -i "$CORPUS/$2" --stdio --sort "$3" -g none 2>/dev/null | entries >"$T_TMP/perf"
+	local n=$(($(wc -l <"$T_TMP/perf") - 1))
+	t_check "$1" "$n entries; first difference: $(diff "$T_TMP/pr" "$T_TMP/perf" | head -n 4 | tr '\n' ' ')" \
+		bash -c "[ $n -ge $4 ] && cmp -s '$T_TMP/pr' '$T_TMP/perf'"
+}
 for f in perf.data.i686-3.4 perf.data.busy.0-3.4 perf.data.busy.1-3.8 perf.data.forkexit-3.4 \
 	perf.data.hw_and_sw-3.4 perf.data.callgraph-3.4; do
 	for srt in comm,dso,sym sym dso,sym pid,sym; do
-		name="${f#perf.data.}_${srt//,/_}"
-		"$PERFRING" report -i "$CORPUS/$f" --sort "$srt" 2>"$T_TMP/err" | entries >"$T_TMP/pr"
-		perf report -i "$CORPUS/$f" --stdio --sort "$srt" -g none 2>/dev/null | entries >"$T_TMP/perf"
-		n=$(wc -l <"$T_TMP/perf")
-		t_check "$name" "$n entries; first difference: $(diff "$T_TMP/pr" "$T_TMP/perf" | head -n 4 | tr '\n' ' ')" \
-			bash -c "[ $n -gt 3 ] && cmp -s '$T_TMP/pr' '$T_TMP/perf'"
+		same_entries "${f#perf.data.}_${srt//,/_}" "$f" "$srt" 4
 	done
 done
+
+# Names and widths as perf shows them:
+# - kernel modules by their [NAME] (dashes as underscores), not [kernel.kallsyms];
+same_entries modules_forkexit-3.8 perf.data.forkexit-3.8 comm,dso 20
+same_entries modules_systemwide.5-3.8 perf.data.systemwide.5-3.8 comm,dso 20
+# - a JIT's /tmp/perf-PID.map as "[JIT] tid PID";
+same_entries jit_map_busy.1-3.8 perf.data.busy.1-3.8 comm,dso 20
+# - the pid column 15 wide at least ("    Pid:Command"), else the longest command + 8;
+same_entries pid_width_busy.0-3.8 perf.data.busy.0-3.8 pid,sym 4
+same_entries pid_width_systemwide.1-3.8 perf.data.systemwide.1-3.8 pid,dso 20
+# - the command column as wide as the commands the entries' threads have at the end,
+#   longer ones cut ("perf-exec" of a thread that became "sleep": "perf-ex").
+same_entries comm_cut_hybrid_topology perf.data.hybrid_topology comm 2
+same_entries comm_cut_hybrid_topology_pid perf.data.hybrid_topology comm,pid 2
 t_finish

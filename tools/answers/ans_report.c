@@ -34,7 +34,8 @@ static const struct {
 	[RK_SYM] = { "sym", "Symbol", "symbol" },
 	[RK_DSO] = { "dso", "Shared Object", "dso" },
 	[RK_COMM] = { "comm", "Command", "comm" },
-	[RK_PID] = { "pid", "Pid:Command", "pid" },
+	/* perf's header, 15 wide: the column is at least that, or a comm's length + 8 ("%7d:") */
+	[RK_PID] = { "pid", "    Pid:Command", "pid" },
 };
 
 struct entry {
@@ -207,9 +208,34 @@ static const char *short_dso(const char *dso)
 	return dso[0] == '/' && s ? s + 1 : dso;
 }
 
+/*
+ * A JIT's symbol map, /tmp/perf-PID.map, is shown as perf shows it: "[JIT] tid PID" (perf's
+ * dso__set_basename takes any long name that begins /tmp/perf-NUMBER).
+ */
+static bool jit_map_pid(const char *dso, long *pid)
+{
+	const char *p = dso + sizeof("/tmp/perf-") - 1;
+	char *end;
+
+	if (strncmp(dso, "/tmp/perf-", sizeof("/tmp/perf-") - 1) || !(*p >= '0' && *p <= '9'))
+		return false;
+	errno = 0;
+	*pid = strtol(p, &end, 10);
+	return errno == 0 && *pid <= INT32_MAX;
+}
+
 /* The id of the frame's binary by its short name (the path's last part). */
 static int32_t dso_id(struct report *r, const struct ans_frame *f)
 {
+	char name[256];
+	long pid;
+
+	if (f->dso[0] == '/' && f->dso[1] == 't' && jit_map_pid(f->dso, &pid)) {
+		snprintf(name, sizeof(name), "[JIT] tid %ld", pid);
+		return ans_intern_str(r->strs, name);
+	}
+	if (f->kernel && f->dso[0] == '/' && ans_kmod_name(f->dso, name, sizeof(name)))
+		return ans_intern_str(r->strs, name);
 	return ans_intern_ptr(r->strs, short_dso(f->dso));
 }
 
@@ -366,14 +392,16 @@ static uint64_t overhead(const struct report *r, const struct entry *e)
 /*
  * --sort pid: perf names a process entry by its thread's command at the
  * end of the file (thread__comm_str() when it prints), so a shell that
- * exec'd ls shows as ls. The comm key keeps the name at the sample.
+ * exec'd ls shows as ls. The comm key keeps the name at the sample, but
+ * perf sizes its column by that same thread's final command (see
+ * print_event_text).
  */
 static int name_pids(struct report *r, const struct ans_reader *rd)
 {
 	size_t j;
 	int i;
 
-	for (i = 0; i < r->nkeys && r->keys[i] != RK_PID; i++)
+	for (i = 0; i < r->nkeys && r->keys[i] != RK_PID && r->keys[i] != RK_COMM; i++)
 		;
 	if (i == r->nkeys)
 		return 0;
@@ -530,10 +558,18 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 	printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
 	printf("# Samples: %" PRIu64 "%c of event '%s'\n", ns, unit, name);
 	printf("# Event count (approx.): %" PRIu64 "\n#\n", t->period);
+	/*
+	 * Each column as wide as its header or its widest text, but the
+	 * command's as perf's hists__calc_col_len makes it: by the length of
+	 * the command each entry's thread has at the end (its pid name), and
+	 * perf cuts longer commands to that width ("perf-exec" of a thread that
+	 * became "sleep" shows as "perf-ex"). Shown the same, for one output.
+	 */
 	for (i = 0; i < r->nkeys; i++) {
 		width[i] = (int)strlen(rk_names[r->keys[i]].header);
 		for (j = 0; j < n; j++) {
-			int w = (int)strlen(key_text(r, r->keys[i], list[j], buf, sizeof(buf)));
+			int w = (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, list[j]->pid_comm)
+								    : key_text(r, r->keys[i], list[j], buf, sizeof(buf)));
 
 			if (w > width[i])
 				width[i] = w;
@@ -556,8 +592,14 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 			printf("%9.2f%%  %7.2f%%", pct(e->children, t->period), pct(e->self, t->period));
 		else
 			printf("%9.2f%%", pct(e->self, t->period));
-		for (i = 0; i < r->nkeys; i++)
-			printf("  %-*s", i + 1 < r->nkeys ? width[i] : 0, key_text(r, r->keys[i], e, buf, sizeof(buf)));
+		for (i = 0; i < r->nkeys; i++) {
+			const char *text = key_text(r, r->keys[i], e, buf, sizeof(buf));
+
+			if (r->keys[i] == RK_COMM)
+				printf("  %-*.*s", i + 1 < r->nkeys ? width[i] : 0, width[i], text);
+			else
+				printf("  %-*s", i + 1 < r->nkeys ? width[i] : 0, text);
+		}
 		putchar('\n');
 		if (r->o->callchains)
 			print_chains(r, e, t->period);
