@@ -159,7 +159,11 @@ static struct pd_field_at field_at(const struct pd_attr *a, uint64_t field)
 	at.sample_off = (int16_t)(field == PERF_SAMPLE_IDENTIFIER
 					  ? 8
 					  : 8 + 8 * bits(st & ((PD_FRONT_ID_BITS & (field - 1)) | PERF_SAMPLE_IDENTIFIER)));
-	at.sample_need = (uint16_t)(8 + 8 * bits(st & PD_FRONT_ID_BITS));
+	/* The id finds the event of a sample whose front may be shorter than
+	 * this attr's (events of other sample types: IDENTIFIER is there for
+	 * that): up to the id itself is enough. */
+	at.sample_need = field == PERF_SAMPLE_TIME ? (uint16_t)(8 + 8 * bits(st & PD_FRONT_ID_BITS))
+						   : (uint16_t)(at.sample_off + 8);
 	if (a->pub.cfg.sample_id_all) {
 		/* IDENTIFIER comes last there, the rest in bit order */
 		uint64_t before = field == PERF_SAMPLE_IDENTIFIER ? st & PD_SAMPLE_ID_BITS & ~field

@@ -147,7 +147,8 @@ static void build_records(const struct perfring_parse_config *cfgs, const uint64
 			d.type = PERF_RECORD_SAMPLE;
 			d.misc = PERF_RECORD_MISC_USER;
 			s->present = c->sample_type;
-			d.size = (uint16_t)(8 + 8 * (size_t)__builtin_popcountll(c->sample_type) + 8 * nr_ips);
+			d.size = (uint16_t)(8 + 8 * (size_t)__builtin_popcountll(c->sample_type) +
+					    (c->sample_type & PERF_SAMPLE_CALLCHAIN ? 8 * nr_ips : 0));
 			s->identifier = s->id = ids[i];
 			s->ip = chain[0] + 16 * (uint64_t)k;
 			s->pid = 4242;
@@ -238,6 +239,19 @@ static void check_read_back(const char *path, const struct perf_event_attr *attr
 		CHECKF(off + rec.size <= r->len && memcmp(rec.data, r->buf + off, rec.size) == 0,
 		       "record %u (offset %llu) differs", n, (unsigned long long)rec.offset);
 		CHECK(rec.attr != NULL);
+		if (rec.attr && rec.type == PERF_RECORD_SAMPLE) {
+			/* each sample decodes with its own event's layout, found by its id */
+			struct perfring_decoded d;
+			uint64_t k;
+			bool mine = false;
+
+			CHECKF(perfring_record_parse(&rec.attr->cfg, rec.data, rec.size, &d) == 0,
+			       "sample %u (offset %llu): %s", n, (unsigned long long)rec.offset, perfring_errmsg());
+			for (k = 0; k < rec.attr->nr_ids; k++)
+				mine |= rec.attr->ids[k] == d.u.sample.identifier;
+			CHECKF(nr == 1 || mine, "sample %u with id %llu given event %s", n,
+			       (unsigned long long)d.u.sample.identifier, rec.attr->name);
+		}
 		off += rec.size;
 		n++;
 	}
@@ -422,7 +436,7 @@ static void check_perf(const char *path, const struct recs *r, bool counts_exact
 	unlink(out);
 }
 
-static void synthetic(int nr)
+static void synthetic(int nr, bool mixed)
 {
 	static const char *const names[] = { "cpu-clock", "task-clock" };
 	static const uint64_t ids[2][2] = { { 101, 102 }, { 201, 202 } };
@@ -439,7 +453,10 @@ static void synthetic(int nr)
 	if (nr > 1)
 		st |= PERF_SAMPLE_IDENTIFIER;
 	for (i = 0; i < nr; i++) {
-		make_attr(&attrs[i], st, i ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK);
+		/* mixed: the second event's samples (no CPU, no call chain) are shorter than
+		 * the first's front, as perf record -e sched:sched_switch -e cpu-clock writes them */
+		make_attr(&attrs[i], i && mixed ? st & ~(PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN) : st,
+			  i ? PERF_COUNT_SW_TASK_CLOCK : PERF_COUNT_SW_CPU_CLOCK);
 		REQUIRE(perfring_parse_config_init(&cfgs[i], &attrs[i], false) == 0);
 	}
 	build_records(cfgs, first_ids, nr, &r);
@@ -460,12 +477,19 @@ static void synthetic(int nr)
 
 TEST(write_one_attr)
 {
-	synthetic(1);
+	synthetic(1, false);
 }
 
 TEST(write_two_attrs)
 {
-	synthetic(2);
+	synthetic(2, false);
+}
+
+/* Events of different sample types: each sample goes to its event by the id
+ * at IDENTIFIER's place, even when shorter than the first event's front. */
+TEST(write_two_attrs_mixed_sample_types)
+{
+	synthetic(2, true);
 }
 
 /* -z: the same records in PERF_RECORD_COMPRESSED records (read back
@@ -474,7 +498,7 @@ TEST(write_compressed_with_build_ids)
 {
 	write_level = 3;
 	write_build_ids = true;
-	synthetic(2);
+	synthetic(2, false);
 	write_level = 0;
 	write_build_ids = false;
 }
