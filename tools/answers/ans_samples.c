@@ -379,8 +379,9 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 			if (!identity_mapped(hit.path))
 				f->shown_addr = hit.file_offset;
 			/* perf names anonymous code after the JIT map that may describe it
-			 * (util/map.c: map__new() renames "//anon" to /tmp/perf-PID.map). */
-			if (is_anon_memory(hit.path)) {
+			 * (util/map.c: map__new() renames an executable "//anon" to
+			 * /tmp/perf-PID.map; prot 0: not recorded, an MMAP of code). */
+			if (is_anon_memory(hit.path) && (!hit.prot || (hit.prot & PROT_EXEC))) {
 				char jit[40];
 				int32_t id;
 
@@ -631,6 +632,16 @@ int ans_nevents(const struct ans_reader *r)
 const char *ans_event_name(const struct ans_reader *r, int event)
 {
 	return event >= 0 && event < r->nattrs ? r->names[event] : "unknown";
+}
+
+const struct perf_event_attr *ans_event_attr(const struct ans_reader *r, int event)
+{
+	return event >= 0 && event < r->nattrs && r->attrs[event] ? r->attrs[event]->attr : NULL;
+}
+
+void ans_name_addr(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct ans_frame *f)
+{
+	name_frame(r, pid, addr, cpumode, f);
 }
 
 uint64_t ans_bad_samples(const struct ans_reader *r)

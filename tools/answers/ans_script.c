@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "answers/ans_export.h"
+#include "answers/ans_fields.h"
 #include "answers/ans_samples.h"
 #include "answers/ans_script.h"
 #include "answers/ans_tracing.h"
@@ -44,7 +45,44 @@ struct script_ctx {
 	bool inlines;
 	const char *cmd;
 	struct ans_reader *r;
+	const struct ans_fields *fields;
+	uint32_t *ev_fields; /* each event's fields, resolved when it is first seen */
+	int nev_fields;
 };
+
+/* The fields of event ev's lines into *out; -1 (said) when the samples
+ * cannot give a field asked for. */
+static int event_fields(struct script_ctx *c, int ev, uint32_t *out)
+{
+	const struct perf_event_attr *attr = ans_event_attr(c->r, ev);
+	char err[256];
+
+	if (ev < 0 || !attr) {
+		*out = 0;
+		return 0;
+	}
+	if (ev >= c->nev_fields) {
+		int n = ans_nevents(c->r) > ev ? ans_nevents(c->r) : ev + 1, i;
+		uint32_t *v = realloc(c->ev_fields, (size_t)n * sizeof(*v));
+
+		if (!v) {
+			tool_error(c->cmd, "out of memory");
+			return -1;
+		}
+		for (i = c->nev_fields; i < n; i++)
+			v[i] = UINT32_MAX; /* not resolved yet */
+		c->ev_fields = v;
+		c->nev_fields = n;
+	}
+	if (c->ev_fields[ev] == UINT32_MAX) {
+		if (ans_fields_resolve(c->fields, attr, ans_event_name(c->r, ev), &c->ev_fields[ev], err, sizeof(err))) {
+			tool_error(c->cmd, "%s", err);
+			return -1;
+		}
+	}
+	*out = c->ev_fields[ev];
+	return 0;
+}
 
 /* The tracing data's formats, read at the first tracepoint sample (in pipe
  * mode the data comes as a record before it). A file without usable formats
@@ -141,36 +179,55 @@ static void ob_rstr(struct obuf *o, const char *s, int width)
 	ob_str(o, s);
 }
 
-/* The frame as perf script prints it: ADDRESS NAME+0xOFFSET (DSO), then
- * with lines the source file:line on a line of its own (file NULL: none).
- * inlined: the name of a function inlined at the frame's address, printed
- * instead of the frame's own, without the binary and marked " (inlined)". */
-static void print_frame_text(struct obuf *o, const struct ans_frame *fr, uint64_t addr, bool lines,
+/* The frame as perf script prints it: ADDRESS NAME+0xOFFSET (DSO), the parts
+ * the fields ask for (sym, symoff, dso), then with lines the source
+ * file:line on a line of its own (file NULL: none). inlined: the name of a
+ * function inlined at the frame's address, printed instead of the frame's
+ * own, without the binary and marked " (inlined)". */
+enum { SRC_NONE, SRC_FULL, SRC_BASE };
+
+static void print_frame_text(struct obuf *o, const struct ans_frame *fr, uint64_t addr, uint32_t fl, int lines,
 			     const char *file, uint32_t line, const char *inlined)
 {
 	ob_num(o, addr, 16, 16);
-	ob_ch(o, ' ');
-	if (inlined) {
-		ob_str(o, inlined);
-		ob_put(o, "+0x", 3);
-		ob_num(o, fr->offset, 16, 0);
-	} else if (fr->name) {
-		ob_put(o, fr->name, fr->name_len);
-		ob_put(o, "+0x", 3);
-		ob_num(o, fr->offset, 16, 0);
-	} else {
-		ob_put(o, "[unknown]", 9);
+	if (fl & AF_SYM) {
+		ob_ch(o, ' ');
+		if (inlined || fr->name) {
+			if (inlined)
+				ob_str(o, inlined);
+			else
+				ob_put(o, fr->name, fr->name_len);
+			if (fl & AF_SYMOFF) {
+				ob_put(o, "+0x", 3);
+				ob_num(o, fr->offset, 16, 0);
+			}
+		} else {
+			ob_put(o, "[unknown]", 9);
+		}
 	}
-	if (!inlined) {
+	if (!inlined && (fl & AF_DSO)) {
 		ob_put(o, " (", 2);
 		ob_put(o, fr->dso, fr->dso_len);
 		ob_ch(o, ')');
 	}
 	if (lines && file) {
+		/* the srcline field as perf prints it: the file's base name; --lines: as DWARF has it */
+		const char *base = strrchr(file, '/');
+
 		ob_put(o, "\n  ", 3);
-		ob_str(o, file);
+		ob_str(o, lines == SRC_BASE && base ? base + 1 : file);
 		ob_ch(o, ':');
 		ob_num(o, line, 10, 0);
+	} else if (lines == SRC_BASE && !inlined && fr->kernel && strcmp(fr->dso, "[unknown]")) {
+		/* a kernel frame without a line (no vmlinux with DWARF): perf's srcline is the
+		 * binary's name and the address in it */
+		const char *dso = fr->dso[0] == '/' && strrchr(fr->dso, '/') ? strrchr(fr->dso, '/') + 1 : fr->dso;
+
+		ob_put(o, "\n  ", 3);
+		ob_str(o, dso);
+		ob_ch(o, '[');
+		ob_num(o, fr->shown_addr, 16, 0);
+		ob_ch(o, ']');
 	}
 	if (inlined)
 		ob_put(o, " (inlined)", 10);
@@ -179,54 +236,102 @@ static void print_frame_text(struct obuf *o, const struct ans_frame *fr, uint64_
 /* A call-chain frame, after the functions inlined at its address when they
  * are shown (innermost first, each with its line; the frame's own line is
  * then that of the outermost call site, inlined[ninlined]). */
-static void print_chain_frame(struct obuf *o, const struct ans_frame *fr, bool lines, bool inlines)
+static void print_chain_frame(struct obuf *o, const struct ans_frame *fr, uint32_t fl, int lines, bool inlines)
 {
 	const char *file = fr->file;
 	uint32_t line = fr->line, k;
 
-	if (inlines && fr->ninlined) {
+	if (inlines && fr->ninlined && (fl & AF_SYM)) {
 		for (k = 0; k < fr->ninlined; k++) {
 			const struct perfring_sym_frame *in = &fr->inlined[k];
 
 			if (!in->function)
 				continue; /* an unnamed scope: no frame (as in the exports) */
 			ob_ch(o, '\t');
-			print_frame_text(o, fr, fr->shown_addr, lines, in->file, in->line, in->function);
+			print_frame_text(o, fr, fr->shown_addr, fl, lines, in->file, in->line, in->function);
 			ob_ch(o, '\n');
 		}
 		file = fr->inlined[fr->ninlined].file;
 		line = fr->inlined[fr->ninlined].line;
 	}
 	ob_ch(o, '\t');
-	print_frame_text(o, fr, fr->shown_addr, lines, file, line, NULL);
+	print_frame_text(o, fr, fr->shown_addr, fl, lines, file, line, NULL);
 	ob_ch(o, '\n');
 }
 
-static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sample *a)
+/* A pid or tid as perf's "%5d" (left: "%-5d") prints it. */
+static void print_id(struct obuf *o, uint32_t id, bool left)
+{
+	char t[16];
+	int n = snprintf(t, sizeof(t), left ? "%-5d" : "%5d", (int32_t)id);
+
+	ob_put(o, t, (size_t)n);
+}
+
+/* The sample's data address, and for page faults what it names (perf's
+ * perf_sample__fprintf_addr(): only those correlate it with a symbol). */
+static void print_addr(struct script_ctx *c, struct obuf *o, const struct ans_sample *a, uint32_t fl)
+{
+	const struct perf_event_attr *attr = a->rec->attr->attr;
+	struct ans_frame fr;
+
+	ob_num(o, a->s->addr, 16, 16);
+	if (!attr || attr->type != PERF_TYPE_SOFTWARE ||
+	    (attr->config != PERF_COUNT_SW_PAGE_FAULTS && attr->config != PERF_COUNT_SW_PAGE_FAULTS_MIN &&
+	     attr->config != PERF_COUNT_SW_PAGE_FAULTS_MAJ))
+		return;
+	/* by the address's half, as perf's thread__find_map_fb() falls back: a fault in
+	 * the kernel (the sample's mode) is most often on a user address */
+	ans_name_addr(c->r, a->s->pid, a->s->addr,
+		      a->s->addr >= 0xffff800000000000ull ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, &fr);
+	if (fl & AF_SYM) {
+		ob_ch(o, ' ');
+		if (fr.name) {
+			ob_put(o, fr.name, fr.name_len);
+			if (fl & AF_SYMOFF) {
+				ob_put(o, "+0x", 3);
+				ob_num(o, fr.offset, 16, 0);
+			}
+		} else {
+			ob_put(o, "[unknown]", 9);
+		}
+	}
+	if (fl & AF_DSO) {
+		ob_put(o, " (", 2);
+		ob_put(o, fr.dso, fr.dso_len);
+		ob_ch(o, ')');
+	}
+}
+
+/* A sample's lines, its fields (fl) in perf script's order:
+ * perf_sample__fprintf_start(), then process_event(). */
+static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sample *a, uint32_t fl)
 {
 	const struct perfring_sample *s = a->s;
 	const struct perf_event_attr *attr = a->rec->attr->attr;
 	bool tracepoint = attr && attr->type == PERF_TYPE_TRACEPOINT;
-	bool with_ip = !tracepoint || a->has_callchain;
-	bool chain = a->has_callchain && with_ip;
+	bool chain = a->has_callchain && (fl & AF_IP);
+	int lines = c->lines ? SRC_FULL : (fl & AF_SRCLINE) ? SRC_BASE : SRC_NONE;
 	size_t i;
 
-	if (chain) {
-		ob_str(o, a->comm);
-		ob_ch(o, ' ');
-	} else {
-		ob_rstr(o, a->comm, 16);
-		ob_ch(o, ' ');
-	}
-	if (s->present & PERF_SAMPLE_TID) {
-		if ((int32_t)s->tid < 0) {
-			ob_put(o, "   -1", 5); /* perf's "%5d" of the only negative tid the kernel writes */
-		} else {
-			ob_num(o, s->tid, 10, 5);
-		}
+	if (fl & AF_COMM) {
+		/* padded to 16 unless call chains follow */
+		if (chain)
+			ob_str(o, a->comm);
+		else
+			ob_rstr(o, a->comm, 16);
 		ob_ch(o, ' ');
 	}
-	if (s->present & PERF_SAMPLE_CPU) {
+	if ((fl & AF_PID) && (fl & AF_TID)) {
+		print_id(o, s->pid, false);
+		ob_ch(o, '/');
+		print_id(o, s->tid, true);
+		ob_ch(o, ' ');
+	} else if (fl & (AF_PID | AF_TID)) {
+		print_id(o, (fl & AF_PID) ? s->pid : s->tid, false);
+		ob_ch(o, ' ');
+	}
+	if (fl & AF_CPU) {
 		/* "[%03u] " */
 		ob_ch(o, '[');
 		if (s->cpu < 100)
@@ -234,7 +339,7 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sa
 		ob_num(o, s->cpu, 10, 0);
 		ob_put(o, "] ", 2);
 	}
-	if (s->present & PERF_SAMPLE_TIME) {
+	if (fl & AF_TIME) {
 		/* "%12s: " of "SECS.USECS" (six digits) */
 		uint64_t sec = s->time / 1000000000, us = s->time % 1000000000 / 1000;
 		char t[32];
@@ -254,26 +359,30 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sa
 	}
 	/* perf prints the weight the sample counts for: without PERF_SAMPLE_PERIOD,
 	 * the event's sample_period (a fixed period's file, say -c 1000000). */
-	if (!tracepoint) {
+	if (fl & AF_PERIOD) {
 		ob_num(o, a->period, 10, 10);
 		ob_ch(o, ' ');
 	}
-	ob_rstr(o, a->event_name, c->name_width);
-	ob_put(o, ": ", 2);
-	if (tracepoint && (s->present & PERF_SAMPLE_RAW)) {
+	if (fl & AF_EVENT) {
+		ob_rstr(o, a->event_name, c->name_width);
+		ob_put(o, ": ", 2);
+	}
+	if ((fl & AF_TRACE) && tracepoint && (s->present & PERF_SAMPLE_RAW)) {
 		ob_flush(o);
 		ans_tracing_print(tracing(c), attr->config, s->raw.data, s->raw.len, s->cpu, c->f);
 	}
-	if (with_ip) {
+	if ((fl & AF_ADDR) && (s->present & PERF_SAMPLE_ADDR))
+		print_addr(c, o, a, fl);
+	if (fl & AF_IP) {
 		if (chain) {
 			ob_ch(o, '\n');
 			for (i = 0; i < a->nframes; i++)
-				print_chain_frame(o, &a->frames[i], c->lines, c->inlines);
+				print_chain_frame(o, &a->frames[i], fl, lines, c->inlines);
 		} else if (a->nframes) {
 			/* perf prints the sampled ip itself there, not its offset in the binary. */
 			ob_ch(o, ' ');
-			print_frame_text(o, &a->frames[0], a->frames[0].addr, c->lines, a->frames[0].file, a->frames[0].line,
-					 NULL);
+			print_frame_text(o, &a->frames[0], a->frames[0].addr, fl, lines, a->frames[0].file,
+					 a->frames[0].line, NULL);
 		}
 	}
 	ob_ch(o, '\n');
@@ -357,9 +466,11 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 
 int ans_script_run(const char *cmd, const char *path, const struct ans_script_opts *opts)
 {
-	struct ans_opts aopts = { .lines = opts->lines, .inlines = opts->exports.inline_frames };
+	struct ans_opts aopts = { .lines = opts->lines || ans_fields_want_lines(&opts->fields),
+				  .inlines = opts->exports.inline_frames };
 	struct script_ctx c = { .f = stdout, .name_width = -1, .lines = opts->lines,
-				.inlines = opts->exports.inline_frames };
+				.inlines = opts->exports.inline_frames, .fields = &opts->fields };
+	uint32_t fl;
 	/* An export to '-' owns standard output: no listing beside it. */
 	bool listing = !ans_export_to_stdout(&opts->exports);
 	struct ans_export *x = NULL;
@@ -386,6 +497,15 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 		o->f = stdout;
 		o->n = 0;
 	}
+	/* A field the file's samples cannot give is said before any line (a
+	 * pipe's events, as they come). */
+	for (i = 0; o && i < ans_nevents(r); i++)
+		if (event_fields(&c, i, &fl)) {
+			free(o);
+			ans_export_free(x);
+			ans_close(r);
+			return EXIT_ERROR;
+		}
 	while ((ret = ans_next(r, &a)) > 0) {
 		/* Event names are padded to the longest one, taken as perf takes it: at
 		 * the first sample (a pipe's events come as records before it). */
@@ -402,10 +522,16 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 		}
 		if (!listing)
 			continue;
-		if (opts->json)
+		if (opts->json) {
 			print_json(&c, &a);
-		else
-			print_text(&c, o, &a);
+			continue;
+		}
+		if (event_fields(&c, a.event, &fl)) {
+			ret = -1;
+			break;
+		}
+		if (fl) /* none: that type's events are hidden (-F TYPE:) */
+			print_text(&c, o, &a, fl);
 	}
 	if (o)
 		ob_flush(o);
@@ -424,6 +550,7 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 			status = xs;
 	}
 	ans_export_free(x);
+	free(c.ev_fields);
 	ans_tracing_free(c.tracing);
 	ans_close(r);
 	return status;

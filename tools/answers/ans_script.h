@@ -10,10 +10,12 @@
 #include <stdio.h>
 
 #include "answers/ans_export.h"
+#include "answers/ans_fields.h"
 
 struct ans_script_opts {
 	bool json;
 	bool lines;              /* source file:line after each frame */
+	struct ans_fields fields; /* -F: each line's fields (none given: perf script's defaults) */
 	struct ans_export_opts exports; /* every sample into them; one to '-' replaces the listing */
 };
 

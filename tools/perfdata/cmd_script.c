@@ -23,7 +23,7 @@
 void cmd_script_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s script [-i FILE] [--json] [--lines] [--folded FILE] [--pprof FILE]\n"
+		"Usage: %s script [-i FILE] [-F FIELDS] [--json] [--lines] [--folded FILE] [--pprof FILE]\n"
 		"                     [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
 		"       %s script --dump [-i FILE] [--json] [--ordered]\n\n"
 		"Print the samples of a perf.data file in time order as `perf script` does: a\n"
@@ -41,6 +41,11 @@ void cmd_script_usage(FILE *f)
 		"  -j, --json              one JSON object per line (per sample: comm, pid, tid, cpu,\n"
 		"                          time, period, event, frames[] with addr, symbol, offset,\n"
 		"                          dso, build_id, kernel, map_*; tracepoints: trace, fields)\n"
+		"  -F, --fields [TYPE:]LIST  the listing's fields, as perf script -F: LIST of comm,\n"
+		"                          tid, pid, time, cpu, event, trace, ip, sym, symoff, dso,\n"
+		"                          addr, period, srcline, or +FIELD/-FIELD changing the\n"
+		"                          default ones; TYPE (hw, sw, trace, raw, break) limits it\n"
+		"                          to those events ('trace:' hides them); repeatable\n"
 		"      --lines             each frame's source file and line (DWARF; in pprof too)\n"
 		ANS_EXPORT_HELP
 		"                          --inline shows them in the listing and --json too: the\n"
@@ -110,6 +115,7 @@ int cmd_script(int argc, char **argv)
 		{ "ordered", no_argument, NULL, 'o' },
 		{ "dump", no_argument, NULL, 'D' },
 		{ "lines", no_argument, NULL, 'L' },
+		{ "fields", required_argument, NULL, 'F' },
 		ANS_EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -125,7 +131,7 @@ int cmd_script(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:jh", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:jF:h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
@@ -142,6 +148,13 @@ int cmd_script(int argc, char **argv)
 		case 'L':
 			sopts.lines = true;
 			break;
+		case 'F': {
+			char err[256];
+
+			if (ans_fields_parse(&sopts.fields, optarg, CMD, err, sizeof(err)))
+				return tool_usage_error(CMD, "%s", err);
+			break;
+		}
 		case 'h':
 			cmd_script_usage(stdout);
 			return EXIT_OK;
@@ -160,6 +173,8 @@ int cmd_script(int argc, char **argv)
 		if (ordered)
 			return tool_usage_error(CMD, "--ordered goes with --dump (samples are always in time order)");
 		sopts.json = e.json;
+		if (sopts.json && sopts.fields.given)
+			return tool_usage_error(CMD, "-F/--fields chooses the listing's fields; --json prints them all");
 		sopts.exports.listing_inlines = true;
 		if (ans_export_check(CMD, &sopts.exports, sopts.json))
 			return EXIT_USAGE;
@@ -167,6 +182,8 @@ int cmd_script(int argc, char **argv)
 	}
 	if (sopts.lines)
 		return tool_usage_error(CMD, "--lines does not go with --dump");
+	if (sopts.fields.given)
+		return tool_usage_error(CMD, "-F/--fields does not go with --dump");
 	if (exports && !ans_export_wanted(&sopts.exports) && !sopts.exports.modifiers)
 		return tool_usage_error(CMD, "--inline and --no-inline do not go with --dump");
 	if (exports)
