@@ -275,32 +275,17 @@ static void print_addr(struct script_ctx *c, struct obuf *o, const struct ans_sa
 	const struct perf_event_attr *attr = a->rec->attr->attr;
 	struct ans_frame fr;
 
-	ob_num(o, a->s->addr, 16, 16);
 	if (!attr || attr->type != PERF_TYPE_SOFTWARE ||
 	    (attr->config != PERF_COUNT_SW_PAGE_FAULTS && attr->config != PERF_COUNT_SW_PAGE_FAULTS_MIN &&
-	     attr->config != PERF_COUNT_SW_PAGE_FAULTS_MAJ))
+	     attr->config != PERF_COUNT_SW_PAGE_FAULTS_MAJ)) {
+		ob_num(o, a->s->addr, 16, 16);
 		return;
+	}
 	/* by the address's half, as perf's thread__find_map_fb() falls back: a fault in
 	 * the kernel (the sample's mode) is most often on a user address */
 	ans_name_addr(c->r, a->s->pid, a->s->addr,
 		      a->s->addr >= 0xffff800000000000ull ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, &fr);
-	if (fl & AF_SYM) {
-		ob_ch(o, ' ');
-		if (fr.name) {
-			ob_put(o, fr.name, fr.name_len);
-			if (fl & AF_SYMOFF) {
-				ob_put(o, "+0x", 3);
-				ob_num(o, fr.offset, 16, 0);
-			}
-		} else {
-			ob_put(o, "[unknown]", 9);
-		}
-	}
-	if (fl & AF_DSO) {
-		ob_put(o, " (", 2);
-		ob_put(o, fr.dso, fr.dso_len);
-		ob_ch(o, ')');
-	}
+	print_frame_text(o, &fr, a->s->addr, fl, SRC_NONE, NULL, 0, NULL);
 }
 
 /* A sample's lines, its fields (fl) in perf script's order:
