@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# `perfring report` entry lines against `perf report --stdio -g none` on
-# perf.data files recorded on other machines (the corpus beside the
-# repository; no symbols there: most entries are addresses, so many tie):
-# the first 60 entries equal, in perf's order for equal overhead (each sort
-# key's order, a named symbol before an address, addresses by their
-# difference's sign) and with perf's "pid" key (the thread: TID:COMMAND, the
-# thread's command at the end of the file). Trailing blanks are not compared
-# (perf pads a last text column).
+# `perfring report` entry lines against `perf report --stdio` on perf.data
+# files recorded on other machines (the corpus beside the repository; no
+# symbols there: most entries are addresses, so many tie): the first 60
+# entries equal, in perf's order for equal overhead (with call chains, equal
+# children of one thread caller first; then each sort key's order, a named
+# symbol before an address, addresses by their difference's sign) and with
+# perf's "pid" key (the thread: TID:COMMAND, the thread's command at the end
+# of the file). Trailing blanks are not compared (perf pads a last text
+# column); perf's call-graph lines are not compared.
 . "$(dirname "$0")/lib.sh"
 
 if ! t_find_corpus; then
@@ -22,7 +23,7 @@ entries() { grep -E '^ +[0-9.]+%|^# Overhead' | sed 's/ *$//' | head -61; }
 # same_entries NAME FILE SORT MIN: perfring's and perf's lines equal, perf's at least MIN entries.
 same_entries() {
 	"$PERFRING" report -i "$CORPUS/$2" --sort "$3" 2>"$T_TMP/err" | entries >"$T_TMP/pr"
-	perf report -i "$CORPUS/$2" --stdio --sort "$3" -g none 2>/dev/null | entries >"$T_TMP/perf"
+	perf report -i "$CORPUS/$2" --stdio --sort "$3" 2>/dev/null | entries >"$T_TMP/perf"
 	local n=$(($(wc -l <"$T_TMP/perf") - 1))
 	t_check "$1" "$n entries; first difference: $(diff "$T_TMP/pr" "$T_TMP/perf" | head -n 4 | tr '\n' ' ')" \
 		bash -c "[ $n -ge $4 ] && cmp -s '$T_TMP/pr' '$T_TMP/perf'"

@@ -43,6 +43,7 @@ struct entry {
 	int event;
 	uint64_t self, children, self_samples;
 	uint64_t stamp;     /* the last sample that counted it in children */
+	uint32_t depth;     /* children: the most frames from it to the root in one sample */
 	/* shown */
 	const char *sym;    /* NULL: unknown, shown by address */
 	uint64_t addr;
@@ -68,6 +69,7 @@ struct report {
 	enum rkey keys[RK_MAX];
 	int nkeys;
 	bool children;
+	bool callers_first; /* children with call chains: equal ones caller first (perf's __hpp__sort_acc) */
 	struct ans_intern *strs;
 	struct entry *v;
 	size_t n, cap;
@@ -372,6 +374,8 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 			e->self += period;
 			e->self_samples++;
 		}
+		if (n - j > e->depth)
+			e->depth = (uint32_t)(n - j);
 		if (e->stamp != r->stamp) {
 			e->stamp = r->stamp;
 			e->children += period;
@@ -474,6 +478,10 @@ static int cmp_entry(const void *a, const void *b)
 
 	if (ox != oy)
 		return ox > oy ? -1 : 1;
+	/* perf puts a caller above its callee when their children are equal: of
+	 * one thread, the entry with fewer frames above it first */
+	if (sort_r->callers_first && x->tid == y->tid && x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
 	if (x->self != y->self)
 		return x->self > y->self ? -1 : 1;
 	return cmp_keys(sort_r, x, y);
@@ -707,6 +715,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 					any_chain = true;
 			}
 			r.children = opts->children < 0 ? any_chain : opts->children;
+			r.callers_first = r.children && any_chain;
 			decided = true;
 		}
 		if (add_sample(&r, &a)) {
