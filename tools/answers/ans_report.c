@@ -62,6 +62,7 @@ struct chain_ent {
 
 struct event_tot {
 	uint64_t samples, period;
+	uint64_t kept_samples, kept_period; /* of the samples the filters keep */
 };
 
 struct report {
@@ -70,6 +71,7 @@ struct report {
 	int nkeys;
 	bool children;
 	bool callers_first; /* children with call chains: equal ones caller first (perf's __hpp__sort_acc) */
+	bool elide[RK_MAX]; /* keys a one-item filter makes the same everywhere: not shown */
 	struct ans_intern *strs;
 	struct entry *v;
 	size_t n, cap;
@@ -339,6 +341,48 @@ static int add_chain(struct report *r, const struct ans_sample *a, size_t j, uin
 	return 0;
 }
 
+/* Whether s is one of the comma-separated items of list. */
+static bool in_list(const char *list, const char *s)
+{
+	size_t n = strlen(s);
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, s, n))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+static bool in_num_list(const char *list, uint32_t v)
+{
+	char s[16];
+
+	snprintf(s, sizeof(s), "%d", (int32_t)v);
+	return in_list(list, s);
+}
+
+/* The filters of perf report --comm, --pid, --tid, --dso, --symbols, on the sample. */
+static bool keep_sample(const struct ans_report_opts *o, const struct ans_sample *a)
+{
+	const struct ans_frame *leaf = a->nframes ? &a->frames[0] : NULL;
+
+	if (o->comms && !in_list(o->comms, a->comm))
+		return false;
+	if (o->pids && !in_num_list(o->pids, a->s->pid))
+		return false;
+	if (o->tids && !in_num_list(o->tids, a->s->tid))
+		return false;
+	if (o->dsos && !(leaf && (in_list(o->dsos, leaf->dso) || in_list(o->dsos, short_dso(leaf->dso)))))
+		return false;
+	if (o->syms && !(leaf && leaf->name && in_list(o->syms, leaf->name)))
+		return false;
+	return true;
+}
+
 static int add_sample(struct report *r, const struct ans_sample *a)
 {
 	uint64_t period = a->period;
@@ -358,6 +402,10 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	}
 	r->tot[a->event].samples++;
 	r->tot[a->event].period += period;
+	if (!keep_sample(r->o, a))
+		return 0;
+	r->tot[a->event].kept_samples++;
+	r->tot[a->event].kept_period += period;
 	r->stamp++;
 	comm = ans_intern_str(r->strs, a->comm);
 	if (comm < 0)
@@ -546,11 +594,58 @@ static void print_chains(const struct report *r, const struct entry *e, uint64_t
 	free(v);
 }
 
+/* A one-item filter list: its item, else NULL. */
+static const char *single(const char *list)
+{
+	return list && *list && !strchr(list, ',') ? list : NULL;
+}
+
+/*
+ * perf's sort__setup_elide(): a key a one-item --comm, --dso or --symbols
+ * list leaves one value is not shown as a column but said once in the
+ * header ("# comm: sh"), unless that would hide every key.
+ */
+static void set_elide(struct report *r)
+{
+	int i, shown = 0;
+
+	for (i = 0; i < r->nkeys; i++) {
+		const char *one = r->keys[i] == RK_COMM ? single(r->o->comms)
+				  : r->keys[i] == RK_DSO ? single(r->o->dsos)
+				  : r->keys[i] == RK_SYM ? single(r->o->syms)
+							 : NULL;
+
+		r->elide[i] = one != NULL;
+		shown += !r->elide[i];
+	}
+	if (!shown) {
+		memset(r->elide, 0, sizeof(r->elide));
+		return;
+	}
+	for (i = 0; i < r->nkeys; i++)
+		if (r->elide[i])
+			printf("# %s: %s\n", r->keys[i] == RK_COMM ? "comm" : r->keys[i] == RK_DSO ? "dso" : "symbol",
+			       r->keys[i] == RK_COMM ? r->o->comms : r->keys[i] == RK_DSO ? r->o->dsos : r->o->syms);
+}
+
+/* The totals an event's percentages are of: all its samples (perf's
+ * --percentage absolute, the default), or those the filters keep. */
+static struct event_tot shown_tot(const struct report *r, int ev)
+{
+	struct event_tot t = r->tot[ev];
+
+	if (r->o->relative) {
+		t.samples = t.kept_samples;
+		t.period = t.kept_period;
+	}
+	return t;
+}
+
 static void print_event_text(const struct report *r, const char *name, int ev, struct entry **list, size_t n,
 			     uint64_t lost)
 {
-	const struct event_tot *t = &r->tot[ev];
-	int width[RK_MAX], i;
+	const struct event_tot tot = shown_tot(r, ev), *t = &tot;
+	int width[RK_MAX], i, last;
 	char buf[512], unit = ' ';
 	uint64_t ns = t->samples;
 	size_t j;
@@ -563,9 +658,11 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 			unit = 'M';
 		}
 	}
-	printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
-	printf("# Samples: %" PRIu64 "%c of event '%s'\n", ns, unit, name);
-	printf("# Event count (approx.): %" PRIu64 "\n#\n", t->period);
+	if (!r->o->quiet) {
+		printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
+		printf("# Samples: %" PRIu64 "%c of event '%s'\n", ns, unit, name);
+		printf("# Event count (approx.): %" PRIu64 "\n#\n", t->period);
+	}
 	/*
 	 * Each column as wide as its header or its widest text, but the
 	 * command's as perf's hists__calc_col_len makes it: by the length of
@@ -583,16 +680,28 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 				width[i] = w;
 		}
 	}
-	printf(r->children ? "# Children      Self" : "# Overhead");
-	for (i = 0; i < r->nkeys; i++)
-		printf("  %-*s", i + 1 < r->nkeys ? width[i] : 0, rk_names[r->keys[i]].header);
-	printf(r->children ? "\n# ........  ........" : "\n# ........");
-	for (i = 0; i < r->nkeys; i++) {
-		printf("  ");
-		for (int d = 0; d < width[i]; d++)
-			putchar('.');
+	for (i = 0, last = -1; i < r->nkeys; i++)
+		if (!r->elide[i])
+			last = i;
+	if (!r->o->quiet) {
+		printf(r->children ? "# Children      Self" : "# Overhead");
+		if (r->o->show_samples)
+			printf("  %12s", "Samples");
+		for (i = 0; i < r->nkeys; i++)
+			if (!r->elide[i])
+				printf("  %-*s", i < last ? width[i] : 0, rk_names[r->keys[i]].header);
+		printf(r->children ? "\n# ........  ........" : "\n# ........");
+		if (r->o->show_samples)
+			printf("  ............");
+		for (i = 0; i < r->nkeys; i++) {
+			if (r->elide[i])
+				continue;
+			printf("  ");
+			for (int d = 0; d < width[i]; d++)
+				putchar('.');
+		}
+		printf("\n#\n");
 	}
-	printf("\n#\n");
 	for (j = 0; j < n; j++) {
 		const struct entry *e = list[j];
 
@@ -600,13 +709,18 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 			printf("%9.2f%%  %7.2f%%", pct(e->children, t->period), pct(e->self, t->period));
 		else
 			printf("%9.2f%%", pct(e->self, t->period));
+		if (r->o->show_samples)
+			printf("  %12" PRIu64, e->self_samples);
 		for (i = 0; i < r->nkeys; i++) {
-			const char *text = key_text(r, r->keys[i], e, buf, sizeof(buf));
+			const char *text;
 
+			if (r->elide[i])
+				continue;
+			text = key_text(r, r->keys[i], e, buf, sizeof(buf));
 			if (r->keys[i] == RK_COMM)
-				printf("  %-*.*s", i + 1 < r->nkeys ? width[i] : 0, width[i], text);
+				printf("  %-*.*s", i < last ? width[i] : 0, width[i], text);
 			else
-				printf("  %-*s", i + 1 < r->nkeys ? width[i] : 0, text);
+				printf("  %-*s", i < last ? width[i] : 0, text);
 		}
 		putchar('\n');
 		if (r->o->callchains)
@@ -618,7 +732,7 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 static void print_event_json(const struct report *r, const char *name, int ev, struct entry **list, size_t n,
 			     uint64_t lost)
 {
-	const struct event_tot *t = &r->tot[ev];
+	const struct event_tot tot = shown_tot(r, ev), *t = &tot;
 	struct pd_emit e = { .f = stdout, .json = true };
 	bool dso_done;
 	size_t j;
@@ -722,7 +836,8 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 			status = tool_error(cmd, "out of memory");
 			goto out;
 		}
-		if (x && ans_export_add(x, rd, &a)) {
+		/* the exports take the samples the table counts */
+		if (x && keep_sample(opts, &a) && ans_export_add(x, rd, &a)) {
 			status = EXIT_ERROR;
 			goto out;
 		}
@@ -746,8 +861,10 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
-	if (!opts->json && !table_off)
+	if (!opts->json && !table_off && !opts->quiet) {
 		printf("# perfring report of %s\n#\n", path);
+		set_elide(&r);
+	}
 	for (ev = 0; ev < r.ntot && !table_off; ev++) {
 		if (!r.tot[ev].samples)
 			continue;

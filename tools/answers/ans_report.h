@@ -16,6 +16,13 @@ struct ans_report_opts {
 	double percent_limit;   /* hide entries below this percentage */
 	bool json;
 	bool callchains;        /* -g: each entry's call chains (root first), folded */
+	bool show_samples;      /* -n: a Samples column (the entry's own samples) */
+	bool quiet;             /* -q: no header lines */
+	/* Only the samples of these (comma-separated lists; NULL: all), as perf
+	 * report --comm, --pid, --tid, --dso (the leaf frame's binary, short or
+	 * full name), --symbols (the leaf frame's function). */
+	const char *comms, *pids, *tids, *dsos, *syms;
+	bool relative;          /* --percentage relative: of the samples kept, not of all */
 	struct ans_export_opts exports;
 };
 

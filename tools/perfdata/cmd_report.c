@@ -24,8 +24,9 @@ void cmd_report_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s report [-i FILE] [-s KEYS] [--children|--no-children] [--percent-limit PCT]\n"
-		"                     [-g] [--json] [--folded FILE] [--pprof FILE] [--speedscope FILE]\n"
-		"                     [--by-period] [--inline|--no-inline]\n"
+		"                     [-n] [-q] [-g] [--comm|--pid|--tid|--dso|--symbols LIST]\n"
+		"                     [--percentage absolute|relative] [--json] [--folded FILE]\n"
+		"                     [--pprof FILE] [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
 		"       %s report --stats [-i FILE]\n"
 		"       %s report --header-only [-i FILE]\n\n"
 		"Read a perf.data file (file or pipe mode, either byte order, zstd-compressed\n"
@@ -43,6 +44,15 @@ void cmd_report_usage(FILE *f)
 		"      --children          the inclusive column, sorted by it (default with call chains)\n"
 		"      --no-children       self only\n"
 		"      --percent-limit PCT hide entries below PCT percent\n"
+		"  -n, --show-nr-samples   a Samples column: each entry's own samples\n"
+		"  -q, --quiet             no header lines\n"
+		"      --comm LIST         only the samples of these commands (comma-separated);\n"
+		"      --pid LIST, --tid LIST  of these processes, threads;\n"
+		"      --dso LIST          whose leaf frame is in these binaries (short or full name);\n"
+		"      --symbols LIST      in these functions (the exports take the same samples)\n"
+		"      --percentage HOW    absolute (default): of all the event's samples;\n"
+		"                          relative: of the samples the filters keep\n"
+		"      --stdio             accepted, as perf's: the text output is the only one\n"
 		"  -g, --call-graph        each entry's call chains (root first, ';'-separated) above 0.5%%\n"
 		"  -j, --json              one JSON object per event: samples, period, entries[] with the\n"
 		"                          keys, self and children percentages and periods\n"
@@ -153,7 +163,31 @@ enum {
 	OPT_NO_CHILDREN,
 	OPT_PERCENT_LIMIT,
 	OPT_HEADER_ONLY,
+	OPT_STDIO,
+	OPT_COMM,
+	OPT_PID,
+	OPT_TID,
+	OPT_DSO,
+	OPT_SYMBOLS,
+	OPT_PERCENTAGE,
 };
+
+/* "N[,N...]" */
+static bool num_list(const char *s)
+{
+	const char *p = s;
+
+	while (*p) {
+		size_t n = strspn(p, "0123456789");
+
+		if (!n || (p[n] && p[n] != ','))
+			return false;
+		p += n + (p[n] == ',');
+		if (p[-1] == ',' && !*p)
+			return false;
+	}
+	return *s != '\0';
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -167,6 +201,16 @@ int cmd_report(int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "call-graph", no_argument, NULL, 'g' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "dso", required_argument, NULL, OPT_DSO },
+		{ "dsos", required_argument, NULL, OPT_DSO },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		ANS_EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -178,8 +222,8 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:s:gjh", longopts, &idx)) != -1) {
-		if (c != 'i' && c != OPT_STATS && c != OPT_HEADER_ONLY && c != 'h')
+	while ((c = getopt_long(argc, argv, ":i:s:gjnqh", longopts, &idx)) != -1) {
+		if (c != 'i' && c != OPT_STATS && c != OPT_HEADER_ONLY && c != 'h' && c != OPT_STDIO)
 			other = true;
 		switch (c) {
 		case 'i':
@@ -212,6 +256,35 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'j':
 			o.json = true;
+			break;
+		case 'n':
+			o.show_samples = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case OPT_STDIO:
+			break; /* perf's text output: the only one there is */
+		case OPT_COMM:
+			o.comms = optarg;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (!num_list(optarg))
+				return tool_usage_error(CMD, "--%s: '%s' is not a comma-separated list of numbers",
+							c == OPT_PID ? "pid" : "tid", optarg);
+			*(c == OPT_PID ? &o.pids : &o.tids) = optarg;
+			break;
+		case OPT_DSO:
+			o.dsos = optarg;
+			break;
+		case OPT_SYMBOLS:
+			o.syms = optarg;
+			break;
+		case OPT_PERCENTAGE:
+			if (strcmp(optarg, "absolute") && strcmp(optarg, "relative"))
+				return tool_usage_error(CMD, "--percentage: '%s' is neither absolute nor relative", optarg);
+			o.relative = !strcmp(optarg, "relative");
 			break;
 		case 'h':
 			cmd_report_usage(stdout);

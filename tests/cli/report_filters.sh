@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# `perfring report`'s perf options against `perf report --stdio` on files perf
+# records here (a tracepoint beside cpu-clock; cpu-clock of a program without
+# call chains): -n (the Samples column), -q (no header), --stdio (accepted),
+# --comm/--pid/--tid/--dso/--symbols (only those samples; a one-item list of a
+# sort key hides that column and names it in the header, "# comm: sh") and
+# --percentage absolute|relative; the header lines (samples, event count,
+# columns) and every entry line equal perf's. The filters are compared where
+# the filtered key is also a sort key: there perf's filter (which keeps or
+# drops whole entries by their first sample) and perfring's (the samples)
+# agree. The exports take the same samples; bad values are usage errors.
+. "$(dirname "$0")/lib.sh"
+
+. "$T_ROOT/tests/helpers/perf_oracle.sh"
+
+M="$T_TMP/mixed.data" C="$T_TMP/plain.data"
+if t_ensure_fs tracefs /sys/kernel/tracing; then
+	perf_record -q -e sched:sched_switch -e cpu-clock -c 100000 -o "$M" -- \
+		sh -c 'for i in 1 2 3; do ls / >/dev/null; sleep 0.01; done; '"$TARGET"' spin 1' \
+		>/dev/null 2>"$T_TMP/rec.err" || fail record_mixed "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
+else
+	skip record_mixed "$T_FS_WHY"
+fi
+perf_record -q -e cpu-clock -c 100000 -o "$C" -- sh -c "ls / >/dev/null; $TARGET spin 1" >/dev/null 2>"$T_TMP/rec.err" ||
+	fail record_plain "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
+
+lines() { grep -E '^ +[0-9.]+%|^# (Overhead|Children|Samples|Event|comm:|dso:|symbol:)' | sed 's/ *$//'; }
+# same NAME FILE ARGS...: perfring report ARGS and perf report --stdio ARGS print the same lines.
+same() {
+	local name=$1 f=$2
+	shift 2
+	[ -s "$f" ] || return 0
+	perf report -i "$f" --stdio "$@" 2>/dev/null | lines >"$T_TMP/perf.out"
+	t_run "$T_TMP/pr.raw" "$T_TMP/pr.err" "$PERFRING" report -i "$f" "$@"
+	lines <"$T_TMP/pr.raw" >"$T_TMP/pr.out"
+	local n
+	n=$(grep -c '%' "$T_TMP/perf.out")
+	if [ "$T_RC" -ne 0 ]; then
+		fail "$name" "perfring report $* exited $T_RC: $(head -n 1 "$T_TMP/pr.err")"
+	elif [ "$n" -lt 1 ]; then
+		fail "$name" "perf report $* printed no entry"
+	elif cmp -s "$T_TMP/pr.out" "$T_TMP/perf.out"; then
+		ok "$name"
+	else
+		fail "$name" "perfring report $* differs from perf report --stdio (- perf, + perfring)"
+		diff "$T_TMP/perf.out" "$T_TMP/pr.out" | head -n 6 | sed 's/^/     | /'
+	fi
+}
+
+for f in M C; do
+	file=${!f}
+	same "${f}_stdio" "$file" --stdio --sort comm,dso
+	same "${f}_nr_samples" "$file" -n --sort comm,dso,sym
+	same "${f}_comm" "$file" --sort comm,dso --comm sh,ls
+	same "${f}_comm_one" "$file" --sort comm,sym --comm ls
+	same "${f}_comm_relative" "$file" --sort comm,sym --comm ls --percentage relative
+	same "${f}_comm_absolute" "$file" --sort comm,sym --comm sh,ls --percentage absolute
+	same "${f}_dso" "$file" --sort comm,dso --dso '[kernel.kallsyms]'
+	same "${f}_dso_two" "$file" --sort dso,sym --dso '[kernel.kallsyms],libc.so.6'
+	same "${f}_symbols" "$file" --sort dso,sym --symbols symt_alpha,symt_cmp
+done
+if [ -s "$C" ]; then
+	pid=$(perf script -i "$C" -F comm,pid 2>/dev/null | awk '$1 == "sym_target" { print $2; exit }')
+	same C_pid "$C" --sort pid,sym --pid "$pid"
+	same C_tid "$C" --sort pid,dso --tid "$pid"
+
+	# -q: the entries alone.
+	t_run "$T_TMP/q.out" "$T_TMP/q.err" "$PERFRING" report -i "$C" -q --sort comm
+	n=$(grep -c '^#' "$T_TMP/q.out")
+	t_check quiet_no_header "-q printed $n header lines" [ "$T_RC" -eq 0 -a "$n" -eq 0 ]
+	same C_quiet "$C" -q --sort comm,dso
+
+	# The exports take the samples the table counts.
+	"$PERFRING" report -i "$C" --comm ls --folded - >"$T_TMP/ls.folded" 2>/dev/null
+	n=$(grep -vc '^ls;' "$T_TMP/ls.folded")
+	m=$(awk '{ s += $NF } END { print s + 0 }' "$T_TMP/ls.folded")
+	want=$(perf script -i "$C" -F comm 2>/dev/null | awk '$1 == "ls"' | wc -l)
+	t_check export_filtered "folded: $n stacks of other commands, $m samples (perf script: $want of ls)" \
+		[ "$n" -eq 0 -a "$m" -eq "$want" -a "$want" -gt 0 ]
+
+	t_usage_error bad_pid "is not a comma-separated list of numbers" report -i "$C" --pid 12x
+	t_usage_error bad_percentage "neither absolute nor relative" report -i "$C" --percentage most
+	t_usage_error stats_with_filter "--stats takes no other option" report -i "$C" --stats --comm ls
+fi
+t_finish
