@@ -104,6 +104,22 @@ else
 	fail perfring_record "perfring record failed: $(head -c 300 "$T_TMP/rec.err")"
 fi
 
+# --- the vDSO without perf's build-id cache: the running kernel's -------------
+# perf record -N keeps no copy of the vDSO in ~/.debug; with no such cache (an
+# empty HOME) perfring names [vdso] frames by the running kernel's vDSO, whose
+# build id the symbolizer checks against the recorded one.
+V="$T_TMP/vdso.data"
+if perf_record -q -e cpu-clock -F 4000 -o "$V" -- "$TARGET" clock 0.5 >/dev/null 2>"$T_TMP/rec.err"; then
+	mkdir -p "$T_TMP/nohome"
+	HOME="$T_TMP/nohome" "$PERFRING" script -i "$V" >"$V.pr" 2>"$V.err"
+	total=$(grep -c ' (\[vdso\])$' "$V.pr")
+	named=$(grep -cE ' __vdso_clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)$|clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)$' "$V.pr")
+	t_check vdso_running_kernel "$named of $total [vdso] samples named clock_gettime (want 90% of at least 100)" \
+		[ "$total" -ge 100 -a $((named * 10)) -ge $((total * 9)) ]
+else
+	fail vdso_record "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
+fi
+
 # --- tracepoints: the whole output ---------------------------------------------
 for g in "" "-g"; do
 	name=tracepoints${g:+_callchain}

@@ -101,8 +101,11 @@ ALLOWED = [
     ("plt", "a PLT stub perf names NAME@plt and perfring does not (perfring synthesizes them as perf for "
      "x86-64 .plt/.plt.sec with a sh_entsize; another layout would land here)",
      lambda o, p, s: p[1].endswith("@plt") and o[0] == p[0] and o[2] == p[2]),
-    ("vdso", "perf reads the vDSO from its own copy in ~/.debug; perfring has no file for [vdso]",
-     lambda o, p, s: o[2] == "[vdso]" and p[2] == "[vdso]" and o[0] == p[0] and o[1] == "[unknown]"),
+    ("vdso", "perf names the vDSO from its copy in ~/.debug only (perf record -N or a fresh home has "
+     "none: [unknown]); perfring from that copy or the running kernel's vDSO of the same build id, and "
+     "when neither has it, [unknown]",
+     lambda o, p, s: o[2] == "[vdso]" and p[2] == "[vdso]" and o[0] == p[0] and
+     (o[1] == "[unknown]") != (p[1] == "[unknown]")),
     ("exec", "a user frame of the program that called execve, sampled after the exec's COMM record: "
      "perfring's process model drops the old image's mappings at exec (the frame is [unknown]), perf keeps "
      "them until new mappings overlap them",

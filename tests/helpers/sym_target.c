@@ -8,7 +8,8 @@
  * DWARF: its frames) complete the set. Run with no argument it calls each
  * once and exits 0; with "spin SECONDS" it calls them in a loop for that
  * long, with libc (qsort, memset) and system calls (write to /dev/null) in
- * between, for the tests that profile it (tests/cli/script_oracle.sh).
+ * between, for the tests that profile it (tests/cli/script_oracle.sh); with
+ * "clock SECONDS" it calls clock_gettime (the vDSO) in a loop.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -114,12 +115,27 @@ static SYMT_FN void symt_spin(double seconds)
 		close(fd);
 }
 
+/* The vDSO's clock_gettime for `seconds`: most samples in [vdso]. */
+static SYMT_FN void symt_clock(double seconds)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+}
+
 int main(int argc, char **argv)
 {
 	int r;
 
 	if (argc > 2 && !strcmp(argv[1], "spin")) {
 		symt_spin(atof(argv[2]));
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "clock")) {
+		symt_clock(atof(argv[2]));
 		return 0;
 	}
 	r = symt_alpha(3) + symt_beta(4) + symt_gamma("perfring") + symt_local(5) + symt_outer(6);

@@ -304,10 +304,11 @@ static const char *running_vdso(struct ans_reader *r)
 }
 
 /* The vDSO has no file: perf record keeps a copy in its build-id cache,
- * ~/.debug/[vdso]/BUILD_ID/vdso, which perf report names it from. A
- * recording without the vDSO's build id (older perf, perfring record) is
- * named by the running kernel's vDSO, as perf does (vdso__dso_findnew()):
- * right for a recording of this kernel. */
+ * ~/.debug/[vdso]/BUILD_ID/vdso, which perf report names it from. Without
+ * that copy (perf record -N, another home, perfring record) it is named by
+ * the running kernel's vDSO, as perf does (vdso__dso_findnew()): when the
+ * recording has no build id for it, or the same one (the symbolizer checks
+ * it: another kernel's vDSO stays unnamed). */
 static int vdso_symbolize(struct ans_reader *r, const struct perfring_map_hit *hit, struct perfring_sym_result *res)
 {
 	char path[4096], hex[2 * PERFRING_BUILD_ID_MAX + 1];
@@ -316,16 +317,18 @@ static int vdso_symbolize(struct ans_reader *r, const struct perfring_map_hit *h
 
 	if (strcmp(hit->path, "[vdso]"))
 		return -ENOENT;
-	if (!hit->build_id_size) {
-		running = running_vdso(r);
-		return running ? perfring_symbolize_file(r->sym, running, NULL, 0, hit->file_offset, res) : -ENOENT;
+	if (hit->build_id_size && home) {
+		for (i = 0; i < hit->build_id_size; i++)
+			snprintf(hex + 2 * i, 3, "%02x", hit->build_id[i]);
+		snprintf(path, sizeof(path), "%s/.debug/[vdso]/%s/vdso", home, hex);
+		if (perfring_symbolize_file(r->sym, path, hit->build_id, hit->build_id_size, hit->file_offset, res) == 0)
+			return 0;
 	}
-	if (!home)
+	running = running_vdso(r);
+	if (!running)
 		return -ENOENT;
-	for (i = 0; i < hit->build_id_size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", hit->build_id[i]);
-	snprintf(path, sizeof(path), "%s/.debug/[vdso]/%s/vdso", home, hex);
-	return perfring_symbolize_file(r->sym, path, hit->build_id, hit->build_id_size, hit->file_offset, res);
+	return perfring_symbolize_file(r->sym, running, hit->build_id_size ? hit->build_id : NULL, hit->build_id_size,
+				       hit->file_offset, res);
 }
 
 static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode,
