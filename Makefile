@@ -149,6 +149,8 @@ FUZZ_LIBS_trace = $(TRACE_LIBS)
 # perfring script's tracing data reader (tests/fuzz/tracing_data_fuzz.c) builds with its source and libtraceevent.
 FUZZ_EXTRA_tracing_data = tools/answers/ans_tracing.c tools/shared/pd_emit.c $(TRACE_CFLAGS)
 FUZZ_LIBS_tracing_data = $(TRACE_LIBS)
+# perfring report's event group reader (tests/fuzz/group_desc_fuzz.c) builds with its source.
+FUZZ_EXTRA_group_desc = tools/answers/ans_groups.c
 # The exports' fuzz target (tests/fuzz/export_fuzz.c) builds with tools/export/ and zlib.
 FUZZ_EXTRA_export = $(EXPORT_SRCS)
 FUZZ_LIBS_export = $(EXPORT_LIBS)

@@ -6,8 +6,8 @@
 # children of one thread caller first; then each sort key's order, a named
 # symbol before an address, addresses by their difference's sign) and with
 # perf's "pid" key (the thread: TID:COMMAND, the thread's command at the end
-# of the file). Trailing blanks are not compared (perf pads a last text
-# column); perf's call-graph lines are not compared.
+# of the file), and event groups as perf's group view. Trailing blanks are not
+# compared (perf pads a last text column); perf's call-graph lines are not.
 . "$(dirname "$0")/lib.sh"
 
 if ! t_find_corpus; then
@@ -18,13 +18,14 @@ fi
 CORPUS=$T_CORPUS/quipper
 command -v perf >/dev/null || { skip perf "perf is not installed"; t_finish; exit $?; }
 
-# The column header and the entry lines.
-entries() { grep -E '^ +[0-9.]+%|^# Overhead' | sed 's/ *$//' | head -61; }
+# The table headers (samples, event count, columns) and the entry lines.
+entries() { grep -E '^ +[0-9.]+%|^# (Samples|Event count)|^# +(Overhead|Children)' | sed 's/ *$//' | head -64; }
 # same_entries NAME FILE SORT MIN: perfring's and perf's lines equal, perf's at least MIN entries.
 same_entries() {
 	"$PERFRING" report -i "$CORPUS/$2" --sort "$3" 2>"$T_TMP/err" | entries >"$T_TMP/pr"
 	perf report -i "$CORPUS/$2" --stdio --sort "$3" 2>/dev/null | entries >"$T_TMP/perf"
-	local n=$(($(wc -l <"$T_TMP/perf") - 1))
+	local n
+	n=$(grep -c '%' "$T_TMP/perf")
 	t_check "$1" "$n entries; first difference: $(diff "$T_TMP/pr" "$T_TMP/perf" | head -n 4 | tr '\n' ' ')" \
 		bash -c "[ $n -ge $4 ] && cmp -s '$T_TMP/pr' '$T_TMP/perf'"
 }
@@ -48,4 +49,10 @@ same_entries pid_width_systemwide.1-3.8 perf.data.systemwide.1-3.8 pid,dso 20
 #   longer ones cut ("perf-exec" of a thread that became "sleep": "perf-ex").
 same_entries comm_cut_hybrid_topology perf.data.hybrid_topology comm 2
 same_entries comm_cut_hybrid_topology_pid perf.data.hybrid_topology comm,pid 2
+# - event groups (perf record -e '{a,b}': HEADER_GROUP_DESC) as one table, a column per member,
+#   the members' samples and periods together in the header ("of events 'anon group { a, b }'").
+for srt in sym comm,dso pid,sym; do
+	same_entries "group_desc-4.14_${srt//,/_}" perf.data.group_desc-4.14 "$srt" 3
+	same_entries "group_lost_samples-4.4_${srt//,/_}" perf.data.lost_samples-4.4 "$srt" 5
+done
 t_finish

@@ -4,8 +4,8 @@
 # call chains): -n (the Samples column), -q (no header), --stdio (accepted),
 # --comm/--pid/--tid/--dso/--symbols (only those samples; a one-item list of a
 # sort key hides that column and names it in the header, "# comm: sh") and
-# --percentage absolute|relative; the header lines (samples, event count,
-# columns) and every entry line equal perf's. The filters are compared where
+# --percentage absolute|relative, event groups; the header lines (samples,
+# event count, columns) and every entry line equal perf's. The filters are compared where
 # the filtered key is also a sort key: there perf's filter (which keeps or
 # drops whole entries by their first sample) and perfring's (the samples)
 # agree. The exports take the same samples; bad values are usage errors.
@@ -81,5 +81,24 @@ if [ -s "$C" ]; then
 	t_usage_error bad_pid "is not a comma-separated list of numbers" report -i "$C" --pid 12x
 	t_usage_error bad_percentage "neither absolute nor relative" report -i "$C" --percentage most
 	t_usage_error stats_with_filter "--stats takes no other option" report -i "$C" --stats --comm ls
+fi
+# Event groups (perf record -e '{a,b}'): one table, a column per member.
+GR="$T_TMP/group.data" GRG="$T_TMP/group-g.data"
+if perf_record -q -e '{cpu-clock,task-clock}' -o "$GR" -- "$TARGET" spin 0.5 >/dev/null 2>"$T_TMP/rec.err" &&
+	perf_record -q -e '{cpu-clock,task-clock}' -g -o "$GRG" -- "$TARGET" spin 0.5 >/dev/null 2>"$T_TMP/rec.err"; then
+	same group_sym "$GR" --sort sym
+	same group_comm_dso "$GR" --sort comm,dso -n
+	# With call chains (children and self, each a column per member): the same lines, sorted
+	# (the order of equal ones is perf's but for call chains ending in address 0), but for
+	# frames at no mapping, which report_oracle lists (perf gives them the privilege level of
+	# the frame before them, perfring keys them by address).
+	nomap() { grep -vE '\[[.k]\] (0x)?[0-9a-f]{16}$'; }
+	perf report -i "$GRG" --stdio --sort sym 2>/dev/null | lines | nomap | sort >"$T_TMP/perf.out"
+	"$PERFRING" report -i "$GRG" --sort sym 2>/dev/null | lines | nomap | sort >"$T_TMP/pr.out"
+	n=$(grep -c '%' "$T_TMP/perf.out")
+	t_check group_children "$n lines from perf; first difference: $(diff "$T_TMP/perf.out" "$T_TMP/pr.out" | head -n 3 | tr '\n' ' ')" \
+		bash -c "[ $n -gt 10 ] && cmp -s '$T_TMP/perf.out' '$T_TMP/pr.out'"
+else
+	fail record_group "perf record of a group failed: $(head -c 300 "$T_TMP/rec.err")"
 fi
 t_finish

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "answers/ans_groups.h"
 #include "answers/ans_intern.h"
 #include "answers/ans_report.h"
 #include "answers/ans_samples.h"
@@ -519,20 +520,54 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 	return c ? c : memcmp(x->key, y->key, sizeof(x->key));
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
-	uint64_t ox = overhead(sort_r, x), oy = overhead(sort_r, y);
+/*
+ * A line of the table: the entries of one set of keys, one per event of the
+ * table (one event, or the members of an event group: perf report's group
+ * view, a column per member). e is one of them, for the keys.
+ */
+#define GROUP_MAX 16
+struct row {
+	const struct entry *e;
+	const struct entry *m[GROUP_MAX]; /* member k's entry, or NULL */
+};
 
-	if (ox != oy)
-		return ox > oy ? -1 : 1;
+static int sort_nr; /* the members of the table being sorted */
+
+static uint64_t row_val(const struct row *w, int k, bool children)
+{
+	const struct entry *x = w->m[k];
+
+	return x ? (children ? x->children : x->self) : 0;
+}
+
+/* perf's order (__hpp__sort_acc, then __hpp__sort): the first event's
+ * children, equal ones caller first, then self (each member in turn, the
+ * first event's first), then the keys. */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = *(struct row *const *)a, *y = *(struct row *const *)b;
+	const struct entry *lx = x->m[0] ? x->m[0] : x->e, *ly = y->m[0] ? y->m[0] : y->e;
+	uint64_t vx, vy;
+	int k;
+
+	if (sort_r->children && (vx = row_val(x, 0, true)) != (vy = row_val(y, 0, true)))
+		return vx > vy ? -1 : 1;
 	/* perf puts a caller above its callee when their children are equal: of
 	 * one thread, the entry with fewer frames above it first */
-	if (sort_r->callers_first && x->tid == y->tid && x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	return cmp_keys(sort_r, x, y);
+	if (sort_r->callers_first && lx->tid == ly->tid && lx->depth != ly->depth)
+		return lx->depth < ly->depth ? -1 : 1;
+	for (k = 0; k < sort_nr; k++)
+		if ((vx = row_val(x, k, false)) != (vy = row_val(y, k, false)))
+			return vx > vy ? -1 : 1;
+	return cmp_keys(sort_r, x->e, y->e);
+}
+
+static int cmp_key_event(const void *a, const void *b)
+{
+	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
+	int c = memcmp(x->key, y->key, sizeof(x->key));
+
+	return c ? c : (x->event > y->event) - (x->event < y->event);
 }
 
 /* The text of key k of entry e, into buf. */
@@ -641,15 +676,28 @@ static struct event_tot shown_tot(const struct report *r, int ev)
 	return t;
 }
 
-static void print_event_text(const struct report *r, const char *name, int ev, struct entry **list, size_t n,
-			     uint64_t lost)
+/*
+ * The table of one event, or of an event group (nr members from event ev):
+ * perf report --stdio's header (samples and event count of the members
+ * together) and a line per row, a percentage column per member (the leader
+ * "%9.2f%%", the others "%7.2f%%" right after it), each of its own event's
+ * period.
+ */
+static void print_table(const struct report *r, const char *title, int ev, int nr, struct row **rows, size_t n,
+			uint64_t lost)
 {
-	const struct event_tot tot = shown_tot(r, ev), *t = &tot;
-	int width[RK_MAX], i, last;
+	struct event_tot t[GROUP_MAX], all = { 0 };
+	int width[RK_MAX], i, k, last, wide = 8 * (nr - 1);
 	char buf[512], unit = ' ';
-	uint64_t ns = t->samples;
+	uint64_t ns;
 	size_t j;
 
+	for (k = 0; k < nr; k++) {
+		t[k] = shown_tot(r, ev + k);
+		all.samples += t[k].samples;
+		all.period += t[k].period;
+	}
+	ns = all.samples;
 	if (ns > 1000) {
 		ns /= 1000;
 		unit = 'K';
@@ -660,8 +708,8 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 	}
 	if (!r->o->quiet) {
 		printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
-		printf("# Samples: %" PRIu64 "%c of event '%s'\n", ns, unit, name);
-		printf("# Event count (approx.): %" PRIu64 "\n#\n", t->period);
+		printf("# Samples: %" PRIu64 "%c of %s\n", ns, unit, title);
+		printf("# Event count (approx.): %" PRIu64 "\n#\n", all.period);
 	}
 	/*
 	 * Each column as wide as its header or its widest text, but the
@@ -673,8 +721,8 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 	for (i = 0; i < r->nkeys; i++) {
 		width[i] = (int)strlen(rk_names[r->keys[i]].header);
 		for (j = 0; j < n; j++) {
-			int w = (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, list[j]->pid_comm)
-								    : key_text(r, r->keys[i], list[j], buf, sizeof(buf)));
+			int w = (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, rows[j]->e->pid_comm)
+								    : key_text(r, r->keys[i], rows[j]->e, buf, sizeof(buf)));
 
 			if (w > width[i])
 				width[i] = w;
@@ -684,15 +732,22 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 		if (!r->elide[i])
 			last = i;
 	if (!r->o->quiet) {
-		printf(r->children ? "# Children      Self" : "# Overhead");
+		if (r->children)
+			printf("# %*s  %*s", 8 + wide, "Children", 8 + wide, "Self");
+		else
+			printf("# %*s", 8 + wide, "Overhead");
 		if (r->o->show_samples)
-			printf("  %12s", "Samples");
+			printf("  %*s", 12 * nr, "Samples");
 		for (i = 0; i < r->nkeys; i++)
 			if (!r->elide[i])
 				printf("  %-*s", i < last ? width[i] : 0, rk_names[r->keys[i]].header);
-		printf(r->children ? "\n# ........  ........" : "\n# ........");
-		if (r->o->show_samples)
-			printf("  ............");
+		printf("\n# %.*s", 8 + wide, "................................................................"
+					    "................................................................");
+		if (r->children)
+			printf("  %.*s", 8 + wide, "................................................................"
+						  "................................................................");
+		for (k = 0; r->o->show_samples && k < nr; k++)
+			printf(k ? "............" : "  ............");
 		for (i = 0; i < r->nkeys; i++) {
 			if (r->elide[i])
 				continue;
@@ -703,28 +758,29 @@ static void print_event_text(const struct report *r, const char *name, int ev, s
 		printf("\n#\n");
 	}
 	for (j = 0; j < n; j++) {
-		const struct entry *e = list[j];
+		const struct row *w = rows[j];
 
-		if (r->children)
-			printf("%9.2f%%  %7.2f%%", pct(e->children, t->period), pct(e->self, t->period));
-		else
-			printf("%9.2f%%", pct(e->self, t->period));
-		if (r->o->show_samples)
-			printf("  %12" PRIu64, e->self_samples);
+		for (k = 0; r->children && k < nr; k++)
+			printf(k ? "%7.2f%%" : "%9.2f%%", pct(row_val(w, k, true), t[k].period));
+		for (k = 0; k < nr; k++) {
+			printf(k ? "%7.2f%%" : r->children ? "  %7.2f%%" : "%9.2f%%", pct(row_val(w, k, false), t[k].period));
+		}
+		for (k = 0; r->o->show_samples && k < nr; k++)
+			printf(k ? "%12" PRIu64 : "  %12" PRIu64, w->m[k] ? w->m[k]->self_samples : 0);
 		for (i = 0; i < r->nkeys; i++) {
 			const char *text;
 
 			if (r->elide[i])
 				continue;
-			text = key_text(r, r->keys[i], e, buf, sizeof(buf));
+			text = key_text(r, r->keys[i], w->e, buf, sizeof(buf));
 			if (r->keys[i] == RK_COMM)
 				printf("  %-*.*s", i < last ? width[i] : 0, width[i], text);
 			else
 				printf("  %-*s", i < last ? width[i] : 0, text);
 		}
 		putchar('\n');
-		if (r->o->callchains)
-			print_chains(r, e, t->period);
+		if (r->o->callchains && w->m[0])
+			print_chains(r, w->m[0], t[0].period);
 	}
 	printf("\n\n");
 }
@@ -792,6 +848,98 @@ static void print_event_json(const struct report *r, const char *name, int ev, s
 	pd_emit_end(&e);
 }
 
+/*
+ * The rows of the table of events ev .. ev + nr - 1: their entries, those of
+ * equal keys in one row (list: scratch for r->n entries). A row shows when
+ * one of its entries has an overhead and the first event's is at least
+ * --percent-limit. Returns the count; rowp points into rows.
+ */
+static size_t collect_rows(const struct report *r, int ev, int nr, struct entry **list, struct row *rows,
+			   struct row **rowp)
+{
+	size_t j, m = 0, n = 0;
+
+	for (j = 0; j < r->n; j++)
+		if (r->v[j].event >= ev && r->v[j].event < ev + nr && overhead(r, &r->v[j]))
+			list[m++] = &r->v[j];
+	if (nr > 1)
+		qsort(list, m, sizeof(*list), cmp_key_event);
+	for (j = 0; j < m; j++) {
+		struct row *w = &rows[n];
+
+		if (!j || nr == 1 || memcmp(list[j]->key, list[j - 1]->key, sizeof(list[j]->key))) {
+			memset(w, 0, sizeof(*w));
+			w->e = list[j];
+			rowp[n++] = w;
+		} else {
+			w = rowp[n - 1];
+		}
+		w->m[list[j]->event - ev] = list[j];
+	}
+	for (j = 0, m = 0; j < n; j++)
+		if (pct(rowp[j]->m[0] ? overhead(r, rowp[j]->m[0]) : 0, shown_tot(r, ev).period) >= r->o->percent_limit)
+			rowp[m++] = rowp[j];
+	return m;
+}
+
+/* The group event ev belongs to (one of two events or more), or NULL. */
+static const struct ans_group *group_of(const struct ans_group *g, int n, int ev)
+{
+	for (; n > 0; n--, g++)
+		if ((uint32_t)ev >= g->leader && (uint32_t)ev - g->leader < g->nr && g->nr > 1)
+			return g;
+	return NULL;
+}
+
+/* perf's evsel__group_desc(): "events 'NAME { a, b }'" ("anon group" unnamed). */
+static void group_title(const struct ans_reader *rd, const struct ans_group *g, char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "events '%s {", g->name[0] ? g->name : "anon group");
+	uint32_t k;
+
+	for (k = 0; k < g->nr && o < len; k++)
+		o += (size_t)snprintf(buf + o, len - o, "%s %s", k ? "," : "", ans_event_name(rd, (int)(g->leader + k)));
+	if (o < len)
+		snprintf(buf + o, len - o, " }'");
+}
+
+/*
+ * The file's event groups (perf record -e '{a,b}'), which perf report shows
+ * as one table each; its totals extended to every event of them. A group
+ * description that does not fit the file's events is said once and not
+ * used (each event its own table). The count, or -1 out of memory.
+ */
+static int read_groups(const char *cmd, const char *path, const struct ans_reader *rd, struct report *r,
+		       struct ans_group *g, int max)
+{
+	const struct perfring_perfdata *pd = ans_perfdata(rd);
+	int nattrs = perfring_perfdata_attr_cnt(pd), n, i;
+	const void *data;
+	size_t len;
+	char err[200];
+
+	if (perfring_perfdata_feature(pd, 17 /* HEADER_GROUP_DESC */, &data, &len))
+		return 0;
+	n = ans_groups_parse(data, len, perfring_perfdata_is_swapped(pd), (uint32_t)nattrs, g, max, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "perfring %s: warning: %s: %s: events shown one by one\n", cmd, path, err);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (g[i].nr > GROUP_MAX)
+			return 0; /* wider than a table: one by one */
+	if (nattrs > r->ntot) {
+		struct event_tot *t = realloc(r->tot, (size_t)nattrs * sizeof(*t));
+
+		if (!t)
+			return -1;
+		memset(t + r->ntot, 0, (size_t)(nattrs - r->ntot) * sizeof(*t));
+		r->tot = t;
+		r->ntot = nattrs;
+	}
+	return n;
+}
+
 int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
 {
 	bool table_off = false;
@@ -799,9 +947,11 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	struct ans_opts aopts = { .inlines = opts->exports.inline_frames };
 	struct ans_export *x = NULL;
 	struct entry **list = NULL;
+	struct row *rows = NULL, **rowp = NULL;
+	struct ans_group groups[64];
 	struct ans_reader *rd;
 	struct ans_sample a;
-	int ret, ev, status = EXIT_OK, i;
+	int ret, ev, status = EXIT_OK, i, k, ngroups = 0;
 	size_t j, n;
 	bool any_chain = false, decided = false;
 
@@ -857,7 +1007,9 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	/* An export written to standard output ('-') owns it: no table beside it. */
 	table_off = ans_export_to_stdout(&opts->exports);
 	list = malloc((r.n ? r.n : 1) * sizeof(*list));
-	if (!list) {
+	rows = malloc((r.n ? r.n : 1) * sizeof(*rows));
+	rowp = malloc((r.n ? r.n : 1) * sizeof(*rowp));
+	if (!list || !rows || !rowp) {
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
@@ -865,20 +1017,38 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		printf("# perfring report of %s\n#\n", path);
 		set_elide(&r);
 	}
+	if (!opts->json && !table_off)
+		ngroups = read_groups(cmd, path, rd, &r, groups, sizeof(groups) / sizeof(groups[0]));
+	if (ngroups < 0) {
+		status = tool_error(cmd, "out of memory");
+		goto out;
+	}
 	for (ev = 0; ev < r.ntot && !table_off; ev++) {
-		if (!r.tot[ev].samples)
+		const struct ans_group *g = group_of(groups, ngroups, ev);
+		int nr = g ? (int)g->nr : 1;
+		char title[512];
+
+		if (g && (uint32_t)ev != g->leader)
+			continue; /* shown in its leader's table */
+		for (k = 0, n = 0; k < nr; k++)
+			n += r.tot[ev + k].samples;
+		if (!n)
 			continue;
-		for (j = 0, n = 0; j < r.n; j++)
-			if (r.v[j].event == ev &&
-			    pct(r.children ? r.v[j].children : r.v[j].self, r.tot[ev].period) >= opts->percent_limit &&
-			    (r.children ? r.v[j].children : r.v[j].self))
-				list[n++] = &r.v[j];
+		n = collect_rows(&r, ev, nr, list, rows, rowp);
 		sort_r = &r;
-		qsort(list, n, sizeof(*list), cmp_entry);
-		if (opts->json)
+		sort_nr = nr;
+		qsort(rowp, n, sizeof(*rowp), cmp_row);
+		if (opts->json) {
+			for (j = 0; j < n; j++)
+				list[j] = (struct entry *)rowp[j]->e;
 			print_event_json(&r, ans_event_name(rd, ev), ev, list, n, ans_lost_samples(rd));
+			continue;
+		}
+		if (g)
+			group_title(rd, g, title, sizeof(title));
 		else
-			print_event_text(&r, ans_event_name(rd, ev), ev, list, n, ans_lost_samples(rd));
+			snprintf(title, sizeof(title), "event '%s'", ans_event_name(rd, ev));
+		print_table(&r, title, ev, nr, rowp, n, ans_lost_samples(rd));
 	}
 	fflush(stdout);
 	if (ferror(stdout))
@@ -894,6 +1064,8 @@ out:
 	ans_warnings(rd, cmd, path);
 	ans_export_free(x);
 	free(list);
+	free(rows);
+	free(rowp);
 	free(r.v);
 	free(r.tab);
 	free(r.tot);

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * HEADER_GROUP_DESC: u32 nr_groups, then per group a perf string (u32 length
+ * of the padded bytes, the NUL-terminated name padded to that length), u32
+ * leader_idx, u32 nr_members. Every field is checked against the bytes and
+ * the events of the file; nothing is read past len.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "answers/ans_groups.h"
+
+static bool get32(const uint8_t *p, size_t len, size_t *off, bool swapped, uint32_t *v)
+{
+	uint32_t x;
+
+	if (len - *off < 4)
+		return false;
+	memcpy(&x, p + *off, 4);
+	*v = swapped ? __builtin_bswap32(x) : x;
+	*off += 4;
+	return true;
+}
+
+int ans_groups_parse(const void *data, size_t len, bool swapped, uint32_t nattrs, struct ans_group *out, int max,
+		     char *err, size_t errlen)
+{
+	const uint8_t *p = data;
+	size_t off = 0;
+	uint32_t nr, i, slen, covered_to = 0;
+
+	if (!get32(p, len, &off, swapped, &nr)) {
+		snprintf(err, errlen, "GROUP_DESC: %zu bytes, no group count", len);
+		return -1;
+	}
+	if (nr > (uint32_t)max || nr > nattrs) {
+		snprintf(err, errlen, "GROUP_DESC: %u groups for %u events", nr, nattrs);
+		return -1;
+	}
+	for (i = 0; i < nr; i++) {
+		struct ans_group *g = &out[i];
+		size_t n;
+
+		if (!get32(p, len, &off, swapped, &slen) || slen > len - off) {
+			snprintf(err, errlen, "GROUP_DESC: group %u: its name runs past the feature's %zu bytes", i, len);
+			return -1;
+		}
+		n = strnlen((const char *)p + off, slen);
+		if (n >= sizeof(g->name))
+			n = sizeof(g->name) - 1;
+		memcpy(g->name, p + off, n);
+		g->name[n] = '\0';
+		if (!strcmp(g->name, "{anon_group}"))
+			g->name[0] = '\0';
+		off += slen;
+		if (!get32(p, len, &off, swapped, &g->leader) || !get32(p, len, &off, swapped, &g->nr)) {
+			snprintf(err, errlen, "GROUP_DESC: group %u: cut short at %zu bytes", i, len);
+			return -1;
+		}
+		/* perf writes the groups in event order, each its members in a row */
+		if (!g->nr || g->leader < covered_to || g->leader >= nattrs || g->nr > nattrs - g->leader) {
+			snprintf(err, errlen, "GROUP_DESC: group %u: events %u..%u of %u events", i, g->leader,
+				 g->leader + g->nr - 1, nattrs);
+			return -1;
+		}
+		covered_to = g->leader + g->nr;
+	}
+	return (int)nr;
+}
