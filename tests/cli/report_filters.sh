@@ -14,13 +14,7 @@
 . "$T_ROOT/tests/helpers/perf_oracle.sh"
 
 M="$T_TMP/mixed.data" C="$T_TMP/plain.data"
-if t_ensure_fs tracefs /sys/kernel/tracing; then
-	perf_record -q -e sched:sched_switch -e cpu-clock -c 100000 -o "$M" -- \
-		sh -c 'for i in 1 2 3; do ls / >/dev/null; sleep 0.01; done; '"$TARGET"' spin 1' \
-		>/dev/null 2>"$T_TMP/rec.err" || fail record_mixed "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
-else
-	skip record_mixed "$T_FS_WHY"
-fi
+perf_record_mixed "$M"
 perf_record -q -e cpu-clock -c 100000 -o "$C" -- sh -c "ls / >/dev/null; $TARGET spin 1" >/dev/null 2>"$T_TMP/rec.err" ||
 	fail record_plain "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
 

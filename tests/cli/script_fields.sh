@@ -16,13 +16,7 @@
 G="$T_TMP/g.data" M="$T_TMP/mixed.data" P="$T_TMP/pf.data"
 perf_record -q -e cpu-clock -F 4000 -g -o "$G" -- "$TARGET" spin 1 >/dev/null 2>"$T_TMP/rec.err" ||
 	fail record_g "perf record -g failed: $(head -c 300 "$T_TMP/rec.err")"
-if t_ensure_fs tracefs /sys/kernel/tracing; then
-	perf_record -q -e sched:sched_switch -e cpu-clock -c 100000 -o "$M" -- \
-		sh -c 'for i in 1 2 3; do ls / >/dev/null; sleep 0.01; done; '"$TARGET"' spin 1' \
-		>/dev/null 2>"$T_TMP/rec.err" || fail record_mixed "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
-else
-	skip record_mixed "$T_FS_WHY"
-fi
+perf_record_mixed "$M"
 perf_record -q -e page-faults -c 1 -d -o "$P" -- "$TARGET" spin 1 >/dev/null 2>"$T_TMP/rec.err" ||
 	fail record_pf "perf record -d failed: $(head -c 300 "$T_TMP/rec.err")"
 

@@ -24,6 +24,21 @@ perf_record() {
 	perf record -N "$@" || { sleep 1; perf record -N "$@"; }
 }
 
+# perf_record_mixed FILE: events of different sample types (sched:sched_switch, which records CPU,
+# PERIOD and RAW, beside cpu-clock of a fixed period, which records neither CPU nor PERIOD) of shells,
+# ls, sleep and sym_target; tracefs mounted first. Says skip or FAIL record_mixed when it cannot.
+perf_record_mixed() {
+	if ! t_ensure_fs tracefs /sys/kernel/tracing; then
+		skip record_mixed "$T_FS_WHY"
+		return 1
+	fi
+	perf_record -q -e sched:sched_switch -e cpu-clock -c 100000 -o "$1" -- \
+		sh -c 'for i in 1 2 3; do ls / >/dev/null; sleep 0.01; done; '"$TARGET"' spin 1' \
+		>/dev/null 2>"$T_TMP/rec.err" && return 0
+	fail record_mixed "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
+	return 1
+}
+
 # perf_record_all FILE: perf record -a -g (cpu-clock, 1 s) of the whole machine while sym_target,
 # started before the recording, runs (perf synthesizes its mappings). perf's stderr in
 # $T_TMP/rec.err; returns perf's status.
