@@ -20,74 +20,16 @@
 #include <string.h>
 
 #include "answers/ans_groups.h"
-#include "answers/ans_intern.h"
-#include "answers/ans_report.h"
+#include "answers/ans_report_int.h"
 #include "answers/ans_samples.h"
-#include "shared/pd_emit.h"
 #include "shared/tool.h"
 
-enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID };
-#define RK_MAX 4
-
-static const struct {
-	const char *name, *header, *json;
-} rk_names[RK_MAX] = {
+const struct rk_name rk_names[RK_MAX] = {
 	[RK_SYM] = { "sym", "Symbol", "symbol" },
 	[RK_DSO] = { "dso", "Shared Object", "dso" },
 	[RK_COMM] = { "comm", "Command", "comm" },
 	/* perf's header, 15 wide: the column is at least that, or a comm's length + 8 ("%7d:") */
 	[RK_PID] = { "pid", "    Pid:Command", "pid" },
-};
-
-struct entry {
-	uint64_t key[2 * RK_MAX];
-	int event;
-	uint64_t self, children, self_samples;
-	uint64_t stamp;     /* the last sample that counted it in children */
-	uint32_t depth;     /* children: the most frames from it to the root in one sample */
-	/* shown */
-	const char *sym;    /* NULL: unknown, shown by address */
-	uint64_t addr;
-	bool kernel;
-	int32_t dso, comm;  /* interned */
-	uint32_t pid;
-	uint32_t tid;       /* of its first sample */
-	int32_t pid_comm;   /* --sort pid: that thread's name at the end, as perf shows it */
-};
-
-struct chain_ent {
-	uint32_t entry;     /* +1; 0 = empty */
-	int32_t chain;
-	uint64_t period;
-};
-
-struct event_tot {
-	uint64_t samples, period;
-	uint64_t kept_samples, kept_period; /* of the samples the filters keep */
-};
-
-struct report {
-	const struct ans_report_opts *o;
-	enum rkey keys[RK_MAX];
-	int nkeys;
-	bool children;
-	bool callers_first; /* children with call chains: equal ones caller first (perf's __hpp__sort_acc) */
-	bool elide[RK_MAX]; /* keys a one-item filter makes the same everywhere: not shown */
-	struct ans_intern *strs;
-	struct entry *v;
-	size_t n, cap;
-	uint32_t *tab;      /* entry index + 1 */
-	size_t tab_cap;
-	struct event_tot *tot;
-	int ntot;
-	uint64_t stamp;
-	/* -g */
-	struct chain_ent *chains;
-	size_t nchains, chains_cap;
-	char *buf;
-	size_t buf_cap;
-	uint32_t *frame_entry; /* per frame of the current sample */
-	size_t fe_cap;
 };
 
 int ans_report_check_sort(const char *sort, const char **bad, int *badlen)
@@ -437,11 +379,6 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	return 0;
 }
 
-static uint64_t overhead(const struct report *r, const struct entry *e)
-{
-	return r->children ? e->children : e->self;
-}
-
 /*
  * --sort pid: perf names a process entry by its thread's command at the
  * end of the file (thread__comm_str() when it prints), so a shell that
@@ -470,416 +407,6 @@ static int name_pids(struct report *r, const struct ans_reader *rd)
 		r->v[j].pid_comm = id;
 	}
 	return 0;
-}
-
-static const struct report *sort_r;
-
-/* a named one first, as perf's cmp_null() puts them: -1, 0 (both named: compare
- * the names), 1 */
-static int named_first(const void *x, const void *y)
-{
-	return x && y ? 0 : !x && !y ? 0 : x ? -1 : 1;
-}
-
-/*
- * Entries of equal overhead in perf's order (hist_entry__sort(): each --sort
- * key's sort function in turn): commands, binaries (short names, a known
- * one before "[unknown]") and symbols (a named one before an address) by
- * name, ascending; pids ascending. Two addresses left tied come as perf's
- * collapsed tree holds them: by their difference's sign.
- */
-static int cmp_keys(const struct report *r, const struct entry *x, const struct entry *y)
-{
-	const char *dx = ans_intern_get(r->strs, x->dso), *dy = ans_intern_get(r->strs, y->dso);
-	int i, c = 0;
-
-	for (i = 0; i < r->nkeys && !c; i++) {
-		switch (r->keys[i]) {
-		case RK_COMM:
-			c = strcmp(ans_intern_get(r->strs, x->comm), ans_intern_get(r->strs, y->comm));
-			break;
-		case RK_PID:
-			c = x->pid < y->pid ? -1 : x->pid > y->pid;
-			break;
-		case RK_DSO:
-			c = named_first(strcmp(dx, "[unknown]") ? dx : NULL, strcmp(dy, "[unknown]") ? dy : NULL);
-			if (!c)
-				c = strcmp(dx, dy);
-			break;
-		case RK_SYM:
-			c = named_first(x->sym, y->sym);
-			if (!c && x->sym)
-				c = strcmp(x->sym, y->sym);
-			break;
-		}
-	}
-	/* perf's _sort__addr_cmp(): the sign of the difference (a kernel
-	 * address comes before a user one) */
-	if (!c)
-		c = (int64_t)(x->addr - y->addr) < 0 ? -1 : x->addr != y->addr;
-	return c ? c : memcmp(x->key, y->key, sizeof(x->key));
-}
-
-/*
- * A line of the table: the entries of one set of keys, one per event of the
- * table (one event, or the members of an event group: perf report's group
- * view, a column per member). e is one of them, for the keys.
- */
-#define GROUP_MAX 16
-struct row {
-	const struct entry *e;
-	const struct entry *m[GROUP_MAX]; /* member k's entry, or NULL */
-};
-
-static int sort_nr; /* the members of the table being sorted */
-
-static uint64_t row_val(const struct row *w, int k, bool children)
-{
-	const struct entry *x = w->m[k];
-
-	return x ? (children ? x->children : x->self) : 0;
-}
-
-/* perf's order (__hpp__sort_acc, then __hpp__sort): the first event's
- * children, equal ones caller first, then self (each member in turn, the
- * first event's first), then the keys. */
-static int cmp_row(const void *a, const void *b)
-{
-	const struct row *x = *(struct row *const *)a, *y = *(struct row *const *)b;
-	const struct entry *lx = x->m[0] ? x->m[0] : x->e, *ly = y->m[0] ? y->m[0] : y->e;
-	uint64_t vx, vy;
-	int k;
-
-	if (sort_r->children && (vx = row_val(x, 0, true)) != (vy = row_val(y, 0, true)))
-		return vx > vy ? -1 : 1;
-	/* perf puts a caller above its callee when their children are equal: of
-	 * one thread, the entry with fewer frames above it first */
-	if (sort_r->callers_first && lx->tid == ly->tid && lx->depth != ly->depth)
-		return lx->depth < ly->depth ? -1 : 1;
-	for (k = 0; k < sort_nr; k++)
-		if ((vx = row_val(x, k, false)) != (vy = row_val(y, k, false)))
-			return vx > vy ? -1 : 1;
-	return cmp_keys(sort_r, x->e, y->e);
-}
-
-static int cmp_key_event(const void *a, const void *b)
-{
-	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
-	int c = memcmp(x->key, y->key, sizeof(x->key));
-
-	return c ? c : (x->event > y->event) - (x->event < y->event);
-}
-
-/* The text of key k of entry e, into buf. */
-static const char *key_text(const struct report *r, enum rkey k, const struct entry *e, char *buf, size_t len)
-{
-	switch (k) {
-	case RK_SYM:
-		if (e->sym)
-			snprintf(buf, len, "[%c] %s", e->kernel ? 'k' : '.', e->sym);
-		else
-			snprintf(buf, len, "[%c] %#.16" PRIx64, e->kernel ? 'k' : '.', e->addr);
-		return buf;
-	case RK_DSO:
-		return ans_intern_get(r->strs, e->dso);
-	case RK_COMM:
-		return ans_intern_get(r->strs, e->comm);
-	case RK_PID:
-		snprintf(buf, len, "%7d:%s", (int)e->pid, ans_intern_get(r->strs, e->pid_comm));
-		return buf;
-	}
-	return "";
-}
-
-static double pct(uint64_t v, uint64_t total)
-{
-	return total ? 100.0 * (double)v / (double)total : 0.0;
-}
-
-static void print_chains(const struct report *r, const struct entry *e, uint64_t total)
-{
-	size_t i, n = 0, k;
-	struct chain_ent **v;
-	uint32_t idx = (uint32_t)(e - r->v) + 1;
-
-	for (i = 0; i < r->nchains; i++)
-		if (r->chains[i].entry == idx)
-			n++;
-	if (!n || !(v = malloc(n * sizeof(*v))))
-		return;
-	for (i = 0, k = 0; i < r->nchains; i++)
-		if (r->chains[i].entry == idx)
-			v[k++] = &r->chains[i];
-	/* by period, descending (insertion sort: few chains per entry pass the threshold) */
-	for (i = 1; i < n; i++)
-		for (k = i; k > 0 && v[k]->period > v[k - 1]->period; k--) {
-			struct chain_ent *t = v[k];
-
-			v[k] = v[k - 1];
-			v[k - 1] = t;
-		}
-	for (i = 0; i < n; i++) {
-		/* perf's default call-graph threshold: 0.5% */
-		if (pct(v[i]->period, total) < 0.5)
-			break;
-		printf("            %6.2f%% %s\n", pct(v[i]->period, total), ans_intern_get(r->strs, v[i]->chain));
-	}
-	if (i)
-		putchar('\n');
-	free(v);
-}
-
-/* A one-item filter list: its item, else NULL. */
-static const char *single(const char *list)
-{
-	return list && *list && !strchr(list, ',') ? list : NULL;
-}
-
-/*
- * perf's sort__setup_elide(): a key a one-item --comm, --dso or --symbols
- * list leaves one value is not shown as a column but said once in the
- * header ("# comm: sh"), unless that would hide every key.
- */
-static void set_elide(struct report *r)
-{
-	int i, shown = 0;
-
-	for (i = 0; i < r->nkeys; i++) {
-		const char *one = r->keys[i] == RK_COMM ? single(r->o->comms)
-				  : r->keys[i] == RK_DSO ? single(r->o->dsos)
-				  : r->keys[i] == RK_SYM ? single(r->o->syms)
-							 : NULL;
-
-		r->elide[i] = one != NULL;
-		shown += !r->elide[i];
-	}
-	if (!shown) {
-		memset(r->elide, 0, sizeof(r->elide));
-		return;
-	}
-	for (i = 0; i < r->nkeys; i++)
-		if (r->elide[i])
-			printf("# %s: %s\n", r->keys[i] == RK_COMM ? "comm" : r->keys[i] == RK_DSO ? "dso" : "symbol",
-			       r->keys[i] == RK_COMM ? r->o->comms : r->keys[i] == RK_DSO ? r->o->dsos : r->o->syms);
-}
-
-/* The totals an event's percentages are of: all its samples (perf's
- * --percentage absolute, the default), or those the filters keep. */
-static struct event_tot shown_tot(const struct report *r, int ev)
-{
-	struct event_tot t = r->tot[ev];
-
-	if (r->o->relative) {
-		t.samples = t.kept_samples;
-		t.period = t.kept_period;
-	}
-	return t;
-}
-
-/*
- * The table of one event, or of an event group (nr members from event ev):
- * perf report --stdio's header (samples and event count of the members
- * together) and a line per row, a percentage column per member (the leader
- * "%9.2f%%", the others "%7.2f%%" right after it), each of its own event's
- * period.
- */
-static void print_table(const struct report *r, const char *title, int ev, int nr, struct row **rows, size_t n,
-			uint64_t lost)
-{
-	struct event_tot t[GROUP_MAX], all = { 0 };
-	int width[RK_MAX], i, k, last, wide = 8 * (nr - 1);
-	char buf[512], unit = ' ';
-	uint64_t ns;
-	size_t j;
-
-	for (k = 0; k < nr; k++) {
-		t[k] = shown_tot(r, ev + k);
-		all.samples += t[k].samples;
-		all.period += t[k].period;
-	}
-	ns = all.samples;
-	if (ns > 1000) {
-		ns /= 1000;
-		unit = 'K';
-		if (ns > 1000) {
-			ns /= 1000;
-			unit = 'M';
-		}
-	}
-	if (!r->o->quiet) {
-		printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
-		printf("# Samples: %" PRIu64 "%c of %s\n", ns, unit, title);
-		printf("# Event count (approx.): %" PRIu64 "\n#\n", all.period);
-	}
-	/*
-	 * Each column as wide as its header or its widest text, but the
-	 * command's as perf's hists__calc_col_len makes it: by the length of
-	 * the command each entry's thread has at the end (its pid name), and
-	 * perf cuts longer commands to that width ("perf-exec" of a thread that
-	 * became "sleep" shows as "perf-ex"). Shown the same, for one output.
-	 */
-	for (i = 0; i < r->nkeys; i++) {
-		width[i] = (int)strlen(rk_names[r->keys[i]].header);
-		for (j = 0; j < n; j++) {
-			int w = (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, rows[j]->e->pid_comm)
-								    : key_text(r, r->keys[i], rows[j]->e, buf, sizeof(buf)));
-
-			if (w > width[i])
-				width[i] = w;
-		}
-	}
-	for (i = 0, last = -1; i < r->nkeys; i++)
-		if (!r->elide[i])
-			last = i;
-	if (!r->o->quiet) {
-		if (r->children)
-			printf("# %*s  %*s", 8 + wide, "Children", 8 + wide, "Self");
-		else
-			printf("# %*s", 8 + wide, "Overhead");
-		if (r->o->show_samples)
-			printf("  %*s", 12 * nr, "Samples");
-		for (i = 0; i < r->nkeys; i++)
-			if (!r->elide[i])
-				printf("  %-*s", i < last ? width[i] : 0, rk_names[r->keys[i]].header);
-		printf("\n# %.*s", 8 + wide, "................................................................"
-					    "................................................................");
-		if (r->children)
-			printf("  %.*s", 8 + wide, "................................................................"
-						  "................................................................");
-		for (k = 0; r->o->show_samples && k < nr; k++)
-			printf(k ? "............" : "  ............");
-		for (i = 0; i < r->nkeys; i++) {
-			if (r->elide[i])
-				continue;
-			printf("  ");
-			for (int d = 0; d < width[i]; d++)
-				putchar('.');
-		}
-		printf("\n#\n");
-	}
-	for (j = 0; j < n; j++) {
-		const struct row *w = rows[j];
-
-		for (k = 0; r->children && k < nr; k++)
-			printf(k ? "%7.2f%%" : "%9.2f%%", pct(row_val(w, k, true), t[k].period));
-		for (k = 0; k < nr; k++) {
-			printf(k ? "%7.2f%%" : r->children ? "  %7.2f%%" : "%9.2f%%", pct(row_val(w, k, false), t[k].period));
-		}
-		for (k = 0; r->o->show_samples && k < nr; k++)
-			printf(k ? "%12" PRIu64 : "  %12" PRIu64, w->m[k] ? w->m[k]->self_samples : 0);
-		for (i = 0; i < r->nkeys; i++) {
-			const char *text;
-
-			if (r->elide[i])
-				continue;
-			text = key_text(r, r->keys[i], w->e, buf, sizeof(buf));
-			if (r->keys[i] == RK_COMM)
-				printf("  %-*.*s", i < last ? width[i] : 0, width[i], text);
-			else
-				printf("  %-*s", i < last ? width[i] : 0, text);
-		}
-		putchar('\n');
-		if (r->o->callchains && w->m[0])
-			print_chains(r, w->m[0], t[0].period);
-	}
-	printf("\n\n");
-}
-
-static void print_event_json(const struct report *r, const char *name, int ev, struct entry **list, size_t n,
-			     uint64_t lost)
-{
-	const struct event_tot tot = shown_tot(r, ev), *t = &tot;
-	struct pd_emit e = { .f = stdout, .json = true };
-	bool dso_done;
-	size_t j;
-	int i;
-
-	pd_emit_begin(&e);
-	pd_emit_str(&e, "event", name);
-	pd_emit_u64(&e, "samples", t->samples);
-	pd_emit_u64(&e, "period", t->period);
-	pd_emit_u64(&e, "lost_samples", lost);
-	pd_emit_arr_begin(&e, "sort");
-	for (i = 0; i < r->nkeys; i++)
-		pd_emit_str(&e, NULL, rk_names[r->keys[i]].name);
-	pd_emit_arr_end(&e);
-	pd_emit_arr_begin(&e, "entries");
-	for (j = 0; j < n; j++) {
-		const struct entry *x = list[j];
-
-		pd_emit_obj_begin(&e, NULL);
-		dso_done = false;
-		for (i = 0; i < r->nkeys; i++) {
-			switch (r->keys[i]) {
-			case RK_SYM:
-				if (x->sym)
-					pd_emit_str(&e, "symbol", x->sym);
-				else
-					pd_emit_null(&e, "symbol");
-				pd_emit_u64(&e, "addr", x->addr);
-				pd_emit_bool(&e, "kernel", x->kernel);
-				/* a symbol is named with its binary */
-				__attribute__((fallthrough));
-			case RK_DSO:
-				if (!dso_done)
-					pd_emit_str(&e, "dso", ans_intern_get(r->strs, x->dso));
-				dso_done = true;
-				break;
-			case RK_COMM:
-				pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->comm));
-				break;
-			case RK_PID:
-				pd_emit_i64(&e, "pid", (int32_t)x->pid);
-				if (r->keys[0] != RK_COMM)
-					pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->pid_comm));
-				break;
-			}
-		}
-		if (r->children) {
-			pd_emit_f64(&e, "children", pct(x->children, t->period), 4);
-			pd_emit_u64(&e, "children_period", x->children);
-		}
-		pd_emit_f64(&e, "self", pct(x->self, t->period), 4);
-		pd_emit_u64(&e, "self_period", x->self);
-		pd_emit_u64(&e, "self_samples", x->self_samples);
-		pd_emit_obj_end(&e);
-	}
-	pd_emit_arr_end(&e);
-	pd_emit_end(&e);
-}
-
-/*
- * The rows of the table of events ev .. ev + nr - 1: their entries, those of
- * equal keys in one row (list: scratch for r->n entries). A row shows when
- * one of its entries has an overhead and the first event's is at least
- * --percent-limit. Returns the count; rowp points into rows.
- */
-static size_t collect_rows(const struct report *r, int ev, int nr, struct entry **list, struct row *rows,
-			   struct row **rowp)
-{
-	size_t j, m = 0, n = 0;
-
-	for (j = 0; j < r->n; j++)
-		if (r->v[j].event >= ev && r->v[j].event < ev + nr && overhead(r, &r->v[j]))
-			list[m++] = &r->v[j];
-	if (nr > 1)
-		qsort(list, m, sizeof(*list), cmp_key_event);
-	for (j = 0; j < m; j++) {
-		struct row *w = &rows[n];
-
-		if (!j || nr == 1 || memcmp(list[j]->key, list[j - 1]->key, sizeof(list[j]->key))) {
-			memset(w, 0, sizeof(*w));
-			w->e = list[j];
-			rowp[n++] = w;
-		} else {
-			w = rowp[n - 1];
-		}
-		w->m[list[j]->event - ev] = list[j];
-	}
-	for (j = 0, m = 0; j < n; j++)
-		if (pct(rowp[j]->m[0] ? overhead(r, rowp[j]->m[0]) : 0, shown_tot(r, ev).period) >= r->o->percent_limit)
-			rowp[m++] = rowp[j];
-	return m;
 }
 
 /* The group event ev belongs to (one of two events or more), or NULL. */
@@ -952,7 +479,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	struct ans_reader *rd;
 	struct ans_sample a;
 	int ret, ev, status = EXIT_OK, i, k, ngroups = 0;
-	size_t j, n;
+	size_t n;
 	bool any_chain = false, decided = false;
 
 	if (parse_sort(&r, opts->sort ? opts->sort : "comm,dso,sym"))
@@ -1015,7 +542,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	}
 	if (!opts->json && !table_off && !opts->quiet) {
 		printf("# perfring report of %s\n#\n", path);
-		set_elide(&r);
+		report_set_elide(&r);
 	}
 	if (!opts->json && !table_off)
 		ngroups = read_groups(cmd, path, rd, &r, groups, sizeof(groups) / sizeof(groups[0]));
@@ -1034,21 +561,16 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 			n += r.tot[ev + k].samples;
 		if (!n)
 			continue;
-		n = collect_rows(&r, ev, nr, list, rows, rowp);
-		sort_r = &r;
-		sort_nr = nr;
-		qsort(rowp, n, sizeof(*rowp), cmp_row);
+		n = report_rows(&r, ev, nr, list, rows, rowp);
 		if (opts->json) {
-			for (j = 0; j < n; j++)
-				list[j] = (struct entry *)rowp[j]->e;
-			print_event_json(&r, ans_event_name(rd, ev), ev, list, n, ans_lost_samples(rd));
+			report_print_json(&r, ans_event_name(rd, ev), ev, rowp, n, ans_lost_samples(rd));
 			continue;
 		}
 		if (g)
 			group_title(rd, g, title, sizeof(title));
 		else
 			snprintf(title, sizeof(title), "event '%s'", ans_event_name(rd, ev));
-		print_table(&r, title, ev, nr, rowp, n, ans_lost_samples(rd));
+		report_print_table(&r, title, ev, nr, rowp, n, ans_lost_samples(rd));
 	}
 	fflush(stdout);
 	if (ferror(stdout))

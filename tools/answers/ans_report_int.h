@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `perfring report`'s parts (internal): ans_report.c groups the samples into
+ * entries, ans_report_order.c puts them in perf's order as table rows,
+ * ans_report_print.c prints the tables as perf report --stdio or as JSON.
+ */
+#ifndef PERFRING_TOOL_ANS_REPORT_INT_H
+#define PERFRING_TOOL_ANS_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "answers/ans_intern.h"
+#include "answers/ans_report.h"
+
+enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID };
+#define RK_MAX 4
+
+/* A sort key's name (--sort), column header and JSON field. */
+struct rk_name {
+	const char *name, *header, *json;
+};
+extern const struct rk_name rk_names[RK_MAX];
+
+struct entry {
+	uint64_t key[2 * RK_MAX];
+	int event;
+	uint64_t self, children, self_samples;
+	uint64_t stamp;     /* the last sample that counted it in children */
+	uint32_t depth;     /* children: the most frames from it to the root in one sample */
+	/* shown */
+	const char *sym;    /* NULL: unknown, shown by address */
+	uint64_t addr;
+	bool kernel;
+	int32_t dso, comm;  /* interned */
+	uint32_t pid;
+	uint32_t tid;       /* of its first sample */
+	int32_t pid_comm;   /* --sort pid: that thread's name at the end, as perf shows it */
+};
+
+struct chain_ent {
+	uint32_t entry;     /* +1; 0 = empty */
+	int32_t chain;
+	uint64_t period;
+};
+
+struct event_tot {
+	uint64_t samples, period;
+	uint64_t kept_samples, kept_period; /* of the samples the filters keep */
+};
+
+struct report {
+	const struct ans_report_opts *o;
+	enum rkey keys[RK_MAX];
+	int nkeys;
+	bool children;
+	bool callers_first; /* children with call chains: equal ones caller first (perf's __hpp__sort_acc) */
+	bool elide[RK_MAX]; /* keys a one-item filter makes the same everywhere: not shown */
+	struct ans_intern *strs;
+	struct entry *v;
+	size_t n, cap;
+	uint32_t *tab;      /* entry index + 1 */
+	size_t tab_cap;
+	struct event_tot *tot;
+	int ntot;
+	uint64_t stamp;
+	/* -g */
+	struct chain_ent *chains;
+	size_t nchains, chains_cap;
+	char *buf;
+	size_t buf_cap;
+	uint32_t *frame_entry; /* per frame of the current sample */
+	size_t fe_cap;
+};
+
+/*
+ * A line of the table: the entries of one set of keys, one per event of the
+ * table (one event, or the members of an event group: perf report's group
+ * view, a column per member). e is one of them, for the keys.
+ */
+#define GROUP_MAX 16
+struct row {
+	const struct entry *e;
+	const struct entry *m[GROUP_MAX]; /* member k's entry, or NULL */
+};
+
+static inline uint64_t report_overhead(const struct report *r, const struct entry *e)
+{
+	return r->children ? e->children : e->self;
+}
+
+/* Row w's self or children of member k (0 when that event has no entry there). */
+static inline uint64_t report_row_val(const struct row *w, int k, bool children)
+{
+	const struct entry *x = w->m[k];
+
+	return x ? (children ? x->children : x->self) : 0;
+}
+
+static inline double report_pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* ans_report_order.c: the rows of the table of events ev .. ev + nr - 1 (one
+ * event, or an event group), in perf's order; list: scratch for r->n entries.
+ * Returns the count; rowp points into rows. */
+size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, struct row *rows, struct row **rowp);
+
+/* ans_report_print.c */
+/* The totals an event's percentages are of. */
+struct event_tot report_shown_tot(const struct report *r, int ev);
+/* Before the tables: which keys a one-item filter hides (said in the header). */
+void report_set_elide(struct report *r);
+/* A table: of one event (title "event 'NAME'") or of a group's nr events. */
+void report_print_table(const struct report *r, const char *title, int ev, int nr, struct row **rows, size_t n,
+			uint64_t lost);
+/* One event's JSON object. */
+void report_print_json(const struct report *r, const char *name, int ev, struct row **rows, size_t n, uint64_t lost);
+
+#endif

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * `perfring report`'s tables: perf report --stdio's text (header, columns as
+ * wide as perf makes them, a line per row, -g call chains under it), or a
+ * JSON object per event.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answers/ans_report_int.h"
+#include "shared/pd_emit.h"
+
+/* The text of key k of entry e, into buf. */
+static const char *key_text(const struct report *r, enum rkey k, const struct entry *e, char *buf, size_t len)
+{
+	switch (k) {
+	case RK_SYM:
+		if (e->sym)
+			snprintf(buf, len, "[%c] %s", e->kernel ? 'k' : '.', e->sym);
+		else
+			snprintf(buf, len, "[%c] %#.16" PRIx64, e->kernel ? 'k' : '.', e->addr);
+		return buf;
+	case RK_DSO:
+		return ans_intern_get(r->strs, e->dso);
+	case RK_COMM:
+		return ans_intern_get(r->strs, e->comm);
+	case RK_PID:
+		snprintf(buf, len, "%7d:%s", (int)e->pid, ans_intern_get(r->strs, e->pid_comm));
+		return buf;
+	}
+	return "";
+}
+
+static void print_chains(const struct report *r, const struct entry *e, uint64_t total)
+{
+	size_t i, n = 0, k;
+	struct chain_ent **v;
+	uint32_t idx = (uint32_t)(e - r->v) + 1;
+
+	for (i = 0; i < r->nchains; i++)
+		if (r->chains[i].entry == idx)
+			n++;
+	if (!n || !(v = malloc(n * sizeof(*v))))
+		return;
+	for (i = 0, k = 0; i < r->nchains; i++)
+		if (r->chains[i].entry == idx)
+			v[k++] = &r->chains[i];
+	/* by period, descending (insertion sort: few chains per entry pass the threshold) */
+	for (i = 1; i < n; i++)
+		for (k = i; k > 0 && v[k]->period > v[k - 1]->period; k--) {
+			struct chain_ent *t = v[k];
+
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		/* perf's default call-graph threshold: 0.5% */
+		if (report_pct(v[i]->period, total) < 0.5)
+			break;
+		printf("            %6.2f%% %s\n", report_pct(v[i]->period, total), ans_intern_get(r->strs, v[i]->chain));
+	}
+	if (i)
+		putchar('\n');
+	free(v);
+}
+
+/* A one-item filter list: its item, else NULL. */
+static const char *single(const char *list)
+{
+	return list && *list && !strchr(list, ',') ? list : NULL;
+}
+
+/*
+ * perf's sort__setup_elide(): a key a one-item --comm, --dso or --symbols
+ * list leaves one value is not shown as a column but said once in the
+ * header ("# comm: sh"), unless that would hide every key.
+ */
+void report_set_elide(struct report *r)
+{
+	int i, shown = 0;
+
+	for (i = 0; i < r->nkeys; i++) {
+		const char *one = r->keys[i] == RK_COMM ? single(r->o->comms)
+				  : r->keys[i] == RK_DSO ? single(r->o->dsos)
+				  : r->keys[i] == RK_SYM ? single(r->o->syms)
+							 : NULL;
+
+		r->elide[i] = one != NULL;
+		shown += !r->elide[i];
+	}
+	if (!shown) {
+		memset(r->elide, 0, sizeof(r->elide));
+		return;
+	}
+	for (i = 0; i < r->nkeys; i++)
+		if (r->elide[i])
+			printf("# %s: %s\n", r->keys[i] == RK_COMM ? "comm" : r->keys[i] == RK_DSO ? "dso" : "symbol",
+			       r->keys[i] == RK_COMM ? r->o->comms : r->keys[i] == RK_DSO ? r->o->dsos : r->o->syms);
+}
+
+/* The totals an event's percentages are of: all its samples (perf's
+ * --percentage absolute, the default), or those the filters keep. */
+struct event_tot report_shown_tot(const struct report *r, int ev)
+{
+	struct event_tot t = r->tot[ev];
+
+	if (r->o->relative) {
+		t.samples = t.kept_samples;
+		t.period = t.kept_period;
+	}
+	return t;
+}
+
+/*
+ * The table of one event, or of an event group (nr members from event ev):
+ * perf report --stdio's header (samples and event count of the members
+ * together) and a line per row, a percentage column per member (the leader
+ * "%9.2f%%", the others "%7.2f%%" right after it), each of its own event's
+ * period.
+ */
+void report_print_table(const struct report *r, const char *title, int ev, int nr, struct row **rows, size_t n,
+			uint64_t lost)
+{
+	struct event_tot t[GROUP_MAX], all = { 0 };
+	int width[RK_MAX], i, k, last, wide = 8 * (nr - 1);
+	char buf[512], unit = ' ';
+	uint64_t ns;
+	size_t j;
+
+	for (k = 0; k < nr; k++) {
+		t[k] = report_shown_tot(r, ev + k);
+		all.samples += t[k].samples;
+		all.period += t[k].period;
+	}
+	ns = all.samples;
+	if (ns > 1000) {
+		ns /= 1000;
+		unit = 'K';
+		if (ns > 1000) {
+			ns /= 1000;
+			unit = 'M';
+		}
+	}
+	if (!r->o->quiet) {
+		printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
+		printf("# Samples: %" PRIu64 "%c of %s\n", ns, unit, title);
+		printf("# Event count (approx.): %" PRIu64 "\n#\n", all.period);
+	}
+	/*
+	 * Each column as wide as its header or its widest text, but the
+	 * command's as perf's hists__calc_col_len makes it: by the length of
+	 * the command each entry's thread has at the end (its pid name), and
+	 * perf cuts longer commands to that width ("perf-exec" of a thread that
+	 * became "sleep" shows as "perf-ex"). Shown the same, for one output.
+	 */
+	for (i = 0; i < r->nkeys; i++) {
+		width[i] = (int)strlen(rk_names[r->keys[i]].header);
+		for (j = 0; j < n; j++) {
+			int w = (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, rows[j]->e->pid_comm)
+								    : key_text(r, r->keys[i], rows[j]->e, buf, sizeof(buf)));
+
+			if (w > width[i])
+				width[i] = w;
+		}
+	}
+	for (i = 0, last = -1; i < r->nkeys; i++)
+		if (!r->elide[i])
+			last = i;
+	if (!r->o->quiet) {
+		if (r->children)
+			printf("# %*s  %*s", 8 + wide, "Children", 8 + wide, "Self");
+		else
+			printf("# %*s", 8 + wide, "Overhead");
+		if (r->o->show_samples)
+			printf("  %*s", 12 * nr, "Samples");
+		for (i = 0; i < r->nkeys; i++)
+			if (!r->elide[i])
+				printf("  %-*s", i < last ? width[i] : 0, rk_names[r->keys[i]].header);
+		printf("\n# %.*s", 8 + wide, "................................................................"
+					    "................................................................");
+		if (r->children)
+			printf("  %.*s", 8 + wide, "................................................................"
+						  "................................................................");
+		for (k = 0; r->o->show_samples && k < nr; k++)
+			printf(k ? "............" : "  ............");
+		for (i = 0; i < r->nkeys; i++) {
+			if (r->elide[i])
+				continue;
+			printf("  ");
+			for (int d = 0; d < width[i]; d++)
+				putchar('.');
+		}
+		printf("\n#\n");
+	}
+	for (j = 0; j < n; j++) {
+		const struct row *w = rows[j];
+
+		for (k = 0; r->children && k < nr; k++)
+			printf(k ? "%7.2f%%" : "%9.2f%%", report_pct(report_row_val(w, k, true), t[k].period));
+		for (k = 0; k < nr; k++) {
+			printf(k ? "%7.2f%%" : r->children ? "  %7.2f%%" : "%9.2f%%", report_pct(report_row_val(w, k, false), t[k].period));
+		}
+		for (k = 0; r->o->show_samples && k < nr; k++)
+			printf(k ? "%12" PRIu64 : "  %12" PRIu64, w->m[k] ? w->m[k]->self_samples : 0);
+		for (i = 0; i < r->nkeys; i++) {
+			const char *text;
+
+			if (r->elide[i])
+				continue;
+			text = key_text(r, r->keys[i], w->e, buf, sizeof(buf));
+			if (r->keys[i] == RK_COMM)
+				printf("  %-*.*s", i < last ? width[i] : 0, width[i], text);
+			else
+				printf("  %-*s", i < last ? width[i] : 0, text);
+		}
+		putchar('\n');
+		if (r->o->callchains && w->m[0])
+			print_chains(r, w->m[0], t[0].period);
+	}
+	printf("\n\n");
+}
+
+void report_print_json(const struct report *r, const char *name, int ev, struct row **rows, size_t n, uint64_t lost)
+{
+	const struct event_tot tot = report_shown_tot(r, ev), *t = &tot;
+	struct pd_emit e = { .f = stdout, .json = true };
+	bool dso_done;
+	size_t j;
+	int i;
+
+	pd_emit_begin(&e);
+	pd_emit_str(&e, "event", name);
+	pd_emit_u64(&e, "samples", t->samples);
+	pd_emit_u64(&e, "period", t->period);
+	pd_emit_u64(&e, "lost_samples", lost);
+	pd_emit_arr_begin(&e, "sort");
+	for (i = 0; i < r->nkeys; i++)
+		pd_emit_str(&e, NULL, rk_names[r->keys[i]].name);
+	pd_emit_arr_end(&e);
+	pd_emit_arr_begin(&e, "entries");
+	for (j = 0; j < n; j++) {
+		const struct entry *x = rows[j]->e;
+
+		pd_emit_obj_begin(&e, NULL);
+		dso_done = false;
+		for (i = 0; i < r->nkeys; i++) {
+			switch (r->keys[i]) {
+			case RK_SYM:
+				if (x->sym)
+					pd_emit_str(&e, "symbol", x->sym);
+				else
+					pd_emit_null(&e, "symbol");
+				pd_emit_u64(&e, "addr", x->addr);
+				pd_emit_bool(&e, "kernel", x->kernel);
+				/* a symbol is named with its binary */
+				__attribute__((fallthrough));
+			case RK_DSO:
+				if (!dso_done)
+					pd_emit_str(&e, "dso", ans_intern_get(r->strs, x->dso));
+				dso_done = true;
+				break;
+			case RK_COMM:
+				pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->comm));
+				break;
+			case RK_PID:
+				pd_emit_i64(&e, "pid", (int32_t)x->pid);
+				if (r->keys[0] != RK_COMM)
+					pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->pid_comm));
+				break;
+			}
+		}
+		if (r->children) {
+			pd_emit_f64(&e, "children", report_pct(x->children, t->period), 4);
+			pd_emit_u64(&e, "children_period", x->children);
+		}
+		pd_emit_f64(&e, "self", report_pct(x->self, t->period), 4);
+		pd_emit_u64(&e, "self_period", x->self);
+		pd_emit_u64(&e, "self_samples", x->self_samples);
+		pd_emit_obj_end(&e);
+	}
+	pd_emit_arr_end(&e);
+	pd_emit_end(&e);
+}
