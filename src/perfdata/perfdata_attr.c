@@ -183,6 +183,8 @@ int pd_attr_add(struct perfring_perfdata *pd, const struct perf_event_attr *attr
 	uint64_t i;
 	int idx, err;
 
+	if ((unsigned)pd->nr_attrs >= PD_MAX_ATTRS)
+		return pr_fail(E2BIG, "perf.data: more than %u events (attrs); perfring orders at most that many", PD_MAX_ATTRS);
 	if (pd->nr_attrs == pd->cap_attrs) {
 		int cap = pd->cap_attrs ? pd->cap_attrs * 2 : 4;
 		struct pd_attr **n = realloc(pd->attrs, (size_t)cap * sizeof(*n));

@@ -83,8 +83,13 @@ struct pd_input {
 /* A record queued for time ordering: what the sort moves, 32 bytes, never
  * the record. Its bytes stay where they are when they outlive the queue (a
  * file held whole in memory), else they are copied into the arena. The
+ * entry keeps the record's header too, so that delivering it reads no
+ * record byte: a round is delivered after the next one was read, and by
+ * then its records have left the cache; a consumer that needs only the
+ * type and the event (counting, filtering) never goes back to them. The
  * queue is kept in arrival order between flushes and sorted stably, so
  * equal times keep their arrival order without a sequence number. */
+#define PD_MAX_ATTRS (1u << 24) /* the entry's attr_idx bits */
 struct pd_queued {
 	uint64_t time;
 	uint64_t offset;    /* rec.offset */
@@ -92,8 +97,8 @@ struct pd_queued {
 		const uint8_t *data; /* the record in the input */
 		size_t arena_off;    /* when in_arena */
 	} at;
-	int32_t attr_idx;
-	bool in_arena, from_compressed;
+	uint16_t size, misc; /* the record's header (kernel records only: type < 64) */
+	uint32_t attr_idx : 24, type : 6, in_arena : 1, from_compressed : 1;
 };
 
 struct perfring_perfdata {

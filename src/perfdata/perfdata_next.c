@@ -486,7 +486,10 @@ static int enqueue(struct perfring_perfdata *pd, const struct perfring_perfdata_
 	q = &pd->queue[pd->nr_queue++];
 	q->time = time;
 	q->offset = rec->offset;
-	q->attr_idx = attr_idx;
+	q->size = (uint16_t)rec->size;
+	q->misc = rec->misc;
+	q->type = rec->type;
+	q->attr_idx = (uint32_t)attr_idx;
 	q->in_arena = copy;
 	q->from_compressed = rec->from_compressed;
 	if (copy) {
@@ -590,11 +593,10 @@ static void end_flush(struct perfring_perfdata *pd)
 	if (!pd->arena_len)
 		return;
 	for (i = 0; i < rest; i++) {
-		uint16_t size;
+		uint16_t size = q[i].size;
 
 		if (!q[i].in_arena)
 			continue;
-		size = pd16(pd, pd->arena + q[i].at.arena_off + 6);
 		memcpy(pd->arena_spare + off, pd->arena + q[i].at.arena_off, size);
 		q[i].at.arena_off = off;
 		off += size;
@@ -617,9 +619,9 @@ static void deliver(struct perfring_perfdata *pd, const struct pd_queued *q, str
 
 	rec->offset = q->offset;
 	rec->from_compressed = q->from_compressed;
-	rec->type = pd32(pd, p);
-	rec->misc = pd16(pd, p + 4);
-	rec->size = pd16(pd, p + 6);
+	rec->type = q->type;
+	rec->misc = q->misc;
+	rec->size = q->size;
 	rec->data = p;
 	rec->payload = NULL;
 	rec->payload_len = 0;
@@ -659,7 +661,10 @@ static inline bool queue_next_fast(struct perfring_perfdata *pd)
 	q = &pd->queue[pd->nr_queue++];
 	q->time = time;
 	q->offset = off;
-	q->attr_idx = idx;
+	q->size = size;
+	q->misc = pd16(pd, p + 4);
+	q->type = type;
+	q->attr_idx = (uint32_t)idx;
 	q->in_arena = false;
 	q->from_compressed = false;
 	q->at.data = p;
