@@ -30,7 +30,15 @@ const struct rk_name rk_names[RK_MAX] = {
 	[RK_COMM] = { "comm", "Command", "comm" },
 	/* perf's header, 15 wide: the column is at least that, or a comm's length + 8 ("%7d:") */
 	[RK_PID] = { "pid", "    Pid:Command", "pid" },
+	[RK_DSO_FROM] = { "dso_from", "Source Shared Object", "dso_from" },
+	[RK_SYM_FROM] = { "symbol_from", "Source Symbol", "symbol_from" },
+	[RK_DSO_TO] = { "dso_to", "Target Shared Object", "dso_to" },
+	[RK_SYM_TO] = { "symbol_to", "Target Symbol", "symbol_to" },
+	[RK_CYCLES] = { "cycles", "Basic Block Cycles", "cycles" },
 };
+
+/* perf report's sort in branch mode (default_branch_sort_order) */
+#define BRANCH_SORT "comm,dso_from,symbol_from,symbol_to,cycles"
 
 int ans_report_check_sort(const char *sort, const char **bad, int *badlen)
 {
@@ -107,6 +115,18 @@ static int tab_grow(struct report *r)
 	return 0;
 }
 
+/*
+ * The address perf shows for frame f when its function is unknown: a leaf's
+ * (the sampled ip) in its binary, as perf's al->addr (a module's from the
+ * module's start: perf maps modules from offset 0), a caller's as recorded.
+ */
+static uint64_t frame_addr(const struct ans_frame *f, bool leaf)
+{
+	if (!leaf)
+		return f->addr;
+	return f->kernel && f->mapped && f->module ? f->addr - f->map_start : f->shown_addr;
+}
+
 /* The entry of (key, event), created with the frame's display fields. */
 static struct entry *get_entry(struct report *r, const uint64_t *key, int event, const struct ans_frame *f,
 			       bool leaf, int32_t dso, int32_t comm, uint32_t pid, uint32_t tid)
@@ -137,7 +157,7 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	memcpy(e->key, key, sizeof(e->key));
 	e->event = event;
 	e->sym = f ? f->name : NULL;
-	e->addr = f ? (leaf ? f->shown_addr : f->addr) : 0;
+	e->addr = f ? frame_addr(f, leaf) : 0;
 	e->kernel = f ? f->kernel : false;
 	e->dso = dso;
 	e->comm = comm;
@@ -212,7 +232,7 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 				 * binary for the sampled ip (al->addr), as recorded for
 				 * the callers (the call chain's ips) */
 				k[0] = (uint64_t)(uint32_t)*dso << 33;
-				k[1] = f ? (leaf ? f->shown_addr : f->addr) : 0;
+				k[1] = f ? frame_addr(f, leaf) : 0;
 			}
 			break;
 		case RK_DSO:
@@ -225,6 +245,8 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 			/* perf's "pid" key is the thread (sort__thread_cmp(): its tid),
 			 * shown as TID:COMMAND */
 			k[0] = a->s->tid;
+			break;
+		default: /* the branch keys: add_branch_sample() */
 			break;
 		}
 	}
@@ -308,22 +330,40 @@ static bool in_num_list(const char *list, uint32_t v)
 	return in_list(list, s);
 }
 
+/* perf report's --comm, --pid, --tid filters, on the sample's thread. */
+static bool keep_thread(const struct ans_report_opts *o, const struct ans_sample *a)
+{
+	return !(o->comms && !in_list(o->comms, a->comm)) && !(o->pids && !in_num_list(o->pids, a->s->pid)) &&
+	       !(o->tids && !in_num_list(o->tids, a->s->tid));
+}
+
+/* --dso, --symbols, on the frame an entry is of (NULL: none). */
+static bool keep_frame(const struct ans_report_opts *o, const struct ans_frame *f)
+{
+	if (o->dsos && !(f && (in_list(o->dsos, f->dso) || in_list(o->dsos, short_dso(f->dso)))))
+		return false;
+	return !(o->syms && !(f && f->name && in_list(o->syms, f->name)));
+}
+
 /* The filters of perf report --comm, --pid, --tid, --dso, --symbols, on the sample. */
 static bool keep_sample(const struct ans_report_opts *o, const struct ans_sample *a)
 {
-	const struct ans_frame *leaf = a->nframes ? &a->frames[0] : NULL;
+	return keep_thread(o, a) && keep_frame(o, a->nframes ? &a->frames[0] : NULL);
+}
 
-	if (o->comms && !in_list(o->comms, a->comm))
-		return false;
-	if (o->pids && !in_num_list(o->pids, a->s->pid))
-		return false;
-	if (o->tids && !in_num_list(o->tids, a->s->tid))
-		return false;
-	if (o->dsos && !(leaf && (in_list(o->dsos, leaf->dso) || in_list(o->dsos, short_dso(leaf->dso)))))
-		return false;
-	if (o->syms && !(leaf && leaf->name && in_list(o->syms, leaf->name)))
-		return false;
-	return true;
+/* The event's totals, grown to hold event ev. */
+static struct event_tot *event_tot(struct report *r, int ev)
+{
+	if (ev >= r->ntot) {
+		struct event_tot *t = realloc(r->tot, (ev + 1) * sizeof(*t));
+
+		if (!t)
+			return NULL;
+		memset(t + r->ntot, 0, (ev + 1 - r->ntot) * sizeof(*t));
+		r->tot = t;
+		r->ntot = ev + 1;
+	}
+	return &r->tot[ev];
 }
 
 static int add_sample(struct report *r, const struct ans_sample *a)
@@ -334,15 +374,8 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	struct entry *e;
 	size_t j, n = a->nframes;
 
-	if (a->event >= r->ntot) {
-		struct event_tot *t = realloc(r->tot, (a->event + 1) * sizeof(*t));
-
-		if (!t)
-			return -ENOMEM;
-		memset(t + r->ntot, 0, (a->event + 1 - r->ntot) * sizeof(*t));
-		r->tot = t;
-		r->ntot = a->event + 1;
-	}
+	if (!event_tot(r, a->event))
+		return -ENOMEM;
 	r->tot[a->event].samples++;
 	r->tot[a->event].period += period;
 	if (!keep_sample(r->o, a))
@@ -375,6 +408,138 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 		}
 		if (!r->children)
 			break;
+	}
+	return 0;
+}
+
+/*
+ * One end of a branch, found as perf's ip__resolve_ams() finds it: in the
+ * process's maps ('.'), else in the kernel's ('k'), else in none ('H',
+ * "[unknown]"). Shown at its address in its binary: a module's from the
+ * module's start (perf's module maps start at offset 0), the core
+ * kernel's as it is.
+ */
+static int branch_end(struct report *r, struct ans_reader *rd, uint32_t pid, uint64_t addr, struct ans_frame *f,
+		      struct branch_end *b)
+{
+	ans_name_addr(rd, pid, addr, PERF_RECORD_MISC_USER, f);
+	b->level = '.';
+	if (!f->mapped) {
+		ans_name_addr(rd, pid, addr, PERF_RECORD_MISC_KERNEL, f);
+		b->level = 'k';
+	}
+	if (!f->mapped) {
+		b->level = 'H';
+		f->dso = "[unknown]";
+		f->name = NULL;
+		f->shown_addr = addr;
+	}
+	b->sym = f->name;
+	b->start = addr - f->offset;
+	b->addr = addr;
+	b->shown = frame_addr(f, true);
+	b->dso = dso_id(r, f);
+	return b->dso < 0 ? -ENOMEM : 0;
+}
+
+/* A key of a branch end: by name (and binary) when known, else by address alone
+ * (perf's sort__sym_from_cmp() compares two unknown ones by address). */
+static int branch_sym_key(struct report *r, const struct branch_end *b, uint64_t *k)
+{
+	if (b->sym) {
+		int32_t n = ans_intern_ptr(r->strs, b->sym);
+
+		if (n < 0)
+			return -ENOMEM;
+		k[0] = ((uint64_t)(uint32_t)b->dso << 33) | ((uint64_t)(uint32_t)n << 1) | 1;
+	} else {
+		k[1] = b->addr;
+	}
+	return 0;
+}
+
+/*
+ * Branch mode (perf report on a file with branch stacks): each branch of
+ * the sample's stack is an entry of weight 1 (perf's "pseudo period": the
+ * percentages are of the branches taken, not of the samples). sym and dso
+ * are the branch's target, shown with the sample's own level as perf
+ * shows them; the branch keys are its two ends and its cycles.
+ */
+static int add_branch_sample(struct report *r, struct ans_reader *rd, const struct ans_sample *a)
+{
+	const struct perfring_branch_stack *bs = &a->s->branch;
+	const struct ans_frame *leaf = a->nframes ? &a->frames[0] : NULL;
+	struct event_tot *t = event_tot(r, a->event);
+	struct perfring_branch_entry be;
+	struct branch_end from, to;
+	struct ans_frame ff, tf;
+	uint64_t key[2 * RK_MAX], i;
+	int32_t comm;
+	struct entry *e;
+	int k;
+
+	if (!t)
+		return -ENOMEM;
+	if (!(a->s->present & PERF_SAMPLE_BRANCH_STACK) || !bs->nr)
+		return 0;
+	comm = ans_intern_str(r->strs, a->comm);
+	if (comm < 0)
+		return -ENOMEM;
+	for (i = 0; i < bs->nr; i++) {
+		perfring_branch_at(bs, i, &be);
+		if (branch_end(r, rd, a->s->pid, be.from, &ff, &from) || branch_end(r, rd, a->s->pid, be.to, &tf, &to))
+			return -ENOMEM;
+		t->samples++;
+		t->period++;
+		if (!keep_thread(r->o, a) || !keep_frame(r->o, &tf))
+			continue;
+		t->kept_samples++;
+		t->kept_period++;
+		memset(key, 0, sizeof(key));
+		for (k = 0; k < r->nkeys; k++) {
+			uint64_t *kk = &key[2 * k];
+			int err = 0;
+
+			switch (r->keys[k]) {
+			case RK_SYM:
+			case RK_SYM_TO:
+				err = branch_sym_key(r, &to, kk);
+				break;
+			case RK_SYM_FROM:
+				err = branch_sym_key(r, &from, kk);
+				break;
+			case RK_DSO:
+			case RK_DSO_TO:
+				kk[0] = (uint32_t)to.dso;
+				break;
+			case RK_DSO_FROM:
+				kk[0] = (uint32_t)from.dso;
+				break;
+			case RK_COMM:
+				kk[0] = (uint32_t)comm;
+				break;
+			case RK_PID:
+				kk[0] = a->s->tid;
+				break;
+			case RK_CYCLES:
+				kk[0] = be.cycles;
+				break;
+			}
+			if (err)
+				return err;
+		}
+		e = get_entry(r, key, a->event, &tf, false, to.dso, comm, a->s->tid, a->s->tid);
+		if (!e)
+			return -ENOMEM;
+		if (!e->self_samples) {
+			e->kernel = leaf ? leaf->kernel : false; /* the sample's level */
+			e->from = from;
+			e->to = to;
+			e->cycles = be.cycles;
+		}
+		e->self++;
+		e->children++;
+		e->self_samples++;
 	}
 	return 0;
 }
@@ -467,6 +632,34 @@ static int read_groups(const char *cmd, const char *path, const struct ans_reade
 	return n;
 }
 
+/*
+ * Branch mode, as perf report decides it: on when an event records branch
+ * stacks (perf record -b), unless --no-branch-stack; --branch-stack on a
+ * file without them and a branch key outside branch mode are errors.
+ * Branch mode's default keys are perf's. 0, or -1 with the error printed.
+ */
+static int decide_branch(const char *cmd, const char *path, struct report *r, bool any_branch)
+{
+	int i;
+
+	if (r->o->branch > 0 && !any_branch) {
+		tool_error(cmd, "%s: --branch-stack: the file has no branch stacks (record with perf record -b)", path);
+		return -1;
+	}
+	r->branch = r->o->branch < 0 ? any_branch : r->o->branch;
+	if (r->branch && !r->o->sort) {
+		r->nkeys = 0;
+		return parse_sort(r, BRANCH_SORT);
+	}
+	for (i = 0; i < r->nkeys && !r->branch; i++)
+		if (r->keys[i] >= RK_FIRST_BRANCH) {
+			tool_error(cmd, "%s: --sort %s is a key of branch mode, and %s", path, rk_names[r->keys[i]].name,
+				   any_branch ? "--no-branch-stack turned it off" : "the file has no branch stacks");
+			return -1;
+		}
+	return 0;
+}
+
 int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
 {
 	bool table_off = false;
@@ -480,10 +673,11 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	struct ans_sample a;
 	int ret, ev, status = EXIT_OK, i, k, ngroups = 0;
 	size_t n;
-	bool any_chain = false, decided = false;
+	bool any_chain = false, any_branch = false, decided = false;
 
 	if (parse_sort(&r, opts->sort ? opts->sort : "comm,dso,sym"))
-		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid)", opts->sort);
+		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid; in branch mode also "
+					     "dso_from, symbol_from, dso_to, symbol_to, cycles)", opts->sort);
 	rd = ans_open(cmd, path, &aopts);
 	if (!rd)
 		return EXIT_ERROR;
@@ -504,12 +698,19 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 
 				if (at && (at->cfg.sample_type & PERF_SAMPLE_CALLCHAIN))
 					any_chain = true;
+				if (at && (at->cfg.sample_type & PERF_SAMPLE_BRANCH_STACK))
+					any_branch = true;
 			}
-			r.children = opts->children < 0 ? any_chain : opts->children;
+			if (decide_branch(cmd, path, &r, any_branch)) {
+				status = EXIT_ERROR;
+				goto out;
+			}
+			/* perf report's branch mode counts no call chains (cumulate_callchain off) */
+			r.children = r.branch ? false : opts->children < 0 ? any_chain : opts->children;
 			r.callers_first = r.children && any_chain;
 			decided = true;
 		}
-		if (add_sample(&r, &a)) {
+		if (r.branch ? add_branch_sample(&r, rd, &a) : add_sample(&r, &a)) {
 			status = tool_error(cmd, "out of memory");
 			goto out;
 		}

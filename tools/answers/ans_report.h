@@ -13,6 +13,8 @@
 struct ans_report_opts {
 	const char *sort;       /* "sym", "dso,sym", "comm,dso,sym" (NULL: perf's default, comm,dso,sym) */
 	int children;           /* 1 --children, 0 --no-children, -1 as perf: when the file has call chains */
+	int branch;             /* branch mode (an entry per branch taken): 1 --branch-stack,
+				 * 0 --no-branch-stack, -1 as perf: when the file has branch stacks */
 	double percent_limit;   /* hide entries below this percentage */
 	bool json;
 	bool callchains;        /* -g: each entry's call chains (root first), folded */

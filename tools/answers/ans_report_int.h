@@ -14,14 +14,29 @@
 #include "answers/ans_intern.h"
 #include "answers/ans_report.h"
 
-enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID };
-#define RK_MAX 4
+/* The branch keys (RK_DSO_FROM on) exist in branch mode only: perf report's
+ * view of a file with branch stacks, an entry per branch taken. */
+enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID, RK_DSO_FROM, RK_SYM_FROM, RK_DSO_TO, RK_SYM_TO, RK_CYCLES };
+#define RK_MAX 9
+#define RK_FIRST_BRANCH RK_DSO_FROM
 
 /* A sort key's name (--sort), column header and JSON field. */
 struct rk_name {
 	const char *name, *header, *json;
 };
 extern const struct rk_name rk_names[RK_MAX];
+
+/* One end of a branch, as perf's branch view shows it: the function or the
+ * address in its binary, and how it was found: 'k' in the kernel's maps,
+ * '.' in the process's, 'H' in none. */
+struct branch_end {
+	const char *sym;    /* NULL: unknown, shown by address */
+	uint64_t addr;      /* as recorded (the sort's) */
+	uint64_t shown;     /* in its binary (shown) */
+	uint64_t start;     /* the function's address (sym known) */
+	int32_t dso;        /* interned */
+	char level;
+};
 
 struct entry {
 	uint64_t key[2 * RK_MAX];
@@ -37,6 +52,9 @@ struct entry {
 	uint32_t pid;
 	uint32_t tid;       /* of its first sample */
 	int32_t pid_comm;   /* --sort pid: that thread's name at the end, as perf shows it */
+	/* branch mode: the branch (sym, addr and dso above are its target's) */
+	struct branch_end from, to;
+	uint16_t cycles;
 };
 
 struct chain_ent {
@@ -55,6 +73,7 @@ struct report {
 	enum rkey keys[RK_MAX];
 	int nkeys;
 	bool children;
+	bool branch;        /* branch mode: an entry per branch of the samples' branch stacks */
 	bool callers_first; /* children with call chains: equal ones caller first (perf's __hpp__sort_acc) */
 	bool elide[RK_MAX]; /* keys a one-item filter makes the same everywhere: not shown */
 	struct ans_intern *strs;

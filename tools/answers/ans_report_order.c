@@ -26,9 +26,46 @@ static int named_first(const void *x, const void *y)
  * name, ascending; pids ascending. Two addresses left tied come as perf's
  * collapsed tree holds them: by their difference's sign.
  */
+/* perf's _sort__addr_cmp(): the sign of the difference (a kernel address
+ * comes before a user one) */
+static int cmp_addr(uint64_t x, uint64_t y)
+{
+	return (int64_t)(x - y) < 0 ? -1 : x != y;
+}
+
+/* Two binaries: short names ascending, a known one before "[unknown]". */
+static int cmp_dso(const struct report *r, int32_t x, int32_t y)
+{
+	const char *dx = ans_intern_get(r->strs, x), *dy = ans_intern_get(r->strs, y);
+	int c = named_first(strcmp(dx, "[unknown]") ? dx : NULL, strcmp(dy, "[unknown]") ? dy : NULL);
+
+	return c ? c : strcmp(dx, dy);
+}
+
+/* The binaries of two branch ends: perf's sort__dso_from_cmp() passes them
+ * to _sort__dso_cmp() the other way round from sort__dso_cmp(), so
+ * "[unknown]" first, then short names descending. */
+static int cmp_branch_dso(const struct report *r, int32_t x, int32_t y)
+{
+	return -cmp_dso(r, x, y);
+}
+
+/* Two branch ends (perf's sort__sym_from_cmp(), which has no sort by name):
+ * a named one first, two named ones by the functions' addresses, two
+ * unknown ones by their own. */
+static int cmp_branch_end(const struct branch_end *x, const struct branch_end *y)
+{
+	int c = named_first(x->sym, y->sym);
+
+	if (c)
+		return c;
+	if (x->sym && x->start != y->start)
+		return cmp_addr(x->start, y->start);
+	return x->sym ? strcmp(x->sym, y->sym) : cmp_addr(x->addr, y->addr);
+}
+
 static int cmp_keys(const struct report *r, const struct entry *x, const struct entry *y)
 {
-	const char *dx = ans_intern_get(r->strs, x->dso), *dy = ans_intern_get(r->strs, y->dso);
 	int i, c = 0;
 
 	for (i = 0; i < r->nkeys && !c; i++) {
@@ -40,9 +77,23 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 			c = x->pid < y->pid ? -1 : x->pid > y->pid;
 			break;
 		case RK_DSO:
-			c = named_first(strcmp(dx, "[unknown]") ? dx : NULL, strcmp(dy, "[unknown]") ? dy : NULL);
-			if (!c)
-				c = strcmp(dx, dy);
+			c = cmp_dso(r, x->dso, y->dso);
+			break;
+		case RK_DSO_FROM:
+			c = cmp_branch_dso(r, x->from.dso, y->from.dso);
+			break;
+		case RK_DSO_TO:
+			c = cmp_branch_dso(r, x->to.dso, y->to.dso);
+			break;
+		case RK_SYM_FROM:
+			c = cmp_branch_end(&x->from, &y->from);
+			break;
+		case RK_SYM_TO:
+			c = cmp_branch_end(&x->to, &y->to);
+			break;
+		case RK_CYCLES:
+			/* sort__cycles_cmp(): left - right, the larger first */
+			c = x->cycles > y->cycles ? -1 : x->cycles < y->cycles;
 			break;
 		case RK_SYM:
 			c = named_first(x->sym, y->sym);
@@ -51,10 +102,8 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 			break;
 		}
 	}
-	/* perf's _sort__addr_cmp(): the sign of the difference (a kernel
-	 * address comes before a user one) */
 	if (!c)
-		c = (int64_t)(x->addr - y->addr) < 0 ? -1 : x->addr != y->addr;
+		c = cmp_addr(x->addr, y->addr);
 	return c ? c : memcmp(x->key, y->key, sizeof(x->key));
 }
 

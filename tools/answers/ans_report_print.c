@@ -12,10 +12,43 @@
 #include "answers/ans_report_int.h"
 #include "shared/pd_emit.h"
 
+/* A branch end as perf's branch view shows it: "[k] name" or "[.] 0x<16 digits>". */
+static const char *branch_end_text(const struct branch_end *b, char *buf, size_t len)
+{
+	if (b->sym)
+		snprintf(buf, len, "[%c] %s", b->level, b->sym);
+	else
+		snprintf(buf, len, "[%c] %#.16" PRIx64, b->level, b->shown);
+	return buf;
+}
+
+/*
+ * How wide a branch end's binary makes its column: perf's hists__calc_col_len()
+ * counts the name of a binary only when the end's function is known, else
+ * unresolved_col_width (16); a longer name is cut to the column.
+ */
+static int branch_dso_len(const struct report *r, const struct branch_end *b)
+{
+	return b->sym ? (int)strlen(ans_intern_get(r->strs, b->dso)) : 16;
+}
+
 /* The text of key k of entry e, into buf. */
 static const char *key_text(const struct report *r, enum rkey k, const struct entry *e, char *buf, size_t len)
 {
 	switch (k) {
+	case RK_SYM_FROM:
+		return branch_end_text(&e->from, buf, len);
+	case RK_SYM_TO:
+		return branch_end_text(&e->to, buf, len);
+	case RK_DSO_FROM:
+		return ans_intern_get(r->strs, e->from.dso);
+	case RK_DSO_TO:
+		return ans_intern_get(r->strs, e->to.dso);
+	case RK_CYCLES:
+		if (!e->cycles)
+			return "-";
+		snprintf(buf, len, "%u", e->cycles);
+		return buf;
 	case RK_SYM:
 		if (e->sym)
 			snprintf(buf, len, "[%c] %s", e->kernel ? 'k' : '.', e->sym);
@@ -158,8 +191,10 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 	for (i = 0; i < r->nkeys; i++) {
 		width[i] = (int)strlen(rk_names[r->keys[i]].header);
 		for (j = 0; j < n; j++) {
-			int w = (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, rows[j]->e->pid_comm)
-								    : key_text(r, r->keys[i], rows[j]->e, buf, sizeof(buf)));
+			int w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &rows[j]->e->from)
+				: r->keys[i] == RK_DSO_TO ? branch_dso_len(r, &rows[j]->e->to)
+				: (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, rows[j]->e->pid_comm)
+								      : key_text(r, r->keys[i], rows[j]->e, buf, sizeof(buf)));
 
 			if (w > width[i])
 				width[i] = w;
@@ -210,7 +245,7 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			if (r->elide[i])
 				continue;
 			text = key_text(r, r->keys[i], w->e, buf, sizeof(buf));
-			if (r->keys[i] == RK_COMM)
+			if (r->keys[i] == RK_COMM || r->keys[i] == RK_DSO_FROM || r->keys[i] == RK_DSO_TO)
 				printf("  %-*.*s", i < last ? width[i] : 0, width[i], text);
 			else
 				printf("  %-*s", i < last ? width[i] : 0, text);
@@ -268,6 +303,27 @@ void report_print_json(const struct report *r, const char *name, int ev, struct 
 				pd_emit_i64(&e, "pid", (int32_t)x->pid);
 				if (r->keys[0] != RK_COMM)
 					pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->pid_comm));
+				break;
+			case RK_SYM_FROM:
+			case RK_SYM_TO: {
+				const struct branch_end *b = r->keys[i] == RK_SYM_FROM ? &x->from : &x->to;
+				const bool from = r->keys[i] == RK_SYM_FROM;
+
+				if (b->sym)
+					pd_emit_str(&e, from ? "symbol_from" : "symbol_to", b->sym);
+				else
+					pd_emit_null(&e, from ? "symbol_from" : "symbol_to");
+				pd_emit_u64(&e, from ? "addr_from" : "addr_to", b->addr);
+				break;
+			}
+			case RK_DSO_FROM:
+				pd_emit_str(&e, "dso_from", ans_intern_get(r->strs, x->from.dso));
+				break;
+			case RK_DSO_TO:
+				pd_emit_str(&e, "dso_to", ans_intern_get(r->strs, x->to.dso));
+				break;
+			case RK_CYCLES:
+				pd_emit_u64(&e, "cycles", x->cycles);
 				break;
 			}
 		}

@@ -396,6 +396,7 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 		}
 	}
 	module = kernel && look == 0 && kernel_module_map(hit.path);
+	f->module = module;
 	unmapped = kernel && look == -ENOENT && addr < 0xffff800000000000ull;
 	if (kernel)
 		f->dso = kernel_dso(r, look, unmapped, &hit);

@@ -35,6 +35,7 @@ struct ans_frame {
 	uint8_t build_id_size; /* 0 when unknown */
 	uint8_t build_id[PERFRING_BUILD_ID_MAX];
 	bool kernel;          /* a kernel address (cpumode kernel, or guest kernel) */
+	bool module;          /* in a kernel module's map */
 	bool mapped;          /* a mapping holds it: map_* are set */
 	uint64_t map_start, map_end, map_pgoff;
 	const char *file;     /* source file and line when asked for and known */

@@ -27,6 +27,7 @@ void cmd_report_usage(FILE *f)
 		"                     [-n] [-q] [-g] [--comm|--pid|--tid|--dso|--symbols LIST]\n"
 		"                     [--percentage absolute|relative] [--json] [--folded FILE]\n"
 		"                     [--pprof FILE] [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
+		"                     [-b|--branch-stack|--no-branch-stack]\n"
 		"       %s report --stats [-i FILE]\n"
 		"       %s report --header-only [-i FILE]\n\n"
 		"Read a perf.data file (file or pipe mode, either byte order, zstd-compressed\n"
@@ -40,7 +41,14 @@ void cmd_report_usage(FILE *f)
 		"--header-only` words them.\n\n"
 		"Options:\n"
 		"  -i, --input FILE        the file to read (default perf.data; '-': standard input)\n"
-		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid (default comm,dso,sym)\n"
+		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid (default comm,dso,sym);\n"
+		"                          in branch mode also dso_from, symbol_from, dso_to,\n"
+		"                          symbol_to, cycles (default comm,dso_from,symbol_from,\n"
+		"                          symbol_to,cycles)\n"
+		"  -b, --branch-stack      branch mode (the default when the file has branch stacks,\n"
+		"                          perf record -b): an entry per branch taken, weight 1,\n"
+		"                          sym and dso those of its target\n"
+		"      --no-branch-stack   the samples, not their branches\n"
 		"      --children          the inclusive column, sorted by it (default with call chains)\n"
 		"      --no-children       self only\n"
 		"      --percent-limit PCT hide entries below PCT percent\n"
@@ -170,6 +178,7 @@ enum {
 	OPT_DSO,
 	OPT_SYMBOLS,
 	OPT_PERCENTAGE,
+	OPT_NO_BRANCH,
 };
 
 /* "N[,N...]" */
@@ -211,18 +220,20 @@ int cmd_report(int argc, char **argv)
 		{ "dsos", required_argument, NULL, OPT_DSO },
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
+		{ "branch-stack", no_argument, NULL, 'b' },
+		{ "no-branch-stack", no_argument, NULL, OPT_NO_BRANCH },
 		ANS_EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ans_report_opts o = { .children = -1 };
+	struct ans_report_opts o = { .children = -1, .branch = -1 };
 	const char *path = "perf.data", *bad;
 	bool stats = false, other = false, header = false;
 	int c, idx, badlen;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:s:gjnqh", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:bgjnqh", longopts, &idx)) != -1) {
 		if (c != 'i' && c != OPT_STATS && c != OPT_HEADER_ONLY && c != 'h' && c != OPT_STDIO)
 			other = true;
 		switch (c) {
@@ -237,12 +248,17 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 's':
 			if (ans_report_check_sort(optarg, &bad, &badlen))
-				return tool_usage_error(CMD, "--sort: unknown key '%.*s' (keys: sym, dso, comm, pid)",
+				return tool_usage_error(CMD, "--sort: unknown key '%.*s' (keys: sym, dso, comm, pid; "
+							"in branch mode dso_from, symbol_from, dso_to, symbol_to, cycles)",
 							badlen, bad);
 			o.sort = optarg;
 			break;
 		case OPT_CHILDREN:
 			o.children = 1;
+			break;
+		case 'b':
+		case OPT_NO_BRANCH:
+			o.branch = c == 'b';
 			break;
 		case OPT_NO_CHILDREN:
 			o.children = 0;
