@@ -12,7 +12,16 @@
 
 if ! t_find_corpus; then
 	skip corpus "$T_CORPUS_WHY"
-	# Branch mode, perf report's view of a file with branch stacks (perf record -b): an entry per
+	# Children mode as perf walks a sample's chain: callers root first, one that no map holds shown
+# with the level ([k]/[.]) of the caller before it (else the sample's); an unknown symbol kept by
+# its address alone, whatever its binary; a leaf without a symbol in a shared library also a
+# children-only entry at its recorded address (perf's chain holds the leaf again).
+for srt in - sym comm,dso,sym pid,sym; do
+	same_entries "children_levels_callgraph-3.8_${srt//,/_}" perf.data.callgraph-3.8 "$srt" 40
+done
+same_entries children_addr_merge_piped.target-3.8 perf.data.piped.target-3.8 sym 40
+
+# Branch mode, perf report's view of a file with branch stacks (perf record -b): an entry per
 # branch taken, of weight 1, and perf's branch keys by default (comm, dso_from, symbol_from,
 # symbol_to, cycles). A branch end is found in the process's maps ([.]), else the kernel's
 # ([k]), else none ([H], [unknown]); a module's address counts from the module's start; ties

@@ -228,10 +228,11 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 					return -ENOMEM;
 				k[0] = ((uint64_t)(uint32_t)*dso << 33) | ((uint64_t)(uint32_t)n << 1) | 1;
 			} else {
-				/* perf keeps an unknown symbol by its address: in the
-				 * binary for the sampled ip (al->addr), as recorded for
-				 * the callers (the call chain's ips) */
-				k[0] = (uint64_t)(uint32_t)*dso << 33;
+				/* perf keeps an unknown symbol by its address alone
+				 * (sort__sym_cmp(): two without a symbol compare their
+				 * ips, whatever their binaries): in the binary for the
+				 * sampled ip (al->addr), as recorded for the callers
+				 * (the call chain's ips) */
 				k[1] = f ? frame_addr(f, leaf) : 0;
 			}
 			break;
@@ -351,6 +352,38 @@ static bool keep_sample(const struct ans_report_opts *o, const struct ans_sample
 	return keep_thread(o, a) && keep_frame(o, a->nframes ? &a->frames[0] : NULL);
 }
 
+/*
+ * The level ([k] or [.]) each frame of sample a shows, as perf's children
+ * mode gives it: the leaf its own; the callers are visited root first
+ * (report's caller order), each taking its own level where a map holds it
+ * and keeping the one before otherwise (fill_callchain_info() leaves
+ * al->level as it was: the sample's, or the nearest mapped caller's).
+ */
+static int frame_levels(struct report *r, const struct ans_sample *a)
+{
+	bool k;
+	size_t j;
+
+	if (a->nframes > r->level_cap) {
+		bool *l = realloc(r->level_k, a->nframes * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		r->level_k = l;
+		r->level_cap = a->nframes;
+	}
+	if (!a->nframes)
+		return 0;
+	k = a->frames[0].kernel;
+	r->level_k[0] = k;
+	for (j = a->nframes; j-- > 1;) {
+		if (a->frames[j].mapped || a->frames[j].name)
+			k = a->frames[j].kernel;
+		r->level_k[j] = k;
+	}
+	return 0;
+}
+
 /* The event's totals, grown to hold event ev. */
 static struct event_tot *event_tot(struct report *r, int ev)
 {
@@ -366,12 +399,47 @@ static struct event_tot *event_tot(struct report *r, int ev)
 	return &r->tot[ev];
 }
 
+/*
+ * One node of sample a's chain into its entry: frame j (none when the sample
+ * has no frames) keyed as the sample's leaf (its address in its binary) or as
+ * a caller (as recorded); the leaf's own entry takes the self period; every
+ * entry takes the children period once per sample. kernel: the level a new
+ * entry shows.
+ */
+static int add_node(struct report *r, const struct ans_sample *a, size_t j, bool leaf, bool kernel, int32_t comm)
+{
+	const struct ans_frame *f = a->nframes ? &a->frames[j] : NULL;
+	uint64_t key[2 * RK_MAX], period = a->period;
+	struct entry *e;
+	int32_t dso;
+
+	if (frame_key(r, a, f, leaf, comm, key, &dso))
+		return -ENOMEM;
+	e = get_entry(r, key, a->event, f, leaf, dso, comm, a->s->tid, a->s->tid);
+	if (!e)
+		return -ENOMEM;
+	if (!e->self_samples && e->stamp != r->stamp && !e->children && f)
+		e->kernel = kernel; /* just made: it shows the level it was made with */
+	if (leaf) {
+		e->self += period;
+		e->self_samples++;
+	}
+	if (a->nframes - j > e->depth)
+		e->depth = (uint32_t)(a->nframes - j);
+	if (e->stamp != r->stamp) {
+		e->stamp = r->stamp;
+		e->children += period;
+		if (r->o->callchains && (r->children || leaf) && add_chain(r, a, j, (uint32_t)(e - r->v), period))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int add_sample(struct report *r, const struct ans_sample *a)
 {
 	uint64_t period = a->period;
-	uint64_t key[2 * RK_MAX];
-	int32_t comm, dso;
-	struct entry *e;
+	const struct ans_frame *f;
+	int32_t comm;
 	size_t j, n = a->nframes;
 
 	if (!event_tot(r, a->event))
@@ -384,31 +452,25 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	r->tot[a->event].kept_period += period;
 	r->stamp++;
 	comm = ans_intern_str(r->strs, a->comm);
-	if (comm < 0)
+	if (comm < 0 || frame_levels(r, a))
 		return -ENOMEM;
-	for (j = 0; j < (n ? n : 1); j++) {
-		const struct ans_frame *f = n ? &a->frames[j] : NULL;
-
-		if (frame_key(r, a, f, j == 0, comm, key, &dso))
+	if (add_node(r, a, 0, true, n && r->level_k[0], comm))
+		return -ENOMEM;
+	if (!r->children || !n)
+		return 0;
+	/*
+	 * perf's children mode walks the whole call chain after the leaf's own
+	 * entry, the leaf again among it at its recorded address: a leaf without
+	 * a symbol whose address in its binary is not that one (a shared
+	 * library's) is a second, children-only entry there.
+	 */
+	f = &a->frames[0];
+	if (!f->name && frame_addr(f, true) != f->addr &&
+	    add_node(r, a, 0, false, f->mapped ? f->kernel : n > 1 ? r->level_k[1] : f->kernel, comm))
+		return -ENOMEM;
+	for (j = 1; j < n; j++)
+		if (add_node(r, a, j, false, r->level_k[j], comm))
 			return -ENOMEM;
-		e = get_entry(r, key, a->event, f, j == 0, dso, comm, a->s->tid, a->s->tid);
-		if (!e)
-			return -ENOMEM;
-		if (j == 0) {
-			e->self += period;
-			e->self_samples++;
-		}
-		if (n - j > e->depth)
-			e->depth = (uint32_t)(n - j);
-		if (e->stamp != r->stamp) {
-			e->stamp = r->stamp;
-			e->children += period;
-			if (r->o->callchains && (r->children || j == 0) && add_chain(r, a, j, (uint32_t)(e - r->v), period))
-				return -ENOMEM;
-		}
-		if (!r->children)
-			break;
-	}
 	return 0;
 }
 
@@ -794,7 +856,7 @@ out:
 	free(r.tot);
 	free(r.chains);
 	free(r.buf);
-	free(r.frame_entry);
+	free(r.level_k);
 	ans_intern_free(r.strs);
 	ans_close(rd);
 	return status;

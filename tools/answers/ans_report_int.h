@@ -89,8 +89,8 @@ struct report {
 	size_t nchains, chains_cap;
 	char *buf;
 	size_t buf_cap;
-	uint32_t *frame_entry; /* per frame of the current sample */
-	size_t fe_cap;
+	bool *level_k;      /* per frame of the current sample: shown as [k] (frame_levels()) */
+	size_t level_cap;
 };
 
 /*
