@@ -12,66 +12,11 @@
 
 if ! t_find_corpus; then
 	skip corpus "$T_CORPUS_WHY"
-	# Children mode as perf walks a sample's chain: callers root first, one that no map holds shown
-# with the level ([k]/[.]) of the caller before it (else the sample's); an unknown symbol kept by
-# its address alone, whatever its binary; a leaf without a symbol in a shared library also a
-# children-only entry at its recorded address (perf's chain holds the leaf again).
-for srt in - sym comm,dso,sym pid,sym; do
-	same_entries "children_levels_callgraph-3.8_${srt//,/_}" perf.data.callgraph-3.8 "$srt" 40
-done
-same_entries children_addr_merge_piped.target-3.8 perf.data.piped.target-3.8 sym 40
-
-# Branch mode, perf report's view of a file with branch stacks (perf record -b): an entry per
-# branch taken, of weight 1, and perf's branch keys by default (comm, dso_from, symbol_from,
-# symbol_to, cycles). A branch end is found in the process's maps ([.]), else the kernel's
-# ([k]), else none ([H], [unknown]); a module's address counts from the module's start; ties
-# come "[unknown]" first, binaries descending, functions by address, cycles the larger first;
-# a binary column is as wide as the binaries of ends with a known function (16 for unknown
-# ones), longer names cut. sym and dso are the target's, with the sample's own level.
-for f in branch-4.14 branch_stack_hw_index branch_stack_spec callgraph_and_branch-3.4 \
-	callgraph_and_branch-3.8 raw_callgraph_branch-3.4; do
-	for srt in - sym dso,sym comm,dso pid,sym; do
-		same_entries "branch_${f}_${srt//,/_}" "perf.data.$f" "$srt" 2
-	done
-done
-# --no-branch-stack: the samples themselves, as perf shows them then.
-same_entries no_branch_stack_callgraph_and_branch-3.4 perf.data.callgraph_and_branch-3.4 - 8 --no-branch-stack --no-children
-same_entries no_branch_stack_branch-4.14 perf.data.branch-4.14 sym 8 --no-branch-stack
-# Branch keys and options on a file they do not apply to: a one-line error, exit status 1.
-t_one_line_error branch_key_without_branches "is a key of branch mode, and the file has no branch stacks" \
-	"$PERFRING" report -i "$CORPUS/perf.data.callgraph-3.4" --sort dso_from
-t_one_line_error branch_stack_without_branches "--branch-stack: the file has no branch stacks" \
-	"$PERFRING" report -i "$CORPUS/perf.data.callgraph-3.4" --branch-stack
-t_one_line_error branch_key_no_branch_stack "--sort symbol_to is a key of branch mode, and --no-branch-stack" \
-	"$PERFRING" report -i "$CORPUS/perf.data.branch-4.14" --no-branch-stack --sort symbol_to
-t_finish
+	t_finish
 	exit $?
 fi
 CORPUS=$T_CORPUS/quipper
-command -v perf >/dev/null || { skip perf "perf is not installed"; # Branch mode, perf report's view of a file with branch stacks (perf record -b): an entry per
-# branch taken, of weight 1, and perf's branch keys by default (comm, dso_from, symbol_from,
-# symbol_to, cycles). A branch end is found in the process's maps ([.]), else the kernel's
-# ([k]), else none ([H], [unknown]); a module's address counts from the module's start; ties
-# come "[unknown]" first, binaries descending, functions by address, cycles the larger first;
-# a binary column is as wide as the binaries of ends with a known function (16 for unknown
-# ones), longer names cut. sym and dso are the target's, with the sample's own level.
-for f in branch-4.14 branch_stack_hw_index branch_stack_spec callgraph_and_branch-3.4 \
-	callgraph_and_branch-3.8 raw_callgraph_branch-3.4; do
-	for srt in - sym dso,sym comm,dso pid,sym; do
-		same_entries "branch_${f}_${srt//,/_}" "perf.data.$f" "$srt" 2
-	done
-done
-# --no-branch-stack: the samples themselves, as perf shows them then.
-same_entries no_branch_stack_callgraph_and_branch-3.4 perf.data.callgraph_and_branch-3.4 - 8 --no-branch-stack --no-children
-same_entries no_branch_stack_branch-4.14 perf.data.branch-4.14 sym 8 --no-branch-stack
-# Branch keys and options on a file they do not apply to: a one-line error, exit status 1.
-t_one_line_error branch_key_without_branches "is a key of branch mode, and the file has no branch stacks" \
-	"$PERFRING" report -i "$CORPUS/perf.data.callgraph-3.4" --sort dso_from
-t_one_line_error branch_stack_without_branches "--branch-stack: the file has no branch stacks" \
-	"$PERFRING" report -i "$CORPUS/perf.data.callgraph-3.4" --branch-stack
-t_one_line_error branch_key_no_branch_stack "--sort symbol_to is a key of branch mode, and --no-branch-stack" \
-	"$PERFRING" report -i "$CORPUS/perf.data.branch-4.14" --no-branch-stack --sort symbol_to
-t_finish; exit $?; }
+command -v perf >/dev/null || { skip perf "perf is not installed"; t_finish; exit $?; }
 
 # The table headers (samples, event count, columns) and the entry lines.
 entries() { grep -E '^ +[0-9.]+%|^# (Samples|Event count)|^# +(Overhead|Children)' | sed 's/ *$//' | head -64; }
@@ -115,6 +60,15 @@ for srt in sym comm,dso pid,sym; do
 	same_entries "group_desc-4.14_${srt//,/_}" perf.data.group_desc-4.14 "$srt" 3
 	same_entries "group_lost_samples-4.4_${srt//,/_}" perf.data.lost_samples-4.4 "$srt" 5
 done
+# Children mode as perf walks a sample's chain: callers root first, one that no map holds shown
+# with the level ([k]/[.]) of the caller before it (else the sample's); an unknown symbol kept by
+# its address alone, whatever its binary; a leaf without a symbol in a shared library also a
+# children-only entry at its recorded address (perf's chain holds the leaf again).
+for srt in - sym comm,dso,sym pid,sym; do
+	same_entries "children_levels_callgraph-3.8_${srt//,/_}" perf.data.callgraph-3.8 "$srt" 40
+done
+same_entries children_addr_merge_piped.target-3.8 perf.data.piped.target-3.8 sym 40
+
 # Branch mode, perf report's view of a file with branch stacks (perf record -b): an entry per
 # branch taken, of weight 1, and perf's branch keys by default (comm, dso_from, symbol_from,
 # symbol_to, cycles). A branch end is found in the process's maps ([.]), else the kernel's
