@@ -82,6 +82,9 @@ for f in branch-4.14 branch_stack_hw_index branch_stack_spec callgraph_and_branc
 		same_entries "branch_${f}_${srt//,/_}" "perf.data.$f" "$srt" 2
 	done
 done
+# The cycles key alone and after dso_to (perf prints the 16-bit count as signed: %hd).
+same_entries branch_cycles_branch-4.14 perf.data.branch-4.14 cycles 8
+same_entries branch_dso_to_cycles_branch-4.14 perf.data.branch-4.14 dso_to,cycles 8
 # --no-branch-stack: the samples themselves, as perf shows them then.
 same_entries no_branch_stack_callgraph_and_branch-3.4 perf.data.callgraph_and_branch-3.4 - 8 --no-branch-stack --no-children
 same_entries no_branch_stack_branch-4.14 perf.data.branch-4.14 sym 8 --no-branch-stack

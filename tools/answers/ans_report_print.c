@@ -47,7 +47,9 @@ static const char *key_text(const struct report *r, enum rkey k, const struct en
 	case RK_CYCLES:
 		if (!e->cycles)
 			return "-";
-		snprintf(buf, len, "%u", e->cycles);
+		/* perf prints the 16-bit count with %hd: above 32767 it shows negative
+		 * (--json has the count itself) */
+		snprintf(buf, len, "%d", (int)(int16_t)e->cycles);
 		return buf;
 	case RK_SYM:
 		if (e->sym)
