@@ -226,7 +226,12 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 
 				if (n < 0)
 					return -ENOMEM;
+				/* perf tells symbols apart by binary and start
+				 * (_sort__sym_cmp()), not by name: two "@plt" stubs
+				 * of one binary are two entries. The start in the
+				 * binary, the same in every process. */
 				k[0] = ((uint64_t)(uint32_t)*dso << 33) | ((uint64_t)(uint32_t)n << 1) | 1;
+				k[1] = f->shown_addr - f->offset;
 			} else {
 				/* perf keeps an unknown symbol by its address alone
 				 * (sort__sym_cmp(): two without a symbol compare their
@@ -514,6 +519,7 @@ static int branch_sym_key(struct report *r, const struct branch_end *b, uint64_t
 		if (n < 0)
 			return -ENOMEM;
 		k[0] = ((uint64_t)(uint32_t)b->dso << 33) | ((uint64_t)(uint32_t)n << 1) | 1;
+		k[1] = b->shown - (b->addr - b->start); /* the function's start in its binary */
 	} else {
 		k[1] = b->addr;
 	}
