@@ -83,15 +83,22 @@ static int parse_sort(struct report *r, const char *sort)
 			r->keys[r->nkeys++] = k;
 		p = *e ? e + 1 : e;
 	}
+	/* each key's words in an entry's key: a symbol's two (its binary and
+	 * name, its start or address), the others' one */
+	for (i = 0, r->kwords = 0; i < r->nkeys; i++) {
+		r->koff[i] = (uint8_t)r->kwords;
+		r->kwords += r->keys[i] == RK_SYM || r->keys[i] == RK_SYM_FROM || r->keys[i] == RK_SYM_TO ? 2 : 1;
+	}
 	return r->nkeys ? 0 : -1;
 }
 
-static uint64_t hash_key(const uint64_t *k, int event)
+/* The key's words the sort keys use (the rest are 0): hashed and compared. */
+static uint64_t hash_key(const uint64_t *k, int words, int event)
 {
 	uint64_t h = (uint64_t)event * 0x9e3779b97f4a7c15ull;
 	int i;
 
-	for (i = 0; i < 2 * RK_MAX; i++)
+	for (i = 0; i < words; i++)
 		h = (h ^ k[i]) * 0xff51afd7ed558ccdull, h ^= h >> 32;
 	return h;
 }
@@ -104,7 +111,7 @@ static int tab_grow(struct report *r)
 	if (!t)
 		return -ENOMEM;
 	for (i = 0; i < r->n; i++) {
-		j = hash_key(r->v[i].key, r->v[i].event) & (cap - 1);
+		j = hash_key(r->v[i].key, r->kwords, r->v[i].event) & (cap - 1);
 		while (t[j])
 			j = (j + 1) & (cap - 1);
 		t[j] = (uint32_t)i + 1;
@@ -127,6 +134,16 @@ static uint64_t frame_addr(const struct ans_frame *f, bool leaf)
 	return f->kernel && f->mapped && f->module ? f->addr - f->map_start : f->shown_addr;
 }
 
+static inline bool same_key(const uint64_t *x, const uint64_t *y, int words)
+{
+	int i;
+
+	for (i = 0; i < words; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
 /* The entry of (key, event), created with the frame's display fields. */
 static struct entry *get_entry(struct report *r, const uint64_t *key, int event, const struct ans_frame *f,
 			       bool leaf, int32_t dso, int32_t comm, uint32_t pid, uint32_t tid)
@@ -136,10 +153,10 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 
 	if ((r->n + 1) * 2 > r->tab_cap && tab_grow(r))
 		return NULL;
-	j = hash_key(key, event) & (r->tab_cap - 1);
+	j = hash_key(key, r->kwords, event) & (r->tab_cap - 1);
 	while (r->tab[j]) {
 		e = &r->v[r->tab[j] - 1];
-		if (e->event == event && !memcmp(e->key, key, sizeof(e->key)))
+		if (e->event == event && same_key(e->key, key, r->kwords))
 			return e;
 		j = (j + 1) & (r->tab_cap - 1);
 	}
@@ -154,7 +171,8 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	}
 	e = &r->v[r->n];
 	memset(e, 0, sizeof(*e));
-	memcpy(e->key, key, sizeof(e->key));
+	/* only the keys' words are set in key (the rest of e->key stays 0) */
+	memcpy(e->key, key, (size_t)r->kwords * sizeof(key[0]));
 	e->event = event;
 	e->sym = f ? f->name : NULL;
 	e->addr = f ? frame_addr(f, leaf) : 0;
@@ -212,12 +230,12 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 {
 	int i;
 
-	memset(key, 0, sizeof(uint64_t) * 2 * RK_MAX);
+	memset(key, 0, sizeof(uint64_t) * (size_t)r->kwords);
 	*dso = f ? dso_id(r, f) : ans_intern_str(r->strs, "[unknown]");
 	if (*dso < 0)
 		return -ENOMEM;
 	for (i = 0; i < r->nkeys; i++) {
-		uint64_t *k = &key[2 * i];
+		uint64_t *k = &key[r->koff[i]];
 
 		switch (r->keys[i]) {
 		case RK_SYM:
@@ -358,35 +376,23 @@ static bool keep_sample(const struct ans_report_opts *o, const struct ans_sample
 }
 
 /*
- * The level ([k] or [.]) each frame of sample a shows, as perf's children
- * mode gives it: the leaf its own; the callers are visited root first
- * (report's caller order), each taking its own level where a map holds it
- * and keeping the one before otherwise (fill_callchain_info() leaves
- * al->level as it was: the sample's, or the nearest mapped caller's).
+ * The level ([k] or [.]) an entry made from frame j of sample a shows, as
+ * perf's children mode gives it: the leaf's own (j 0, leaf); a caller's own
+ * where a map holds it, else (perf visits the callers root first, and
+ * fill_callchain_info() leaves al->level as it was) that of the nearest
+ * caller above it a map holds, else the sample's. Asked only when an entry
+ * is made.
  */
-static int frame_levels(struct report *r, const struct ans_sample *a)
+static bool frame_level_k(const struct ans_sample *a, size_t j, bool leaf)
 {
-	bool k;
-	size_t j;
+	size_t i;
 
-	if (a->nframes > r->level_cap) {
-		bool *l = realloc(r->level_k, a->nframes * sizeof(*l));
-
-		if (!l)
-			return -ENOMEM;
-		r->level_k = l;
-		r->level_cap = a->nframes;
-	}
-	if (!a->nframes)
-		return 0;
-	k = a->frames[0].kernel;
-	r->level_k[0] = k;
-	for (j = a->nframes; j-- > 1;) {
-		if (a->frames[j].mapped || a->frames[j].name)
-			k = a->frames[j].kernel;
-		r->level_k[j] = k;
-	}
-	return 0;
+	if (leaf)
+		return a->frames[0].kernel;
+	for (i = j; i < a->nframes; i++)
+		if (a->frames[i].mapped || a->frames[i].name)
+			return a->frames[i].kernel;
+	return a->frames[0].kernel;
 }
 
 /* The event's totals, grown to hold event ev. */
@@ -411,10 +417,10 @@ static struct event_tot *event_tot(struct report *r, int ev)
  * entry takes the children period once per sample. kernel: the level a new
  * entry shows.
  */
-static int add_node(struct report *r, const struct ans_sample *a, size_t j, bool leaf, bool kernel, int32_t comm)
+static inline int add_node(struct report *r, const struct ans_sample *a, size_t j, bool leaf, int32_t comm)
 {
 	const struct ans_frame *f = a->nframes ? &a->frames[j] : NULL;
-	uint64_t key[2 * RK_MAX], period = a->period;
+	uint64_t key[KEY_WORDS], period = a->period;
 	struct entry *e;
 	int32_t dso;
 
@@ -424,7 +430,7 @@ static int add_node(struct report *r, const struct ans_sample *a, size_t j, bool
 	if (!e)
 		return -ENOMEM;
 	if (!e->self_samples && e->stamp != r->stamp && !e->children && f)
-		e->kernel = kernel; /* just made: it shows the level it was made with */
+		e->kernel = frame_level_k(a, j, leaf); /* just made: it shows the level it was made with */
 	if (leaf) {
 		e->self += period;
 		e->self_samples++;
@@ -457,9 +463,9 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	r->tot[a->event].kept_period += period;
 	r->stamp++;
 	comm = ans_intern_str(r->strs, a->comm);
-	if (comm < 0 || frame_levels(r, a))
+	if (comm < 0)
 		return -ENOMEM;
-	if (add_node(r, a, 0, true, n && r->level_k[0], comm))
+	if (add_node(r, a, 0, true, comm))
 		return -ENOMEM;
 	if (!r->children || !n)
 		return 0;
@@ -471,10 +477,10 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	 */
 	f = &a->frames[0];
 	if (!f->name && frame_addr(f, true) != f->addr &&
-	    add_node(r, a, 0, false, f->mapped ? f->kernel : n > 1 ? r->level_k[1] : f->kernel, comm))
+	    add_node(r, a, 0, false, comm))
 		return -ENOMEM;
 	for (j = 1; j < n; j++)
-		if (add_node(r, a, j, false, r->level_k[j], comm))
+		if (add_node(r, a, j, false, comm))
 			return -ENOMEM;
 	return 0;
 }
@@ -541,7 +547,7 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 	struct perfring_branch_entry be;
 	struct branch_end from, to;
 	struct ans_frame ff, tf;
-	uint64_t key[2 * RK_MAX], i;
+	uint64_t key[KEY_WORDS], i;
 	int32_t comm;
 	struct entry *e;
 	int k;
@@ -563,9 +569,9 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 			continue;
 		t->kept_samples++;
 		t->kept_period++;
-		memset(key, 0, sizeof(key));
+		memset(key, 0, sizeof(key[0]) * (size_t)r->kwords);
 		for (k = 0; k < r->nkeys; k++) {
-			uint64_t *kk = &key[2 * k];
+			uint64_t *kk = &key[r->koff[k]];
 			int err = 0;
 
 			switch (r->keys[k]) {
@@ -601,9 +607,17 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 			return -ENOMEM;
 		if (!e->self_samples) {
 			e->kernel = leaf ? leaf->kernel : false; /* the sample's level */
-			e->from = from;
-			e->to = to;
-			e->cycles = be.cycles;
+			if (r->nbrs == r->brs_cap) {
+				size_t cap = r->brs_cap ? r->brs_cap * 2 : 1024;
+				struct branch *b = realloc(r->brs, cap * sizeof(*b));
+
+				if (!b)
+					return -ENOMEM;
+				r->brs = b;
+				r->brs_cap = cap;
+			}
+			e->br = (uint32_t)r->nbrs;
+			r->brs[r->nbrs++] = (struct branch){ from, to, be.cycles };
 		}
 		e->self++;
 		e->children++;
@@ -862,7 +876,7 @@ out:
 	free(r.tot);
 	free(r.chains);
 	free(r.buf);
-	free(r.level_k);
+	free(r.brs);
 	ans_intern_free(r.strs);
 	ans_close(rd);
 	return status;

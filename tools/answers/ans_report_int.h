@@ -19,6 +19,8 @@
 enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID, RK_DSO_FROM, RK_SYM_FROM, RK_DSO_TO, RK_SYM_TO, RK_CYCLES };
 #define RK_MAX 9
 #define RK_FIRST_BRANCH RK_DSO_FROM
+/* An entry's key: two words for each symbol key (sym, symbol_from, symbol_to), one for the others. */
+#define KEY_WORDS (RK_MAX + 3)
 
 /* A sort key's name (--sort), column header and JSON field. */
 struct rk_name {
@@ -38,12 +40,14 @@ struct branch_end {
 	char level;
 };
 
+/* The fields a sample's lookup and update touch come first, the key's
+ * used words right after them: one or two cache lines per frame. */
 struct entry {
-	uint64_t key[2 * RK_MAX];
 	int event;
-	uint64_t self, children, self_samples;
-	uint64_t stamp;     /* the last sample that counted it in children */
 	uint32_t depth;     /* children: the most frames from it to the root in one sample */
+	uint64_t stamp;     /* the last sample that counted it in children */
+	uint64_t self, children, self_samples;
+	uint64_t key[KEY_WORDS];
 	/* shown */
 	const char *sym;    /* NULL: unknown, shown by address */
 	uint64_t addr;
@@ -52,7 +56,11 @@ struct entry {
 	uint32_t pid;
 	uint32_t tid;       /* of its first sample */
 	int32_t pid_comm;   /* --sort pid: that thread's name at the end, as perf shows it */
-	/* branch mode: the branch (sym, addr and dso above are its target's) */
+	uint32_t br;        /* branch mode: its branch, r->brs[br] (sym, addr and dso above are its target's) */
+};
+
+/* A branch mode entry's branch (apart: the entries of other modes stay small). */
+struct branch {
 	struct branch_end from, to;
 	uint16_t cycles;
 };
@@ -72,6 +80,8 @@ struct report {
 	const struct ans_report_opts *o;
 	enum rkey keys[RK_MAX];
 	int nkeys;
+	uint8_t koff[RK_MAX]; /* key i's first word in an entry's key */
+	int kwords;           /* the words the keys use */
 	bool children;
 	bool branch;        /* branch mode: an entry per branch of the samples' branch stacks */
 	bool callers_first; /* children with call chains: equal ones caller first (perf's __hpp__sort_acc) */
@@ -89,8 +99,8 @@ struct report {
 	size_t nchains, chains_cap;
 	char *buf;
 	size_t buf_cap;
-	bool *level_k;      /* per frame of the current sample: shown as [k] (frame_levels()) */
-	size_t level_cap;
+	struct branch *brs; /* branch mode: the entries' branches */
+	size_t nbrs, brs_cap;
 };
 
 /*
@@ -103,6 +113,11 @@ struct row {
 	const struct entry *e;
 	const struct entry *m[GROUP_MAX]; /* member k's entry, or NULL */
 };
+
+static inline const struct branch *entry_branch(const struct report *r, const struct entry *e)
+{
+	return &r->brs[e->br];
+}
 
 static inline uint64_t report_overhead(const struct report *r, const struct entry *e)
 {

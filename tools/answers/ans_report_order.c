@@ -80,20 +80,21 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 			c = cmp_dso(r, x->dso, y->dso);
 			break;
 		case RK_DSO_FROM:
-			c = cmp_branch_dso(r, x->from.dso, y->from.dso);
+			c = cmp_branch_dso(r, entry_branch(r, x)->from.dso, entry_branch(r, y)->from.dso);
 			break;
 		case RK_DSO_TO:
-			c = cmp_branch_dso(r, x->to.dso, y->to.dso);
+			c = cmp_branch_dso(r, entry_branch(r, x)->to.dso, entry_branch(r, y)->to.dso);
 			break;
 		case RK_SYM_FROM:
-			c = cmp_branch_end(&x->from, &y->from);
+			c = cmp_branch_end(&entry_branch(r, x)->from, &entry_branch(r, y)->from);
 			break;
 		case RK_SYM_TO:
-			c = cmp_branch_end(&x->to, &y->to);
+			c = cmp_branch_end(&entry_branch(r, x)->to, &entry_branch(r, y)->to);
 			break;
 		case RK_CYCLES:
 			/* sort__cycles_cmp(): left - right, the larger first */
-			c = x->cycles > y->cycles ? -1 : x->cycles < y->cycles;
+			c = entry_branch(r, x)->cycles > entry_branch(r, y)->cycles ? -1
+			    : entry_branch(r, x)->cycles < entry_branch(r, y)->cycles;
 			break;
 		case RK_SYM:
 			c = named_first(x->sym, y->sym);

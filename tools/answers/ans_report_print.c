@@ -37,19 +37,19 @@ static const char *key_text(const struct report *r, enum rkey k, const struct en
 {
 	switch (k) {
 	case RK_SYM_FROM:
-		return branch_end_text(&e->from, buf, len);
+		return branch_end_text(&entry_branch(r, e)->from, buf, len);
 	case RK_SYM_TO:
-		return branch_end_text(&e->to, buf, len);
+		return branch_end_text(&entry_branch(r, e)->to, buf, len);
 	case RK_DSO_FROM:
-		return ans_intern_get(r->strs, e->from.dso);
+		return ans_intern_get(r->strs, entry_branch(r, e)->from.dso);
 	case RK_DSO_TO:
-		return ans_intern_get(r->strs, e->to.dso);
+		return ans_intern_get(r->strs, entry_branch(r, e)->to.dso);
 	case RK_CYCLES:
-		if (!e->cycles)
+		if (!entry_branch(r, e)->cycles)
 			return "-";
 		/* perf prints the 16-bit count with %hd: above 32767 it shows negative
 		 * (--json has the count itself) */
-		snprintf(buf, len, "%d", (int)(int16_t)e->cycles);
+		snprintf(buf, len, "%d", (int)(int16_t)entry_branch(r, e)->cycles);
 		return buf;
 	case RK_SYM:
 		if (e->sym)
@@ -193,8 +193,8 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 	for (i = 0; i < r->nkeys; i++) {
 		width[i] = (int)strlen(rk_names[r->keys[i]].header);
 		for (j = 0; j < n; j++) {
-			int w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &rows[j]->e->from)
-				: r->keys[i] == RK_DSO_TO ? branch_dso_len(r, &rows[j]->e->to)
+			int w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &entry_branch(r, rows[j]->e)->from)
+				: r->keys[i] == RK_DSO_TO ? branch_dso_len(r, &entry_branch(r, rows[j]->e)->to)
 				: (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, rows[j]->e->pid_comm)
 								      : key_text(r, r->keys[i], rows[j]->e, buf, sizeof(buf)));
 
@@ -308,7 +308,8 @@ void report_print_json(const struct report *r, const char *name, int ev, struct 
 				break;
 			case RK_SYM_FROM:
 			case RK_SYM_TO: {
-				const struct branch_end *b = r->keys[i] == RK_SYM_FROM ? &x->from : &x->to;
+				const struct branch_end *b = r->keys[i] == RK_SYM_FROM ? &entry_branch(r, x)->from
+										: &entry_branch(r, x)->to;
 				const bool from = r->keys[i] == RK_SYM_FROM;
 
 				if (b->sym)
@@ -319,13 +320,13 @@ void report_print_json(const struct report *r, const char *name, int ev, struct 
 				break;
 			}
 			case RK_DSO_FROM:
-				pd_emit_str(&e, "dso_from", ans_intern_get(r->strs, x->from.dso));
+				pd_emit_str(&e, "dso_from", ans_intern_get(r->strs, entry_branch(r, x)->from.dso));
 				break;
 			case RK_DSO_TO:
-				pd_emit_str(&e, "dso_to", ans_intern_get(r->strs, x->to.dso));
+				pd_emit_str(&e, "dso_to", ans_intern_get(r->strs, entry_branch(r, x)->to.dso));
 				break;
 			case RK_CYCLES:
-				pd_emit_u64(&e, "cycles", x->cycles);
+				pd_emit_u64(&e, "cycles", entry_branch(r, x)->cycles);
 				break;
 			}
 		}
