@@ -5,7 +5,9 @@
 # chains, binaries and symbols as perf names them there:
 #   - a kernel module's samples by its file when the recording has its build
 #     id, else [NAME] (perf's dso made from the MMAP), not [kernel.kallsyms];
-#   - a kernel address no recorded kernel map holds: [unknown];
+#   - a kernel address no recorded kernel map holds: [unknown]; in a recording
+#     that mapped no kernel (cycles:u, piped), one outside the running kernel's
+#     [_text, _etext), where perf maps that kernel then;
 #   - kernel addresses moved by the recording's _text against the running
 #     kernel's (KASLR; a pipe has no build ids, so both name them by this
 #     machine's kallsyms, relocated);
@@ -33,11 +35,6 @@ declare -A KNOWN=(
 	# perf's default fields for a memory event add the data address, the decoded
 	# data source (|OP LOAD|LVL ...|) and the weights; perfring prints the default sample line.
 	[perf.data.weight_struct]="addr/data_src/weight fields"
-	# User-only recordings (cycles:u) with samples at kernel addresses and no kernel map
-	# recorded: perf maps them with the running kernel's [_text, _etext) and finds none
-	# ([unknown]); perfring names such addresses [kernel.kallsyms].
-	[perf.data.piped.header_features_aligned-6.12]="kernel address without kernel map"
-	[perf.data.piped.header_feautres_group_desc-6.8]="kernel address without kernel map"
 )
 
 n=0

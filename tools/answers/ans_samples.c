@@ -44,6 +44,9 @@ struct ans_reader {
 	size_t tracing_len;
 	int vdso_fd;        /* the running vdso's copy (memfd), -1 until made or when it cannot be */
 	bool vdso_tried;
+	bool kernel_mapped; /* the recording mapped the kernel (an MMAP of pid -1) */
+	bool ktext_read;    /* ktext_* are read (running_kernel_text()) */
+	uint64_t ktext_start, ktext_end;
 	char vdso_path[40];
 };
 
@@ -348,6 +351,44 @@ static void name_frame(struct ans_reader *r, uint32_t pid, uint64_t addr, unsign
 	ans_fcache_put(r->fcache, key, cpumode, addr, f);
 }
 
+/*
+ * Whether a kernel address is in the running kernel's [_text, _etext), which
+ * is where perf maps the kernel of a recording that mapped none (perf record
+ * -e cycles:u writes no kernel MMAP; machine__create_kernel_maps() then
+ * takes the running kernel's). Read from kallsyms once, when first asked;
+ * when it cannot be (hidden addresses), every address counts as inside.
+ */
+static bool in_running_kernel_text(struct ans_reader *r, uint64_t addr)
+{
+	if (!r->ktext_read) {
+		FILE *f = fopen(r->opts.kallsyms ? r->opts.kallsyms : "/proc/kallsyms", "r");
+		uint64_t text = 0, stext = 0, etext = 0;
+		char line[512];
+
+		r->ktext_read = true;
+		while (f && fgets(line, sizeof(line), f) && !((text || stext) && etext)) {
+			unsigned long long a;
+			char type, name[128];
+
+			if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3)
+				continue;
+			if (!strcmp(name, "_text"))
+				text = a;
+			else if (!strcmp(name, "_stext"))
+				stext = a;
+			else if (!strcmp(name, "_etext"))
+				etext = a;
+		}
+		if (f)
+			fclose(f);
+		r->ktext_start = text ? text : stext;
+		r->ktext_end = etext;
+	}
+	if (!r->ktext_start || r->ktext_end <= r->ktext_start)
+		return true;
+	return addr >= r->ktext_start && addr < r->ktext_end;
+}
+
 static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode,
 				struct ans_frame *f)
 {
@@ -397,7 +438,10 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 	}
 	module = kernel && look == 0 && kernel_module_map(hit.path);
 	f->module = module;
-	unmapped = kernel && look == -ENOENT && addr < 0xffff800000000000ull;
+	/* no map holds it: a user-space address in kernel mode, or a kernel one
+	 * outside the running kernel's text when the recording mapped no kernel */
+	unmapped = kernel && look < 0 &&
+		   (r->kernel_mapped ? look == -ENOENT && addr < 0xffff800000000000ull : !in_running_kernel_text(r, addr));
 	if (kernel)
 		f->dso = kernel_dso(r, look, unmapped, &hit);
 	if (r->opts.no_symbols)
@@ -535,6 +579,8 @@ static void feed(struct ans_reader *r)
 	switch (d->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
+		if (d->u.mmap.pid == (uint32_t)-1)
+			r->kernel_mapped = true;
 		ans_fcache_changed(r->fcache, d->u.mmap.pid);
 		break;
 	case PERF_RECORD_COMM:
