@@ -69,6 +69,13 @@ for srt in - sym comm,dso,sym pid,sym; do
 done
 same_entries children_addr_merge_piped.target-3.8 perf.data.piped.target-3.8 sym 40
 
+# A recording that mapped no kernel (perf record -e cycles:u, piped): its kernel addresses outside
+# the running kernel's [_text, _etext), where perf maps that kernel then, are in no map.
+for srt in - dso,sym comm,dso; do
+	same_entries "no_kernel_map_aligned-6.12_${srt//,/_}" perf.data.piped.header_features_aligned-6.12 "$srt" 2
+	same_entries "no_kernel_map_group_desc-6.8_${srt//,/_}" perf.data.piped.header_feautres_group_desc-6.8 "$srt" 2
+done
+
 # Branch mode, perf report's view of a file with branch stacks (perf record -b): an entry per
 # branch taken, of weight 1, and perf's branch keys by default (comm, dso_from, symbol_from,
 # symbol_to, cycles). A branch end is found in the process's maps ([.]), else the kernel's
