@@ -14,6 +14,8 @@
 #   - the [vdso] from offset 0 whatever the MMAP's pgoff, named by the running
 #     kernel's vDSO when the recording has no build id for it;
 #   - the period of a fixed-period event without PERF_SAMPLE_PERIOD;
+#   - a raw PMU event's memory fields by default (perf mem: data address, the
+#     data source in words, weight, instruction latency);
 #   - events named with perf's modifiers when the file has no names
 #     (cycles:ppH), padded to the longest name known at the first sample.
 # The files perfring lists differently, and why, are below (KNOWN); they are
@@ -32,9 +34,6 @@ declare -A KNOWN=(
 	# perf decodes the Intel PT AUX area into samples (psb, cbr, branches); perfring does not.
 	[perf.data.intel_pt-4.14]="AUX trace decoding"
 	[perf.data.piped.intel_pt-4.14]="AUX trace decoding"
-	# perf's default fields for a memory event add the data address, the decoded
-	# data source (|OP LOAD|LVL ...|) and the weights; perfring prints the default sample line.
-	[perf.data.weight_struct]="addr/data_src/weight fields"
 )
 
 n=0

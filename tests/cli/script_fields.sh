@@ -62,6 +62,22 @@ same M_trace_hidden "$M" -F trace:
 same M_override "$M" -F comm,event -F trace:time
 same M_override_all "$M" -F trace:time -F comm,event
 same P_addr "$P" -F comm,addr,ip
+# perf record -d records the data source too (all N/A for a page fault): asked for, it is in words.
+same P_data_src "$P" -F +data_src
+# A memory event recorded elsewhere (perf mem, PERF_SAMPLE_DATA_SRC and WEIGHT_STRUCT; the
+# corpus beside the repository): its memory fields by default and by name, the data source in
+# words, each padded to the longest so far, as perf prints them.
+if t_find_corpus && [ -s "$T_CORPUS/quipper/perf.data.weight_struct" ]; then
+	W=$T_CORPUS/quipper/perf.data.weight_struct
+	same W_default "$W"
+	same W_data_src "$W" -F data_src
+	same W_weights "$W" -F ip,weight,ins_lat
+	same W_mem_fields "$W" -F comm,addr,data_src,weight
+	same W_remove_weight "$W" -F -weight
+	same W_raw_data_src "$W" -F raw:time,data_src
+else
+	skip mem_fields "${T_CORPUS_WHY:-no perf.data.weight_struct in the corpus}"
+fi
 # A page fault's data address named by its binary (perf also names data symbols,
 # _edata and the like; perfring's symbols are functions: compared without them).
 if [ -s "$P" ]; then
@@ -100,6 +116,8 @@ if [ -s "$G" ]; then
 	t_one_line_error no_cpu "do not record CPU (PERF_SAMPLE_CPU): cannot print field 'cpu'" \
 		"$PERFRING" script -i "$G" -F time,cpu
 	t_one_line_error no_addr "cannot print field 'addr'" "$PERFRING" script -i "$G" -F +addr
+	t_one_line_error no_data_src "cannot print field 'data_src'" "$PERFRING" script -i "$G" -F +data_src
+	t_one_line_error no_weight "cannot print field 'weight'" "$PERFRING" script -i "$G" -F ip,weight
 	t_one_line_error symoff_alone "'symoff' needs 'sym'" "$PERFRING" script -i "$G" -F ip,symoff
 	# valgrind: the field choices and the per-event resolution leak and overrun nothing.
 	if command -v valgrind >/dev/null; then

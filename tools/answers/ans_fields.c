@@ -24,7 +24,8 @@ static const struct {
 	{ "comm", AF_COMM },	 { "tid", AF_TID },	   { "pid", AF_PID },	  { "time", AF_TIME },
 	{ "cpu", AF_CPU },	 { "event", AF_EVENT },	   { "trace", AF_TRACE }, { "ip", AF_IP },
 	{ "sym", AF_SYM },	 { "symoff", AF_SYMOFF },  { "dso", AF_DSO },	  { "addr", AF_ADDR },
-	{ "period", AF_PERIOD }, { "srcline", AF_SRCLINE },
+	{ "period", AF_PERIOD }, { "srcline", AF_SRCLINE }, { "data_src", AF_DATA_SRC }, { "weight", AF_WEIGHT },
+	{ "ins_lat", AF_INS_LAT },
 };
 
 /* The -F type prefixes and the names perf's messages give the types. */
@@ -36,9 +37,12 @@ static const char *const af_type_name[AF_NTYPES] = { "hardware", "software", "tr
 	(AF_COMM | AF_TID | AF_CPU | AF_TIME | AF_EVENT | AF_IP | AF_SYM | AF_SYMOFF | AF_DSO | AF_PERIOD)
 #define AF_TRACE_DEFAULT (AF_COMM | AF_TID | AF_CPU | AF_TIME | AF_EVENT | AF_TRACE)
 
+/* A raw PMU event (perf mem's, say) adds its memory fields, where its samples have them. */
+#define AF_RAW_DEFAULT (AF_SAMPLE_DEFAULT | AF_ADDR | AF_DATA_SRC | AF_WEIGHT | AF_INS_LAT)
+
 static uint32_t af_default(int t)
 {
-	return t == PERF_TYPE_TRACEPOINT ? AF_TRACE_DEFAULT : AF_SAMPLE_DEFAULT;
+	return t == PERF_TYPE_TRACEPOINT ? AF_TRACE_DEFAULT : t == PERF_TYPE_RAW ? AF_RAW_DEFAULT : AF_SAMPLE_DEFAULT;
 }
 
 /* Fields a type cannot show (perf's invalid_fields): trace data only tracepoints have. */
@@ -156,8 +160,8 @@ mixed:
 	return -1;
 }
 
-/* The first of fields that needs a sample_type bit st lacks: its bit, name and
- * the record's field; 0 if none. */
+/* The first of fields that needs a sample_type bit st lacks (any one of need):
+ * its bit, name and the record's field; 0 if none. */
 static uint32_t missing(uint32_t fields, uint64_t st, const char **field, const char **what)
 {
 	static const struct {
@@ -168,7 +172,9 @@ static uint32_t missing(uint32_t fields, uint64_t st, const char **field, const 
 		{ AF_TID, PERF_SAMPLE_TID, "tid", "TID" },	 { AF_PID, PERF_SAMPLE_TID, "pid", "TID" },
 		{ AF_TIME, PERF_SAMPLE_TIME, "time", "TIME" },	 { AF_CPU, PERF_SAMPLE_CPU, "cpu", "CPU" },
 		{ AF_IP, PERF_SAMPLE_IP, "ip", "IP" },		 { AF_ADDR, PERF_SAMPLE_ADDR, "addr", "ADDR" },
-		{ AF_TRACE, PERF_SAMPLE_RAW, "trace", "RAW" },
+		{ AF_TRACE, PERF_SAMPLE_RAW, "trace", "RAW" },	 { AF_DATA_SRC, PERF_SAMPLE_DATA_SRC, "data_src", "DATA_SRC" },
+		{ AF_WEIGHT, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, "weight", "WEIGHT" },
+		{ AF_INS_LAT, PERF_SAMPLE_WEIGHT_STRUCT, "ins_lat", "WEIGHT_STRUCT" },
 	};
 	size_t i;
 

@@ -32,6 +32,9 @@ enum {
 	AF_ADDR = 1u << 11,
 	AF_PERIOD = 1u << 12,
 	AF_SRCLINE = 1u << 13,
+	AF_DATA_SRC = 1u << 14,
+	AF_WEIGHT = 1u << 15,
+	AF_INS_LAT = 1u << 16,
 };
 
 /* perf's output types: the attr types below PERF_TYPE_MAX, and any other PMU. */

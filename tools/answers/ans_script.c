@@ -30,6 +30,7 @@
 
 #include "answers/ans_export.h"
 #include "answers/ans_fields.h"
+#include "answers/ans_memsrc.h"
 #include "answers/ans_samples.h"
 #include "answers/ans_script.h"
 #include "answers/ans_tracing.h"
@@ -48,6 +49,7 @@ struct script_ctx {
 	const struct ans_fields *fields;
 	uint32_t *ev_fields; /* each event's fields, resolved when it is first seen */
 	int nev_fields;
+	int data_src_width;  /* the longest data_src text so far: perf pads each to it */
 };
 
 /* The fields of event ev's lines into *out; -1 (said) when the samples
@@ -288,6 +290,24 @@ static void print_addr(struct script_ctx *c, struct obuf *o, const struct ans_sa
 	print_frame_text(o, &fr, a->s->addr, fl, SRC_NONE, NULL, 0, NULL);
 }
 
+/* "%16x WORDS", padded to the longest one printed so far (perf's data_src__fprintf()). */
+static void print_data_src(struct script_ctx *c, struct obuf *o, uint64_t v)
+{
+	char words[100]; /* perf's size: longer words are cut there as perf cuts them */
+	size_t n;
+	int len;
+
+	ob_num(o, v, 16, 16);
+	ob_ch(o, ' ');
+	n = ans_data_src_text(v, words, sizeof(words));
+	ob_put(o, words, n);
+	len = 17 + (int)n;
+	if (len > c->data_src_width)
+		c->data_src_width = len;
+	for (; len < c->data_src_width; len++)
+		ob_ch(o, ' ');
+}
+
 /* A sample's lines, its fields (fl) in perf script's order:
  * perf_sample__fprintf_start(), then process_event(). */
 static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sample *a, uint32_t fl)
@@ -358,6 +378,13 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sa
 	}
 	if ((fl & AF_ADDR) && (s->present & PERF_SAMPLE_ADDR))
 		print_addr(c, o, a, fl);
+	if ((fl & AF_DATA_SRC) && (s->present & PERF_SAMPLE_DATA_SRC))
+		print_data_src(c, o, s->data_src);
+	/* WEIGHT_STRUCT: the weight is its low 32 bits, the instruction latency the next 16 */
+	if ((fl & AF_WEIGHT) && (s->present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)))
+		ob_num(o, s->present & PERF_SAMPLE_WEIGHT_STRUCT ? (uint32_t)s->weight : s->weight, 10, 16);
+	if ((fl & AF_INS_LAT) && (s->present & PERF_SAMPLE_WEIGHT_STRUCT))
+		ob_num(o, (uint16_t)(s->weight >> 32), 10, 16);
 	if (fl & AF_IP) {
 		if (chain) {
 			ob_ch(o, '\n');

@@ -43,9 +43,10 @@ void cmd_script_usage(FILE *f)
 		"                          dso, build_id, kernel, map_*; tracepoints: trace, fields)\n"
 		"  -F, --fields [TYPE:]LIST  the listing's fields, as perf script -F: LIST of comm,\n"
 		"                          tid, pid, time, cpu, event, trace, ip, sym, symoff, dso,\n"
-		"                          addr, period, srcline, or +FIELD/-FIELD changing the\n"
-		"                          default ones; TYPE (hw, sw, trace, raw, break) limits it\n"
-		"                          to those events ('trace:' hides them); repeatable\n"
+		"                          addr, period, srcline, data_src, weight, ins_lat, or\n"
+		"                          +FIELD/-FIELD changing the default ones; TYPE (hw, sw,\n"
+		"                          trace, raw, break) limits it to those events ('trace:'\n"
+		"                          hides them); repeatable\n"
 		"      --lines             each frame's source file and line (DWARF; in pprof too)\n"
 		ANS_EXPORT_HELP
 		"                          --inline shows them in the listing and --json too: the\n"
