@@ -435,8 +435,10 @@ static inline int add_node(struct report *r, const struct ans_sample *a, size_t 
 		e->self += period;
 		e->self_samples++;
 	}
-	if (a->nframes - j > e->depth)
-		e->depth = (uint32_t)(a->nframes - j);
+	/* perf's callchain max_depth: the chain appended to the entry, the leaf's
+	 * own entry the whole chain, a caller's from it down to the leaf */
+	if ((leaf ? a->nframes : j + 1) > e->depth)
+		e->depth = (uint32_t)(leaf ? a->nframes : j + 1);
 	if (e->stamp != r->stamp) {
 		e->stamp = r->stamp;
 		e->children += period;

@@ -44,7 +44,7 @@ struct branch_end {
  * used words right after them: one or two cache lines per frame. */
 struct entry {
 	int event;
-	uint32_t depth;     /* children: the most frames from it to the root in one sample */
+	uint32_t depth;     /* children: perf's callchain max_depth (frames down to the leaf; a leaf's: all) */
 	uint64_t stamp;     /* the last sample that counted it in children */
 	uint64_t self, children, self_samples;
 	uint64_t key[KEY_WORDS];

@@ -112,21 +112,27 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 static int sort_nr; /* the members of the table being sorted */
 
 /* perf's order (__hpp__sort_acc, then __hpp__sort): the first event's
- * children, equal ones caller first, then self (each member in turn, the
- * first event's first), then the keys. */
+ * children, equal ones by call chain length, then self (each member in
+ * turn, the first event's first), then the keys. */
 static int cmp_row(const void *a, const void *b)
 {
 	const struct row *x = *(struct row *const *)a, *y = *(struct row *const *)b;
-	const struct entry *lx = x->m[0] ? x->m[0] : x->e, *ly = y->m[0] ? y->m[0] : y->e;
+	const struct entry *lx = x->m[0], *ly = y->m[0];
 	uint64_t vx, vy;
 	int k;
 
 	if (sort_r->children && (vx = report_row_val(x, 0, true)) != (vy = report_row_val(y, 0, true)))
 		return vx > vy ? -1 : 1;
-	/* perf puts a caller above its callee when their children are equal: of
-	 * one thread, the entry with fewer frames above it first */
-	if (sort_r->callers_first && lx->tid == ly->tid && lx->depth != ly->depth)
-		return lx->depth < ly->depth ? -1 : 1;
+	/*
+	 * perf puts a caller above its callee when their children are equal
+	 * (__hpp__sort_acc()): of one thread, the entry whose call chain is
+	 * longer first, its callchain max_depth in report's caller order: the
+	 * whole chain for a leaf's own entry, from it down to the leaf for a
+	 * caller. A row the first event has no entry in is perf's dummy entry,
+	 * without a chain: not ordered so.
+	 */
+	if (sort_r->callers_first && lx && ly && lx->tid == ly->tid && lx->depth != ly->depth)
+		return lx->depth > ly->depth ? -1 : 1;
 	for (k = 0; k < sort_nr; k++)
 		if ((vx = report_row_val(x, k, false)) != (vy = report_row_val(y, k, false)))
 			return vx > vy ? -1 : 1;
