@@ -64,7 +64,7 @@ done
 # with the level ([k]/[.]) of the caller before it (else the sample's); an unknown symbol kept by
 # its address alone, whatever its binary; a leaf without a symbol in a shared library also a
 # children-only entry at its recorded address (perf's chain holds the leaf again).
-for srt in - sym comm,dso,sym pid,sym; do
+for srt in - sym comm,dso,sym pid,sym comm,dso; do
 	same_entries "children_levels_callgraph-3.8_${srt//,/_}" perf.data.callgraph-3.8 "$srt" 40
 done
 same_entries children_addr_merge_piped.target-3.8 perf.data.piped.target-3.8 sym 40
