@@ -75,6 +75,13 @@ if t_find_corpus && [ -s "$T_CORPUS/quipper/perf.data.weight_struct" ]; then
 	same W_mem_fields "$W" -F comm,addr,data_src,weight
 	same W_remove_weight "$W" -F -weight
 	same W_raw_data_src "$W" -F raw:time,data_src
+	# --json carries them too: each sample's data_src_text and weight are perf's words and weight.
+	perf script -i "$W" -F data_src,weight 2>/dev/null | sed -E 's/^ *[0-9a-f]+ //; s/ +([0-9]+)$/\t\1/' >"$T_TMP/w.perf"
+	"$PERFRING" script -i "$W" --json 2>/dev/null |
+		sed -E 's/.*"data_src_text":"([^"]*)".*"weight":([0-9]+).*/\1\t\2/' >"$T_TMP/w.pr"
+	sed -i -E 's/ +\t/\t/' "$T_TMP/w.perf"
+	t_check W_json_mem "perf's words and weights against --json's: $(diff "$T_TMP/w.perf" "$T_TMP/w.pr" | head -n 3 | tr '\n' ' ')" \
+		bash -c "[ \$(wc -l <'$T_TMP/w.pr') -gt 5 ] && cmp -s '$T_TMP/w.perf' '$T_TMP/w.pr'"
 else
 	skip mem_fields "${T_CORPUS_WHY:-no perf.data.weight_struct in the corpus}"
 fi

@@ -451,6 +451,20 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 	if (s->present & PERF_SAMPLE_PERIOD)
 		pd_emit_u64(&e, "period", s->period);
 	pd_emit_str(&e, "event", a->event_name);
+	/* a memory sample's fields (perf mem, perf record -d) */
+	if (s->present & PERF_SAMPLE_ADDR)
+		pd_emit_u64(&e, "data_addr", s->addr);
+	if (s->present & PERF_SAMPLE_DATA_SRC) {
+		char words[100];
+
+		ans_data_src_text(s->data_src, words, sizeof(words));
+		pd_emit_u64(&e, "data_src", s->data_src);
+		pd_emit_str(&e, "data_src_text", words);
+	}
+	if (s->present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		pd_emit_u64(&e, "weight", s->present & PERF_SAMPLE_WEIGHT_STRUCT ? (uint32_t)s->weight : s->weight);
+	if (s->present & PERF_SAMPLE_WEIGHT_STRUCT)
+		pd_emit_u64(&e, "ins_lat", (uint16_t)(s->weight >> 32));
 	if (attr && attr->type == PERF_TYPE_TRACEPOINT && (s->present & PERF_SAMPLE_RAW))
 		ans_tracing_emit(tracing(c), attr->config, s->raw.data, s->raw.len, s->cpu, &e);
 	pd_emit_arr_begin(&e, "frames");
