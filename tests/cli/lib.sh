@@ -114,6 +114,23 @@ t_usage_error() {
 	fi
 }
 
+# t_same_output NAME WHAT PERF_OUT OURS_OUT OURS_ERR [PATTERN]: after a t_run of perfring (T_RC),
+# ok when perfring exited 0 and printed what perf did, which has a line matching PATTERN (any line
+# by default: perf printed something to compare); else the difference's first lines.
+t_same_output() {
+	local name=$1 what=$2 perf=$3 ours=$4 err=$5 pat=${6:-.}
+	if [ "$T_RC" -ne 0 ]; then
+		fail "$name" "perfring $what exited $T_RC: $(head -n 1 "$err")"
+	elif ! grep -q -- "$pat" "$perf"; then
+		fail "$name" "perf $what printed nothing to compare"
+	elif cmp -s "$ours" "$perf"; then
+		ok "$name"
+	else
+		fail "$name" "perfring $what differs from perf's (- perf, + perfring)"
+		diff "$perf" "$ours" | head -n 6 | sed 's/^/     | /'
+	fi
+}
+
 t_finish() {
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]

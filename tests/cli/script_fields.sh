@@ -27,16 +27,7 @@ same() {
 	[ -s "$f" ] || return 0
 	perf script -i "$f" "$@" >"$T_TMP/perf.out" 2>/dev/null
 	t_run "$T_TMP/pr.out" "$T_TMP/pr.err" "$PERFRING" script -i "$f" "$@"
-	if [ "$T_RC" -ne 0 ]; then
-		fail "$name" "perfring script $* exited $T_RC: $(head -n 1 "$T_TMP/pr.err")"
-	elif [ ! -s "$T_TMP/perf.out" ]; then
-		fail "$name" "perf script $* printed nothing"
-	elif cmp -s "$T_TMP/pr.out" "$T_TMP/perf.out"; then
-		ok "$name"
-	else
-		fail "$name" "perfring script $* differs from perf script (- perf, + perfring)"
-		diff "$T_TMP/perf.out" "$T_TMP/pr.out" | head -n 6 | sed 's/^/     | /'
-	fi
+	t_same_output "$name" "script $*" "$T_TMP/perf.out" "$T_TMP/pr.out" "$T_TMP/pr.err"
 }
 
 for f in G M P; do

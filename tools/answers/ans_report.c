@@ -103,6 +103,19 @@ static uint64_t hash_key(const uint64_t *k, int words, int event)
 	return h;
 }
 
+/* Room for one more element in an array of *cap elements of size elem, all
+ * used: doubled (first when empty). The array, or NULL (it is kept) when out
+ * of memory; *cap grows only with it. */
+static void *array_grow(void *v, size_t *cap, size_t elem, size_t first)
+{
+	size_t n = *cap ? *cap * 2 : first;
+
+	v = realloc(v, n * elem);
+	if (v)
+		*cap = n;
+	return v;
+}
+
 static int tab_grow(struct report *r)
 {
 	size_t cap = r->tab_cap ? r->tab_cap * 2 : 4096, i, j;
@@ -161,13 +174,11 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 		j = (j + 1) & (r->tab_cap - 1);
 	}
 	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 4096;
-		struct entry *v = realloc(r->v, cap * sizeof(*v));
+		struct entry *v = array_grow(r->v, &r->cap, sizeof(*v), 4096);
 
 		if (!v)
 			return NULL;
 		r->v = v;
-		r->cap = cap;
 	}
 	e = &r->v[r->n];
 	memset(e, 0, sizeof(*e));
@@ -318,13 +329,11 @@ static int add_chain(struct report *r, const struct ans_sample *a, size_t j, uin
 			return 0;
 		}
 	if (r->nchains == r->chains_cap) {
-		size_t cap = r->chains_cap ? r->chains_cap * 2 : 1024;
-		struct chain_ent *c = realloc(r->chains, cap * sizeof(*c));
+		struct chain_ent *c = array_grow(r->chains, &r->chains_cap, sizeof(*c), 1024);
 
 		if (!c)
 			return -ENOMEM;
 		r->chains = c;
-		r->chains_cap = cap;
 	}
 	r->chains[r->nchains++] = (struct chain_ent){ e + 1, id, period };
 	return 0;
@@ -610,13 +619,11 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 		if (!e->self_samples) {
 			e->kernel = leaf ? leaf->kernel : false; /* the sample's level */
 			if (r->nbrs == r->brs_cap) {
-				size_t cap = r->brs_cap ? r->brs_cap * 2 : 1024;
-				struct branch *b = realloc(r->brs, cap * sizeof(*b));
+				struct branch *b = array_grow(r->brs, &r->brs_cap, sizeof(*b), 1024);
 
 				if (!b)
 					return -ENOMEM;
 				r->brs = b;
-				r->brs_cap = cap;
 			}
 			e->br = (uint32_t)r->nbrs;
 			r->brs[r->nbrs++] = (struct branch){ from, to, be.cycles };
@@ -704,15 +711,8 @@ static int read_groups(const char *cmd, const char *path, const struct ans_reade
 	for (i = 0; i < n; i++)
 		if (g[i].nr > GROUP_MAX)
 			return 0; /* wider than a table: one by one */
-	if (nattrs > r->ntot) {
-		struct event_tot *t = realloc(r->tot, (size_t)nattrs * sizeof(*t));
-
-		if (!t)
-			return -1;
-		memset(t + r->ntot, 0, (size_t)(nattrs - r->ntot) * sizeof(*t));
-		r->tot = t;
-		r->ntot = nattrs;
-	}
+	if (nattrs > 0 && !event_tot(r, nattrs - 1))
+		return -1;
 	return n;
 }
 
