@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 rm -f build/.totals build/asan/.totals build/asan-clang/.totals build/tsan/.totals
 mkdir -p build
+# Every suite appends its failing lines here; they are repeated before the last line.
+export FAILURES_FILE=$PWD/build/.failures
+: >"$FAILURES_FILE"
 status=0
 
 step() { echo "== $*"; }
@@ -22,7 +25,7 @@ step "build (plain)"
 if make -s -j"$jobs" all >build/make-plain.log 2>&1; then
 	bash scripts/run-tests.sh --build build --suite plain || status=1
 else
-	cat build/make-plain.log; echo "0 1 0" >>build/.totals; status=1
+	cat build/make-plain.log; echo "build failed: build/make-plain.log" >>"$FAILURES_FILE"; echo "0 1 0" >>build/.totals; status=1
 fi
 
 step "valgrind (plain build): unit tests, two kernel tests and the kernel fault-injection tests"
@@ -40,7 +43,7 @@ if make -s -j"$jobs" O=build/asan SANITIZE=address,undefined all >build/make-asa
 		bash scripts/run-tests.sh --build build/asan --suite asan --no-cli || status=1
 	cat build/asan/.totals >>build/.totals
 else
-	cat build/make-asan.log; echo "0 1 0" >>build/.totals; status=1
+	cat build/make-asan.log; echo "build failed: build/make-asan.log" >>"$FAILURES_FILE"; echo "0 1 0" >>build/.totals; status=1
 fi
 
 step "build (asan+ubsan, clang)"
@@ -49,7 +52,7 @@ if make -s -j"$jobs" O=build/asan-clang CC=clang SANITIZE=address,undefined all 
 		bash scripts/run-tests.sh --build build/asan-clang --suite asan-clang --no-cli || status=1
 	cat build/asan-clang/.totals >>build/.totals
 else
-	cat build/make-asan-clang.log; echo "0 1 0" >>build/.totals; status=1
+	cat build/make-asan-clang.log; echo "build failed: build/make-asan-clang.log" >>"$FAILURES_FILE"; echo "0 1 0" >>build/.totals; status=1
 fi
 
 step "build (tsan)"
@@ -58,7 +61,7 @@ if make -s -j"$jobs" O=build/tsan SANITIZE=thread OPT="-O1 -g" all >build/make-t
 		bash scripts/run-tests.sh --build build/tsan --suite tsan --no-cli --filter '*thread*' || status=1
 	cat build/tsan/.totals >>build/.totals
 else
-	cat build/make-tsan.log; echo "0 1 0" >>build/.totals; status=1
+	cat build/make-tsan.log; echo "build failed: build/make-tsan.log" >>"$FAILURES_FILE"; echo "0 1 0" >>build/.totals; status=1
 fi
 
 step "fuzz (libFuzzer, every target, FUZZ_SECONDS each)"
@@ -67,8 +70,12 @@ step "fuzz (libFuzzer, every target, FUZZ_SECONDS each)"
 if make -s -j"$jobs" O=build fuzz >build/make-fuzz.log 2>&1; then
 	FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh build || status=1
 else
-	cat build/make-fuzz.log; echo "0 1 0" >>build/.totals; status=1
+	cat build/make-fuzz.log; echo "build failed: build/make-fuzz.log" >>"$FAILURES_FILE"; echo "0 1 0" >>build/.totals; status=1
 fi
 
+if [ -s "$FAILURES_FILE" ]; then
+	echo "== failures ($(wc -l <"$FAILURES_FILE"))"
+	head -n 40 "$FAILURES_FILE"
+fi
 awk '{p += $1; f += $2; s += $3} END {printf "%d passed, %d failed, %d skipped\n", p, f, s}' build/.totals
 exit $status

@@ -27,7 +27,8 @@ for n in "${names[@]}"; do
 			awk '{print $2}') inputs in ${secs} s)"
 		P=$((P + 1))
 	else
-		echo "[fuzz] $n: FAIL; log: $log, inputs: $art (replay with $build/fuzz/${n}_replay FILE)"
+		echo "[fuzz] $n: FAIL; log: $log, inputs: $art (replay with $build/fuzz/${n}_replay FILE)" |
+			tee -a "${FAILURES_FILE:-$build/.failures}"
 		grep -E -A3 'FINDING|ERROR|SUMMARY' "$log" | head -n 40 | sed 's|^|    |'
 		F=$((F + 1))
 	fi

@@ -20,6 +20,9 @@ while [ $# -gt 0 ]; do
 done
 
 logdir="$build/test-logs/$suite"
+# Every failing line is also appended here, so that make check can repeat them just before its
+# last line (CI shows only the end of the output).
+failures=${FAILURES_FILE:-$build/.failures}
 mkdir -p "$logdir"
 P=0 F=0 S=0
 
@@ -33,10 +36,11 @@ run_one() { # name, command...
 	local rc=$?
 	end=$(date +%s.%N)
 	grep -E '^(ok|FAIL|skip|     )' "$log" | sed "s|^|[$suite] $name: |"
+	grep -E '^FAIL' "$log" | sed "s|^|[$suite] $name: |" >>"$failures"
 	local last
 	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
 	if [ -z "$last" ]; then
-		echo "[$suite] $name: FAIL: exited $rc without a summary line; log: $log"
+		echo "[$suite] $name: FAIL: exited $rc without a summary line; log: $log" | tee -a "$failures"
 		tail -n 20 "$log" | sed "s|^|    |"
 		F=$((F + 1))
 		return
@@ -47,7 +51,7 @@ run_one() { # name, command...
 	s=$(echo "$last" | awk '{print $5}')
 	s=${s:-0}
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "[$suite] $name: FAIL: exited $rc; log: $log"
+		echo "[$suite] $name: FAIL: exited $rc; log: $log" | tee -a "$failures"
 		tail -n 20 "$log" | sed "s|^|    |"
 		f=1
 	fi
