@@ -2,7 +2,8 @@
 /*
  * The process model: per pid, the command name and a sorted, non-overlapping
  * list of mappings, updated by MMAP/MMAP2/COMM/FORK/EXIT records the way the
- * kernel changed the address space; plus the kernel's KSYMBOL ranges.
+ * kernel changed the address space (an exec's old mappings stay until the new
+ * image's replace them, as perf does); plus the kernel's KSYMBOL ranges.
  * Processes are never forgotten (an EXIT only marks them): samples recorded
  * before the exit may be read after it, and a reused pid starts afresh with
  * its FORK or exec COMM.
@@ -251,8 +252,14 @@ static int feed_comm(struct perfring_procs *p, const struct perfring_decoded *re
 		return pr_fail(ENOMEM, "perfring_procs_feed: out of memory");
 	proc->comm = comm;
 	if (exec) {
-		/* The kernel reports the exec's COMM before the new image's mappings. */
-		pr_proc_clear_maps(p, proc);
+		/*
+		 * The old image's mappings stay, as perf keeps them: the new image's MMAPs, which follow
+		 * this COMM, replace what they overlap. A sample taken later in the exec still has the
+		 * old image's user registers and stack, and is named by them. An exited process's pid
+		 * seen again (its FORK lost) starts afresh.
+		 */
+		if (proc->exited)
+			pr_proc_clear_maps(p, proc);
 		proc->exited = false;
 	}
 	return 1;

@@ -235,12 +235,18 @@ TEST(procs_fork_exec_exit)
 	CHECK_EQ_INT(comm(200, 201, "worker", false), 0);
 	REQUIRE(perfring_procs_lookup(procs, 200, 0x400000, &h) == 0);
 	CHECK(!strcmp(h.comm, "parent"));
-	/* exec: the old image is gone, the new one comes with its MMAPs. */
+	/*
+	 * exec: the new image comes with its MMAPs, which replace what they overlap; until then (a
+	 * sample later in the exec) the old image's mappings name its addresses, as perf names them.
+	 */
 	CHECK_EQ_INT(comm(200, 200, "child", true), 1);
-	expect_none(__LINE__, 200, 0x400000, -ENOENT);
-	expect_none(__LINE__, 200, 0x7f0000000010, -ENOENT);
+	expect(__LINE__, 200, 0x400000, "/bin/other", 0);
+	expect(__LINE__, 200, 0x7f0000000010, "/lib/libc.so.6", 0x10);
 	mmap2(200, 0x500000, 0x1000, 0, "/bin/child", NULL, 0);
+	mmap2(200, 0x7f0000000000, 0x1000, 0, "/lib/ld.so", NULL, 0);
 	expect(__LINE__, 200, 0x500000, "/bin/child", 0);
+	expect(__LINE__, 200, 0x7f0000000010, "/lib/ld.so", 0x10);
+	expect(__LINE__, 200, 0x400000, "/bin/other", 0);
 	REQUIRE(perfring_procs_lookup(procs, 200, 0x500000, &h) == 0);
 	CHECK(!strcmp(h.comm, "child"));
 	/* EXIT of a thread: nothing; of the process: marked, still resolvable. */
@@ -253,6 +259,12 @@ TEST(procs_fork_exec_exit)
 	REQUIRE(perfring_procs_lookup(procs, 200, 0x400000, &h) == 0);
 	CHECK(!h.exited && !strcmp(h.path, "/bin/parent"));
 	expect_none(__LINE__, 200, 0x500000, -ENOENT);
+	/* An exited pid's exec COMM (its FORK lost): a new process, none of the dead one's mappings. */
+	CHECK_EQ_INT(comm(300, 300, "old", true), 1);
+	mmap2(300, 0x600000, 0x1000, 0, "/bin/old", NULL, 0);
+	CHECK_EQ_INT(fork_exit(PERF_RECORD_EXIT, 300, 100, 300, 100), 1);
+	CHECK_EQ_INT(comm(300, 300, "new", true), 1);
+	expect_none(__LINE__, 300, 0x600000, -ENOENT);
 }
 
 TEST(procs_build_ids)
