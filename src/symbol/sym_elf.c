@@ -318,7 +318,7 @@ static int collect(const struct pr_bin_ctx *ctx, Elf *elf, Elf64_Word type, uint
  * .plt.sec + E * i when the binary has one (IBT). x86-64 only, the layout
  * being the architecture's.
  */
-static int collect_plt(const struct pr_bin_ctx *ctx, Elf *elf, struct symvec *sv)
+static int collect_plt(const struct pr_bin_ctx *ctx, Elf *elf, struct symvec *sv, uint64_t *first_stub)
 {
 	Elf_Scn *scn = NULL, *rela = NULL, *symscn;
 	GElf_Shdr rsh = { 0 }, psh = { 0 }, ssh = { 0 }, symsh;
@@ -372,8 +372,36 @@ static int collect_plt(const struct pr_bin_ctx *ctx, Elf *elf, struct symvec *sv
 		snprintf(buf, sizeof(buf), "%s@plt", name ? name : "");
 		if (push_sym(ctx, sv, (struct pr_sym){ base + ent * i, ent, buf, PERFRING_SYM_DYNSYM, 0, (uint32_t)i }))
 			return -ENOMEM;
+		if (!i && !has_sec)
+			*first_stub = base;
 	}
 	return 0;
+}
+
+/*
+ * perf (6.1) shows the first stub after .plt's header as the symbol before
+ * .plt when that one has no size (_init, which runs to the next symbol it
+ * keeps: the second stub), never as its NAME@plt; every stub of libc, where
+ * nothing precedes .plt, has its name. Measured on every address of the
+ * .init and .plt of four binaries (tests/unit/symbol_elf.c). So the first
+ * stub's symbol goes in that case.
+ */
+static void plt_first_stub_to_init(struct symvec *sv, uint64_t first_stub)
+{
+	const struct pr_sym *below = NULL;
+	size_t i, stub = sv->n;
+
+	for (i = 0; i < sv->n; i++) {
+		const struct pr_sym *s = &sv->v[i];
+
+		if (s->addr == first_stub && s->source == PERFRING_SYM_DYNSYM && !s->index && s->size &&
+		    strstr(s->name, "@plt"))
+			stub = i;
+		else if (s->addr < first_stub && (!below || s->addr > below->addr || (s->addr == below->addr && s->size)))
+			below = s;
+	}
+	if (stub < sv->n && below && !below->size)
+		sv->v[stub] = sv->v[--sv->n];
 }
 
 static size_t leading_underscores(const char *s)
@@ -540,6 +568,7 @@ void pr_binary_load(struct pr_binary *b, const struct pr_bin_ctx *ctx, const cha
 	char full[4096], alt[4096], want_hex[2 * PERFRING_BUILD_ID_MAX + 1], got_hex[2 * PERFRING_BUILD_ID_MAX + 1];
 	struct symvec sv = { 0 };
 	bool has_symtab = false, has_dynsym = false, unused = false;
+	uint64_t first_stub = 0;
 	Elf *elf = NULL, *dbg = NULL;
 	const char *opened = full;
 	int r;
@@ -603,7 +632,7 @@ void pr_binary_load(struct pr_binary *b, const struct pr_bin_ctx *ctx, const cha
 	if (!r)
 		r = collect(ctx, elf, SHT_DYNSYM, PERFRING_SYM_DYNSYM, &sv, &has_dynsym);
 	if (!r)
-		r = collect_plt(ctx, elf, &sv);
+		r = collect_plt(ctx, elf, &sv, &first_stub);
 	if (!r && !has_symtab && b->bid_size) {
 		dbg = find_by_build_id(ctx, b->bid, b->bid_size, true, alt, sizeof(alt));
 		if (dbg) {
@@ -620,6 +649,8 @@ void pr_binary_load(struct pr_binary *b, const struct pr_bin_ctx *ctx, const cha
 		set_err(b, ctx, ENOMEM, "out of memory reading %s", opened);
 		return;
 	}
+	if (first_stub)
+		plt_first_stub_to_init(&sv, first_stub);
 	sort_dedupe(&sv);
 	b->syms = sv.v;
 	b->nsyms = sv.n;

@@ -52,11 +52,6 @@ def perfring_samples(path):
     return [s for s in samples if s]
 
 
-def in_exec(frames):
-    """The sample was taken inside execve (a kernel frame of exec)."""
-    return any(f[2] == "[kernel.kallsyms]" and "exec" in f[1] for f in frames)
-
-
 # Why a frame may differ from perf's, each with its check on (ours, perf's).
 _aliases = {}
 
@@ -106,10 +101,6 @@ ALLOWED = [
      "when neither has it, [unknown]",
      lambda o, p, s: o[2] == "[vdso]" and p[2] == "[vdso]" and o[0] == p[0] and
      (o[1] == "[unknown]") != (p[1] == "[unknown]")),
-    ("exec", "a user frame of the program that called execve, sampled after the exec's COMM record: "
-     "perfring's process model drops the old image's mappings at exec (the frame is [unknown]), perf keeps "
-     "them until new mappings overlap them",
-     lambda o, p, s: o[1] == "[unknown]" and o[2] == "[unknown]" and p[2] != "[unknown]" and in_exec(s)),
     ("alias", "two names of one address (checked with nm): perf picks among aliases by their demangled "
      "names (e.g. operator new[] over operator new, the longer), perfring by the ELF names",
      lambda o, p, s: o[0] == p[0] and o[2] == p[2] and o[2].startswith("/") and are_aliases(o[2], o[1], p[1])),

@@ -40,18 +40,15 @@ perf_record_mixed() {
 }
 
 # perf_record_all FILE: perf record -a -g (cpu-clock, 1 s) of the whole machine while sym_target,
-# started before the recording, runs (perf synthesizes its mappings). Measured from 100 ms after
-# perf starts its command (-D 100), past the exec of sleep: a sample taken inside that exec has
-# user frames of perf's image, which perf names and perfring's process model (the image replaced
-# at the exec) does not, so reports of the whole machine differed in the execve entries now and
-# then. perf's stderr in
-# $T_TMP/rec.err; returns perf's status.
+# started before the recording, runs (perf synthesizes its mappings). Samples inside the exec of
+# sleep have user frames of perf's image: both name them by the mappings from before the exec.
+# perf's stderr in $T_TMP/rec.err; returns perf's status.
 perf_record_all() {
 	local spin rc
 	"$TARGET" spin 4 &
 	spin=$!
 	sleep 0.5
-	perf_record -q -a -g -e cpu-clock -D 100 -o "$1" -- sleep 1 >/dev/null 2>"$T_TMP/rec.err"
+	perf_record -q -a -g -e cpu-clock -o "$1" -- sleep 1 >/dev/null 2>"$T_TMP/rec.err"
 	rc=$?
 	kill "$spin" 2>/dev/null
 	wait "$spin" 2>/dev/null

@@ -36,9 +36,6 @@ ALLOWED = [
     ("address", "an unknown address: perf gives a call-chain frame without a mapping the privilege level "
      "([k] or [.]) of the frame before it and keeps the sampled ip apart; perfring keys it by address",
      lambda k: re.search(r"\] (0x)?[0-9a-f]{16}$", k) is not None),
-    ("plt_init", "perf 6.1 names a sample on the first byte of the first PLT stub _init (the zero-size "
-     "_init runs up to the stub, and perf's symbol lookup counts that end in); perfring names the stub",
-     lambda k: k == "[.] _init"),
 ]
 
 perf, ours = read(sys.argv[1]), read(sys.argv[2])

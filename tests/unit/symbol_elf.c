@@ -476,6 +476,58 @@ TEST(symbol_offset_outside_segments)
 	perfring_symbolizer_free(s);
 }
 
+/* A section's address and size from readelf -SW. */
+static bool section_of(const char *file, const char *name, uint64_t *addr, uint64_t *size)
+{
+	char buf[256];
+	unsigned long long a, sz;
+
+	if (st_run(buf, sizeof(buf), "readelf -SW '%s' | awk '$2 == \"%s\" { print $4, $6 } $3 == \"%s\" { print $5, $7 }'",
+		   file, name, name) || sscanf(buf, "%llx %llx", &a, &sz) != 2)
+		return false;
+	*addr = a;
+	*size = sz;
+	return true;
+}
+
+/*
+ * The PLT as perf 6.1 names it (every address of .init and .plt of four
+ * binaries, perf script against perfring script, tests/cli/script_oracle.sh):
+ * the header, and the first stub after it, are _init's (no size: it runs to
+ * the next symbol perf keeps, the second stub), the other stubs NAME@plt in
+ * .rela.plt's order.
+ */
+TEST(symbol_plt_stubs_as_perf)
+{
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	uint64_t init, init_sz, plt, plt_sz;
+	char name[128];
+	int rc;
+
+	if (!setup() || !st_have("readelf"))
+		SKIP("tests/helpers/sym_target not built or readelf missing");
+	if (!section_of(target, ".init", &init, &init_sz) || !section_of(target, ".plt", &plt, &plt_sz) ||
+	    plt_sz < 48 || st_run(name, sizeof(name), "readelf -rW '%s' | awk '/JUMP_SLOT/ { n++; if (n == 2) { sub(/@.*/, \"\", $5); print $5 } }'", target))
+		SKIP("sym_target has no .init or no .plt of three entries (linked otherwise)");
+	name[strcspn(name, "\n")] = '\0';
+	s = new_sym(false, NULL);
+	REQUIRE(s);
+	/* The first stub: _init's. */
+	rc = sym_vaddr(s, target, NULL, 0, plt + 16, &r);
+	CHECKF(rc == 0 && r.name && !strcmp(r.name, "_init") && r.offset == plt + 16 - init,
+	       "first stub: rc %d %s+%#llx", rc, r.name ? r.name : r.reason, (unsigned long long)r.offset);
+	rc = sym_vaddr(s, target, NULL, 0, plt + 31, &r);
+	CHECKF(rc == 0 && r.name && !strcmp(r.name, "_init"), "first stub's last byte: %s", r.name ? r.name : r.reason);
+	/* The second: the second relocation's function. */
+	rc = sym_vaddr(s, target, NULL, 0, plt + 32, &r);
+	CHECKF(rc == 0 && r.name && !strncmp(r.name, name, strlen(name)) && !strcmp(r.name + strlen(name), "@plt") &&
+		       r.offset == 0 && r.sym_size == 16,
+	       "second stub: rc %d %s+%#llx, want %s@plt", rc, r.name ? r.name : r.reason, (unsigned long long)r.offset,
+	       name);
+	perfring_symbolizer_free(s);
+}
+
 TEST(symbolizer_opts_checked)
 {
 	struct {
