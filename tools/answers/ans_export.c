@@ -21,8 +21,12 @@
 #pragma weak prof_write_folded
 #pragma weak prof_write_pprof
 #pragma weak prof_write_speedscope
+#pragma weak prof_write_firefox
+#pragma weak prof_keep_timeline
 #pragma weak prof_set_clock
 #pragma weak prof_set_sampling
+
+enum { OUT_FOLDED, OUT_PPROF, OUT_SPEEDSCOPE, OUT_FIREFOX, OUT_N };
 
 struct ans_export {
 	const char *cmd;
@@ -32,12 +36,10 @@ struct ans_export {
 	struct prof_frame *frames;
 	size_t cap;
 	/* The files, opened by ans_export_new(): a path that cannot be written
-	 * fails before the input is read. Indexes: FOLDED, PPROF, SPEEDSCOPE. */
-	FILE *out[3];
-	const char *path[3];
+	 * fails before the input is read. Indexes: OUT_*. */
+	FILE *out[OUT_N];
+	const char *path[OUT_N];
 };
-
-enum { OUT_FOLDED, OUT_PPROF, OUT_SPEEDSCOPE };
 
 bool ans_export_option(struct ans_export_opts *o, int c, const char *arg)
 {
@@ -50,6 +52,9 @@ bool ans_export_option(struct ans_export_opts *o, int c, const char *arg)
 		return true;
 	case ANS_OPT_SPEEDSCOPE:
 		o->speedscope = arg;
+		return true;
+	case ANS_OPT_FIREFOX:
+		o->firefox = arg;
 		return true;
 	case ANS_OPT_BY_PERIOD:
 		o->by_period = true;
@@ -67,8 +72,8 @@ bool ans_export_option(struct ans_export_opts *o, int c, const char *arg)
 
 int ans_export_check(const char *cmd, const struct ans_export_opts *o, bool json)
 {
-	const char *paths[] = { o->folded, o->pprof, o->speedscope };
-	const char *names[] = { "--folded", "--pprof", "--speedscope" };
+	const char *paths[] = { o->folded, o->pprof, o->speedscope, o->firefox };
+	const char *names[] = { "--folded", "--pprof", "--speedscope", "--firefox" };
 	const char *first = json ? "--json" : NULL;
 	size_t i;
 
@@ -82,7 +87,7 @@ int ans_export_check(const char *cmd, const struct ans_export_opts *o, bool json
 		first = names[i];
 	}
 	if (!ans_export_wanted(o) && (o->modifiers || (o->inline_given && !o->listing_inlines))) {
-		tool_usage_error(cmd, "%s with an export (--folded, --pprof, --speedscope)",
+		tool_usage_error(cmd, "%s with an export (--folded, --pprof, --speedscope, --firefox)",
 				 o->listing_inlines ? "--by-period goes" : "--by-period, --inline and --no-inline go");
 		return -1;
 	}
@@ -91,12 +96,12 @@ int ans_export_check(const char *cmd, const struct ans_export_opts *o, bool json
 
 bool ans_export_wanted(const struct ans_export_opts *o)
 {
-	return o->folded || o->pprof || o->speedscope;
+	return o->folded || o->pprof || o->speedscope || o->firefox;
 }
 
 bool ans_export_to_stdout(const struct ans_export_opts *o)
 {
-	const char *paths[] = { o->folded, o->pprof, o->speedscope };
+	const char *paths[] = { o->folded, o->pprof, o->speedscope, o->firefox };
 	size_t i;
 
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
@@ -119,10 +124,11 @@ struct ans_export *ans_export_new(const char *cmd, const struct ans_export_opts 
 	struct ans_export *x;
 	int i;
 
-	if (!prof_new || !prof_add || !prof_free || !prof_write_folded || !prof_write_pprof || !prof_write_speedscope ||
+	if (!prof_new || !prof_add || !prof_free || !prof_write_folded || !prof_write_pprof || !prof_write_speedscope || !prof_write_firefox ||
+	    !prof_keep_timeline ||
 	    !prof_set_clock || !prof_set_sampling) {
 		tool_error(cmd, "this perfring was built without the profile exports (tools/export/): "
-				"--folded, --pprof and --speedscope are not available");
+				"--folded, --pprof, --speedscope and --firefox are not available");
 		return NULL;
 	}
 	x = calloc(1, sizeof(*x));
@@ -135,7 +141,8 @@ struct ans_export *ans_export_new(const char *cmd, const struct ans_export_opts 
 	x->path[OUT_FOLDED] = o->folded;
 	x->path[OUT_PPROF] = o->pprof;
 	x->path[OUT_SPEEDSCOPE] = o->speedscope;
-	for (i = 0; i < 3; i++) {
+	x->path[OUT_FIREFOX] = o->firefox;
+	for (i = 0; i < OUT_N; i++) {
 		if (x->path[i] && !(x->out[i] = open_out(cmd, x->path[i]))) {
 			ans_export_free(x);
 			return NULL;
@@ -151,7 +158,7 @@ void ans_export_free(struct ans_export *x)
 	if (x->p)
 		prof_free(x->p);
 	/* Files still open were not written (an error came first): none is left half made. */
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < OUT_N; i++) {
 		if (x->out[i] && x->out[i] != stdout) {
 			fclose(x->out[i]);
 			unlink(x->path[i]);
@@ -173,6 +180,9 @@ static int make_profile(struct ans_export *x, const struct ans_reader *r)
 	x->p = prof_new(names, n);
 	x->nevents = n;
 	free(names);
+	/* Firefox's profile shows every sample at its time. */
+	if (x->p && x->o.firefox && prof_keep_timeline(x->p))
+		return -ENOMEM;
 	return x->p ? 0 : -ENOMEM;
 }
 
@@ -305,8 +315,13 @@ int ans_export_finish(struct ans_export *x, const struct ans_reader *r, const ch
 	static const char *const empty[] = { "none" };
 	int ret = EXIT_OK, i;
 
-	if (!x->p) /* no sample: the files are written empty of samples all the same */
+	if (!x->p) { /* no sample: the files are written empty of samples all the same */
 		x->p = prof_new(empty, 1);
+		if (x->p && prof_keep_timeline(x->p)) {
+			prof_free(x->p);
+			x->p = NULL;
+		}
+	}
 	if (!x->p) {
 		ret = tool_error(x->cmd, "out of memory");
 		ans_export_free(x);
@@ -314,7 +329,7 @@ int ans_export_finish(struct ans_export *x, const struct ans_reader *r, const ch
 	}
 	if (x->nevents)
 		describe_recording(x, r);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < OUT_N; i++) {
 		FILE *f = x->out[i];
 		int err;
 
@@ -324,8 +339,10 @@ int ans_export_finish(struct ans_export *x, const struct ans_reader *r, const ch
 			err = prof_write_folded(x->p, -1, x->o.by_period, f);
 		else if (i == OUT_PPROF)
 			err = prof_write_pprof(x->p, f);
-		else
+		else if (i == OUT_SPEEDSCOPE)
 			err = prof_write_speedscope(x->p, title, f);
+		else
+			err = prof_write_firefox(x->p, title, f);
 		x->out[i] = NULL;
 		if (close_out(x->cmd, x->path[i], f, err))
 			ret = EXIT_ERROR;

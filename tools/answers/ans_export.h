@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The exports of `perfring report` and `perfring script` (--folded FILE,
- * --pprof FILE, --speedscope FILE): each sample becomes a prof_sample
+ * --pprof FILE, --speedscope FILE, --firefox FILE): each sample becomes a prof_sample
  * (tools/export/profile.h) added to one profile, written at the end by the
  * encoders of tools/export/. A build without those encoders says so.
  */
@@ -17,6 +17,7 @@ struct ans_export_opts {
 	const char *folded;     /* FILE ("-": standard output) */
 	const char *pprof;
 	const char *speedscope;
+	const char *firefox;
 	bool by_period;         /* folded: counts are periods, not samples */
 	bool inline_frames;     /* --inline: DWARF inlined functions as frames of their own */
 	bool modifiers;         /* --by-period given (it needs an export) */
@@ -34,6 +35,7 @@ enum {
 	ANS_OPT_FOLDED = 0x400, /* above any short option and the commands' own long ones */
 	ANS_OPT_PPROF,
 	ANS_OPT_SPEEDSCOPE,
+	ANS_OPT_FIREFOX,
 	ANS_OPT_BY_PERIOD,
 	ANS_OPT_INLINE,
 	ANS_OPT_NO_INLINE,
@@ -43,6 +45,7 @@ enum {
 	{ "folded", required_argument, NULL, ANS_OPT_FOLDED },              \
 	{ "pprof", required_argument, NULL, ANS_OPT_PPROF },                \
 	{ "speedscope", required_argument, NULL, ANS_OPT_SPEEDSCOPE },      \
+	{ "firefox", required_argument, NULL, ANS_OPT_FIREFOX },            \
 	{ "by-period", no_argument, NULL, ANS_OPT_BY_PERIOD },              \
 	{ "inline", no_argument, NULL, ANS_OPT_INLINE },                    \
 	{ "no-inline", no_argument, NULL, ANS_OPT_NO_INLINE }
@@ -51,6 +54,7 @@ enum {
 	"      --folded FILE       write folded stacks (comm;root;...;leaf COUNT; '-': stdout)\n"  \
 	"      --pprof FILE        write a gzip'd pprof profile (go tool pprof, Pyroscope, ...)\n" \
 	"      --speedscope FILE   write a speedscope JSON profile\n"                              \
+	"      --firefox FILE      write a Firefox Profiler profile (processed format)\n"         \
 	"      --by-period         folded counts are periods rather than samples\n"                \
 	"      --inline            the exports show DWARF inlined functions as frames\n"           \
 	"      --no-inline         frames named by their symbol only (the default)\n"

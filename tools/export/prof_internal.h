@@ -82,9 +82,16 @@ struct profile {
 		uint64_t value;       /* 0: unknown */
 		bool freq;            /* value is samples per second, else events per sample */
 	} *sampling;                  /* per event */
+	struct prof_buf *timeline;    /* prof_keep_timeline(): a prof_tl_entry per sample, in order */
 	uint32_t *loc_cache;          /* by address: location id + 1 of the last frame there (0: none) */
 	void *scratch;                /* key being built */
 	size_t scratch_cap;
+};
+
+/* One sample in the order it was added (prof_keep_timeline()). */
+struct prof_tl_entry {
+	uint64_t time, period;
+	uint32_t stack, pad;
 };
 
 static inline const char *prof_str(const struct profile *p, uint32_t sid)
@@ -136,6 +143,9 @@ bool prof_event_is_clock(const char *name);
  * first (file: the function's source file, "" when unknown); names are only
  * valid during the call. Returns the first non-zero fn result. */
 int prof_loc_names(const struct profile *p, uint32_t loc, int (*fn)(const char *name, const char *file, void *arg), void *arg);
+
+/* s as a JSON string; bytes that are not valid UTF-8 become U+FFFD (JSON text must be UTF-8). */
+void prof_json_str(FILE *out, const char *s);
 
 /* The name a process's samples are shown under (comm; ":PID" when unknown, as perf). */
 const char *prof_comm_name(const struct profile *p, const struct prof_stack_key *k, char *buf, size_t bufsz);

@@ -1,4 +1,4 @@
-/* How frames and processes are named in the text exports (folded, speedscope). */
+/* How frames and processes are named in the text exports (folded, speedscope, Firefox). */
 #include <stdio.h>
 #include <string.h>
 
@@ -55,4 +55,55 @@ const char *prof_comm_name(const struct profile *p, const struct prof_stack_key 
 		return comm;
 	snprintf(buf, bufsz, ":%u", k->pid);
 	return buf;
+}
+
+/* A JSON string; bytes that are not valid UTF-8 become U+FFFD (JSON text must be UTF-8). */
+void prof_json_str(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	while (*p) {
+		unsigned char c = *p;
+		size_t n = 0;
+
+		if (c == '"' || c == '\\') {
+			fputc('\\', out);
+			fputc(c, out);
+			p++;
+			continue;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			fprintf(out, "\\u%04x", c);
+			p++;
+			continue;
+		}
+		if (c < 0x80) {
+			fputc(c, out);
+			p++;
+			continue;
+		}
+		/* The length of a well-formed sequence (no overlongs, surrogates or > U+10FFFF), else 0. */
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 4;
+		for (size_t i = 1; i < n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				n = 0;
+		if (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
+			n = 0;
+		if (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
+			n = 0;
+		if (!n) {
+			fputs("\\ufffd", out);
+			p++;
+			continue;
+		}
+		fwrite(p, 1, n, out);
+		p += n;
+	}
+	fputc('"', out);
 }

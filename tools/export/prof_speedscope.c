@@ -26,57 +26,6 @@
 
 #include "export/prof_internal.h"
 
-/* A JSON string; bytes that are not valid UTF-8 become U+FFFD (JSON text must be UTF-8). */
-static void json_str(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', out);
-	while (*p) {
-		unsigned char c = *p;
-		size_t n = 0;
-
-		if (c == '"' || c == '\\') {
-			fputc('\\', out);
-			fputc(c, out);
-			p++;
-			continue;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			fprintf(out, "\\u%04x", c);
-			p++;
-			continue;
-		}
-		if (c < 0x80) {
-			fputc(c, out);
-			p++;
-			continue;
-		}
-		/* The length of a well-formed sequence (no overlongs, surrogates or > U+10FFFF), else 0. */
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 4;
-		for (size_t i = 1; i < n; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				n = 0;
-		if (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
-			n = 0;
-		if (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
-			n = 0;
-		if (!n) {
-			fputs("\\ufffd", out);
-			p++;
-			continue;
-		}
-		fwrite(p, 1, n, out);
-		p += n;
-	}
-	fputc('"', out);
-}
-
 struct frames {
 	struct itab tab;      /* key: name "\0" file */
 	struct prof_buf key;
@@ -191,10 +140,10 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 		const char *file = nm + strlen(nm) + 1;
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
-		json_str(out, nm);
+		prof_json_str(out, nm);
 		if (*file) {
 			fputs(",\"file\":", out);
-			json_str(out, file);
+			prof_json_str(out, file);
 		}
 		fputc('}', out);
 	}
@@ -207,7 +156,7 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 
 		snprintf(title, sizeof(title), "%s: %s (pid %u)", ev, prof_comm_name(p, k0, cbuf, sizeof(cbuf)), g->pid);
 		fputs(gi ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
-		json_str(out, title);
+		prof_json_str(out, title);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
 			prof_event_is_clock(ev) ? "nanoseconds" : "none", (unsigned long long)g->weight);
 		/* The group's stacks by their frames: stacks that differ only in addresses or threads
@@ -251,12 +200,12 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 		const char *ev = prof_str(p, p->event_sid[e]);
 
 		fputs(e ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
-		json_str(out, ev);
+		prof_json_str(out, ev);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}",
 			prof_event_is_clock(ev) ? "nanoseconds" : "none");
 	}
 	fputs("],\n\"name\":", out);
-	json_str(out, name ? name : "perfring");
+	prof_json_str(out, name ? name : "perfring");
 	fputs(",\"activeProfileIndex\":0,\"exporter\":\"perfring\"}\n", out);
 	if (fflush(out) || ferror(out))
 		err = -EIO;

@@ -205,7 +205,19 @@ void prof_free(struct profile *p)
 	free(p->sampling);
 	free(p->scratch);
 	free(p->loc_cache);
+	if (p->timeline)
+		free(p->timeline->b);
+	free(p->timeline);
 	free(p);
+}
+
+int prof_keep_timeline(struct profile *p)
+{
+	if (!p)
+		return -EINVAL;
+	if (!p->timeline && !(p->timeline = calloc(1, sizeof(*p->timeline))))
+		return -ENOMEM;
+	return 0;
 }
 
 void prof_set_clock(struct profile *p, uint64_t perf_ns, uint64_t epoch_ns)
@@ -492,6 +504,15 @@ int prof_add(struct profile *p, const struct prof_sample *s)
 		goto fail;
 	if (created)
 		p->stack_vals[id] = (struct prof_vals){ 0 };
+	if (p->timeline) {
+		struct prof_tl_entry e = { .time = s->time, .period = s->period, .stack = (uint32_t)id };
+
+		prof_buf_put(p->timeline, &e, sizeof(e));
+		if (p->timeline->err) {
+			id = -ENOMEM;
+			goto fail;
+		}
+	}
 	p->stack_vals[id].count++;
 	p->stack_vals[id].period += s->period;
 	if (s->time) {

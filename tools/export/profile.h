@@ -69,6 +69,11 @@ void prof_set_clock(struct profile *p, uint64_t perf_ns, uint64_t epoch_ns);
  * the profile's comments say each event's. */
 void prof_set_sampling(struct profile *p, int event, uint64_t value, bool freq);
 
+/* Keep every sample's time, period and stack in the order they are added (16 + 8 bytes a
+ * sample: memory then grows with the samples), for the exports that show a timeline
+ * (prof_write_firefox()). Call before the first prof_add(). 0 or -ENOMEM. */
+int prof_keep_timeline(struct profile *p);
+
 /* Adds one sample. 0, or -ENOMEM / -EINVAL (no such event, frames NULL with nframes > 0,
  * more than 65536 frames). */
 int prof_add(struct profile *p, const struct prof_sample *s);
@@ -89,5 +94,10 @@ int prof_write_pprof(const struct profile *p, FILE *out);
  * one "sampled" profile per event and process, heaviest first; name is the file's title
  * (prof_speedscope.c). */
 int prof_write_speedscope(const struct profile *p, const char *name, FILE *out);
+/* The Firefox Profiler's processed profile format (version 75; profiler.firefox.com and its
+ * profiler-cli open it): a thread per event, process and thread, every sample at its time with
+ * its stack (prof_keep_timeline() is needed: -EINVAL without it); clock events weighted by
+ * their periods in ms, others counted. name is the file's title (prof_firefox.c). */
+int prof_write_firefox(const struct profile *p, const char *name, FILE *out);
 
 #endif
