@@ -162,6 +162,25 @@ else
 	fail speedscope "export failed: $(head -n 1 "$T_TMP/ss.err")"
 fi
 
+# ---- Firefox Profiler ----
+# Loaded by the profiler's own code; its first thread is the workload's, and each function's
+# self weight (ms) is perf report's period (ns) of that symbol in that thread.
+if export_to firefox "$data" "$T_TMP/w.ff.json" 2>"$T_TMP/ff.err"; then
+	export_firefox_functions firefox_profiler "$T_TMP/w.ff.json" "$T_TMP/ff.fn.json"
+	if [ -s "$T_TMP/ff.fn.json" ]; then
+		tid=$(perf script -i "$data" -F comm,tid 2>/dev/null | awk '$1 == "prof_work" { print $2; exit }')
+		perf report -i "$data" --stdio --no-children --sort sym --tid "$tid" -F period,sym -g none 2>/dev/null |
+			awk '$1 ~ /^[0-9]+$/ && $2 ~ /^\[.\]$/ { n = $3; for (i = 4; i <= NF; i++) n = n " " $i; print $1 "\t" n }' \
+			>"$T_TMP/ff.perf"
+		python3 "$T_ROOT/tests/helpers/firefox_vs_perf.py" "$T_TMP/ff.fn.json" "$T_TMP/ff.perf" prof_work >"$T_TMP/ff.cmp" 2>&1
+		rc=$?
+		t_check firefox_self_as_perf "$(tail -n 1 "$T_TMP/ff.cmp")" [ "$rc" -eq 0 ]
+		head -n 1 "$T_TMP/ff.cmp" | sed 's/^/    /'
+	fi
+else
+	fail firefox "export failed: $(head -n 1 "$T_TMP/ff.err")"
+fi
+
 # ---- two events: a sample type pair each, totals as perf's ----
 if command -v go >/dev/null && perf record -q -g -e cpu-clock -e task-clock -F 999 -o "$T_TMP/two.data" "$WORK" 300 \
 	>"$T_TMP/two.out" 2>&1 && export_to pprof "$T_TMP/two.data" "$T_TMP/two.pb.gz" 2>"$T_TMP/two.err"; then
@@ -198,7 +217,7 @@ fi
 : >"$T_TMP/empty.data"
 head -c 4096 /dev/urandom >"$T_TMP/random.data"
 head -c 2000 "$data" >"$T_TMP/truncated.data"
-for fmt in folded pprof speedscope; do
+for fmt in folded pprof speedscope firefox; do
 	export_cmd "$fmt" "$T_TMP/empty.data" "$T_TMP/out"
 	t_one_line_error "empty_file_$fmt" "empty.data" "${CMD[@]}"
 	export_cmd "$fmt" "$T_TMP/random.data" "$T_TMP/out"

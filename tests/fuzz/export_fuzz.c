@@ -14,8 +14,8 @@
  *   gunzips (zlib), and is a well-formed protobuf message
  *   (every field's wire type one we write, every length inside its message,
  *   the Profile's nested messages and packed fields well-formed too);
- * - speedscope: valid JSON (a strict RFC 8259 syntax check below) and
- *   valid UTF-8 throughout.
+ * - speedscope and Firefox: valid JSON (a strict RFC 8259 syntax check
+ *   below) and valid UTF-8 throughout.
  * Seeds: tests/fuzz/corpus/export/ (tests/fuzz/make_export_seeds.py).
  */
 #include <stdint.h>
@@ -133,7 +133,11 @@ static const unsigned char *json_value(const unsigned char *p, const unsigned ch
 			p++;
 		return p > s ? p : NULL;
 	}
-	return NULL; /* true/false/null are not written */
+	/* The literals (the Firefox profile writes true, false and null). */
+	for (const char *const *l = (const char *const[]){ "true", "false", "null", NULL }; *l; l++)
+		if ((size_t)(end - p) >= strlen(*l) && !memcmp(p, *l, strlen(*l)))
+			return p + strlen(*l);
+	return NULL;
 }
 
 static bool utf8_valid(const unsigned char *p, size_t n)
@@ -296,7 +300,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int nsamples = 0;
 	uint64_t samples0 = 0;
 
-	if (!p || !rev)
+	if (!p || !rev || prof_keep_timeline(p))
 		abort();
 	/* A perf time later than the samples' (time_nanos then wraps below the reference). */
 	if (mode & 2)
@@ -383,6 +387,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FINDING("speedscope output is not JSON (at byte %zd of %zu)", after ? after - u : -1, len);
 	if (!utf8_valid(u, len))
 		FINDING("speedscope output is not UTF-8");
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	if (!f || prof_write_firefox(p, comms[0], f))
+		FINDING("prof_write_firefox failed");
+	fclose(f);
+	u = (const unsigned char *)buf;
+	e = u + len;
+	after = json_value(u, e, 0);
+	if (!after || json_ws(after, e) != e)
+		FINDING("Firefox output is not JSON (at byte %zd of %zu)", after ? after - u : -1, len);
+	if (!utf8_valid(u, len))
+		FINDING("Firefox output is not UTF-8");
 	free(buf);
 	prof_free(p);
 	return 0;

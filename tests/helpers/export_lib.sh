@@ -49,6 +49,26 @@ export_viewer() {
 	fi
 }
 
+# export_firefox_functions NAME PROFILE OUT: the Firefox Profiler's own code (its CLI,
+# tests/cli/export_firefox.sh) loads PROFILE; the functions of its first thread (`thread
+# functions --json`) go to OUT. NAME passes, fails, or is skipped with the reason (no node, no
+# npm registry); OUT is empty unless it passed.
+export_firefox_functions() {
+	local name=$1
+	: >"$3"
+	PROFILE=$2 OUT=$3 bash "$T_ROOT/tests/cli/export_firefox.sh" >"$T_TMP/firefox.log" 2>&1
+	sed 's/^/    /' "$T_TMP/firefox.log" | tail -n 20
+	if grep -q '^skip ' "$T_TMP/firefox.log"; then
+		skip "$name" "$(sed -n 's/^skip [^:]*: //p' "$T_TMP/firefox.log" | head -n 1)"
+		: >"$3"
+	elif grep -q '^2 passed, 0 failed' "$T_TMP/firefox.log"; then
+		ok "$name"
+	else
+		fail "$name" "$(grep -m1 '^FAIL' "$T_TMP/firefox.log")"
+		: >"$3"
+	fi
+}
+
 # export_pprof_tod NAME DATA : on DATA, a perf.data with CLOCK_DATA (perf record -k or perfring
 # record -k), the Time of perfring script --pprof's profile (go tool pprof -raw, left in
 # $T_TMP/NAME.raw) is the first sample's wall-clock time as perf script -F tod --ns prints it,

@@ -76,8 +76,10 @@ static struct profile *build(void)
 	struct profile *p = prof_new(events, 1);
 	uint64_t t = 1000000000;
 
-	if (!p)
+	if (!p || prof_keep_timeline(p)) { /* the timeline: for the Firefox export */
+		prof_free(p);
 		return NULL;
+	}
 	/* Interleaved, as a recording would give them. */
 	for (unsigned round = 0; round < 5; round++) {
 		for (size_t i = 0; i < N(known); i++) {
@@ -593,6 +595,76 @@ TEST(speedscope_json_checked)
 	CHECK(has_line(out, "profile\tcpu-clock: :300 (pid 300)\tnanoseconds\t3000000\t3000000"));
 	CHECKF(strstr(out, "profile\tcpu-clock: my app") < strstr(out, "profile\tcpu-clock: :300"), "order:\n%s", out);
 	free(out);
+	prof_free(p);
+}
+
+/* ---- Firefox Profiler ---- */
+
+static int firefox(const struct profile *p, FILE *f)
+{
+	return prof_write_firefox(p, "export_profile", f);
+}
+
+/*
+ * The processed format's tables decoded back (python): a thread per process
+ * and thread, the heaviest first, every sample at its time (ms from the
+ * first) with its period in ms, and each sample's stack, read back through
+ * prefixOffset, frame and func, is its frames root first.
+ * tests/cli/export_firefox.sh opens the same file with the Firefox Profiler's
+ * own code.
+ */
+TEST(firefox_json_checked)
+{
+	char cmd[2048], *out;
+	int rc;
+
+	if (!have("python3"))
+		SKIP("python3 is not installed");
+	struct profile *p = build();
+
+	REQUIRE(p);
+	char *path = write_file("profile.firefox.json", firefox, p);
+
+	REQUIRE(path);
+	snprintf(cmd, sizeof(cmd), "python3 -c '%s' '%s' 2>&1",
+		 "import json, sys\n"
+		 "d = json.load(open(sys.argv[1])); sh = d[\"shared\"]; st = sh[\"stackTable\"]; s = sh[\"stringArray\"]\n"
+		 "assert d[\"meta\"][\"preprocessedProfileVersion\"] == 75 and d[\"meta\"][\"interval\"] == 1\n"
+		 "def stack(i):\n"
+		 "    out = []\n"
+		 "    while True:\n"
+		 "        out.append(s[sh[\"funcTable\"][\"name\"][sh[\"frameTable\"][\"func\"][st[\"frame\"][i]]]])\n"
+		 "        if st[\"prefixOffset\"][i] == 0: return \";\".join(reversed(out))\n"
+		 "        i -= st[\"prefixOffset\"][i]\n"
+		 "for t in d[\"threads\"]:\n"
+		 "    sm = t[\"samples\"]\n"
+		 "    assert sm[\"length\"] == len(sm[\"stack\"]) == len(sm[\"time\"]) == len(sm[\"weight\"])\n"
+		 "    assert sm[\"time\"] == sorted(sm[\"time\"])\n"
+		 "    w = {}\n"
+		 "    for k, x in zip(sm[\"stack\"], sm[\"weight\"]): w[stack(k)] = w.get(stack(k), 0) + x\n"
+		 "    print(t[\"name\"], t[\"pid\"], t[\"tid\"], sm[\"weightType\"], sm[\"time\"][0], \" \".join(\"%s=%g\" % kv for kv in sorted(w.items())))\n",
+		 path);
+	out = run(cmd, &rc);
+	REQUIREF(out && rc == 0, "the Firefox profile does not decode (%d): %s", rc, out ? out : "");
+	if (getenv("EXPORT_VERBOSE"))
+		printf("%s\n", out);
+	/* app's main thread: 5 x 1 ms in compute, 2 x 2 ms in libc, 2 x 1 ms in push_back (11 ms, first);
+	 * then my app (4 ms), app's thread 101 (3 ms), and pid 300 (3 ms; no comm: ":300", as perf). */
+	const char *want = "app 100 100 tracing-ms 0.0 main;[libc.so.6]=4 main;std::vector<int>::push_back(int const&)=2 "
+			   "main;work;compute=5\n"
+			   "my app 200 200 tracing-ms 3.0 main;[unknown];entry_SYSCALL_64;do_syscall_64=4\n"
+			   "app 100 101 tracing-ms 1.0 main;work;memcpy=3\n"
+			   ":300 300 300 tracing-ms 4.0 main=3\n";
+
+	CHECKF(!strcmp(out, want), "decoded:\n%s\nwant:\n%s", out, want);
+	free(out);
+	/* Without the timeline, the export says so (-EINVAL) rather than write samples without times. */
+	const char *ev[] = { "cpu-clock" };
+	struct profile *q = prof_new(ev, 1);
+
+	REQUIRE(q);
+	CHECK_EQ_INT(prof_write_firefox(q, "x", stdout), -EINVAL);
+	prof_free(q);
 	prof_free(p);
 }
 

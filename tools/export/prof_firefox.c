@@ -21,8 +21,9 @@
  * comes first (the profiler selects it). A function is a frame name and its
  * source file as in the other text exports (prof_loc_names; an inlined function
  * its own frame), split by privilege: category "Kernel" or "User". Clock events
- * (cpu-clock, task-clock) weigh their periods in ms ("tracing-ms"); others count
- * samples. Times are ms from the first sample; meta.startTime is that sample's
+ * (cpu-clock, task-clock) weigh their periods in ms ("tracing-ms"), also given
+ * as the thread's CPU time since its previous sample ("threadCPUDelta", µs) for
+ * the profiler's CPU graphs; others count samples. Times are ms from the first sample; meta.startTime is that sample's
  * wall-clock time when the file has a clock reference (prof_set_clock()), else 0.
  */
 #include <errno.h>
@@ -234,6 +235,11 @@ static void put_thread(FILE *out, const struct profile *p, const struct thread *
 		fputs("],\"weight\":[", out);
 		for (size_t i = 0; i < n; i++)
 			fprintf(out, i ? ",%.6f" : "%.6f", s[i].weight);
+		/* The CPU time since the thread's previous sample (meta.sampleUnits: µs): the
+		 * profiler's CPU usage graph and thread activity. */
+		fputs("],\"threadCPUDelta\":[", out);
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, i ? ",%.3f" : "%.3f", s[i].weight * 1000);
 		fputc(']', out);
 	} else {
 		fputs("],\"weight\":null", out);
@@ -326,6 +332,11 @@ int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
 		interval,
 		p->has_clock && t0 ? (double)(p->clock_epoch_ns + (t0 - p->clock_perf_ns)) / 1e6 : 0.0);
 	prof_json_str(out, name ? name : "perfring");
+	for (int e = 0; e < p->nevents; e++)
+		if (prof_event_is_clock(prof_str(p, p->event_sid[e]))) {
+			fputs(",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":\"\u00b5s\"}", out);
+			break;
+		}
 	fputs(",\"stackwalk\":1,\"symbolicated\":true,\"platform\":\"Linux\",\"oscpu\":\"\",\"abi\":\"\",\"misc\":\"\","
 	      "\"toolkit\":\"\",\"appBuildID\":\"\",\"sourceURL\":\"\",\"physicalCPUs\":0,\"logicalCPUs\":0,"
 	      "\"CPUName\":\"\",\"markerSchema\":[],\"extensions\":{\"id\":[],\"name\":[],\"baseURL\":[],\"length\":0},"
