@@ -13,17 +13,19 @@
  * Tables are columns (an array per field, "length" the rows). Since version 66 a
  * stack's prefix is its distance back to its parent's row (0: a root); since 71
  * and 75 a frame's and a function's optional fields are valid when their bit of
- * "flags" is set (frame: 4 category; function: none here), the others hold 0.
+ * "flags" is set (frame: 4 category; function: 4 resource), the others hold 0.
  *
  * One thread per (event, process, thread), named by the thread's comm (and the
  * event when the file has several), every sample at its time: the profiler's
  * timeline is the recording's. The first event's thread with the most weight
  * comes first (the profiler selects it). A function is a frame name and its
  * source file as in the other text exports (prof_loc_names; an inlined function
- * its own frame), split by privilege: category "Kernel" or "User". Clock events
- * (cpu-clock, task-clock) weigh their periods in ms ("tracing-ms"), also given
- * as the thread's CPU time since its previous sample ("threadCPUDelta", µs) for
- * the profiler's CPU graphs; others count samples. Times are ms from the first sample; meta.startTime is that sample's
+ * its own frame) and its binary (a resource of type 1, library: the profiler
+ * shows "libc.so.6!memcpy"), split by privilege: category "Kernel" or "User".
+ * Clock events (cpu-clock, task-clock) weigh their periods in ms
+ * ("tracing-ms"), also given as the thread's CPU time since its previous sample
+ * ("threadCPUDelta", µs) for the profiler's CPU graphs; others count samples.
+ * Times are ms from the first sample; meta.startTime is that sample's
  * wall-clock time when the file has a clock reference (prof_set_clock()), else 0.
  */
 #include <errno.h>
@@ -37,11 +39,13 @@ enum { CAT_OTHER, CAT_USER, CAT_KERNEL };
 struct ff {
 	const struct profile *p;
 	struct itab strs;      /* the string array */
-	struct itab funcs;     /* key: uint32_t name, file string ids, category */
+	struct itab funcs;     /* key: uint32_t name, file string ids, category, resource + 1 (0: none) */
+	struct itab res;       /* resources (binaries), key: uint32_t name string id */
 	struct itab stacks;    /* key: int64_t prefix row (-1: none), uint32_t func */
 	uint32_t *func_of;     /* frames of the location being walked */
 	size_t nfunc_of, cap_func_of;
 	bool kernel;           /* the location being walked */
+	uint32_t res_id;       /* its binary's resource + 1, 0: none */
 	int err;
 };
 
@@ -54,7 +58,7 @@ static int add_func(const char *name, const char *file, void *arg)
 {
 	struct ff *f = arg;
 	long nid = str_id(f, name), fid = str_id(f, file);
-	uint32_t key[3];
+	uint32_t key[4];
 	long id;
 
 	if (nid < 0 || fid < 0)
@@ -62,6 +66,7 @@ static int add_func(const char *name, const char *file, void *arg)
 	key[0] = (uint32_t)nid;
 	key[1] = (uint32_t)fid;
 	key[2] = f->kernel ? CAT_KERNEL : CAT_USER;
+	key[3] = name[0] == '[' ? 0 : f->res_id; /* "[binary]": a frame without a function */
 	if ((id = prof_itab_get(&f->funcs, key, sizeof(key), NULL)) < 0)
 		return f->err = (int)id;
 	if (f->nfunc_of == f->cap_func_of) {
@@ -83,8 +88,24 @@ static long stack_row(struct ff *f, const struct prof_stack_key *k)
 	int64_t prefix = -1;
 
 	for (uint32_t j = k->nlocs; j-- > 0;) {
+		const struct prof_loc_key *l = prof_loc(f->p, k->locs[j]);
+		const struct prof_map_key *m = prof_map(f->p, l->map);
+
 		f->nfunc_of = 0;
-		f->kernel = prof_loc(f->p, k->locs[j])->kernel;
+		f->kernel = l->kernel;
+		f->res_id = 0;
+		if (m && *prof_str(f->p, m->file_sid)) {
+			const char *bin = prof_str(f->p, m->file_sid), *slash = strrchr(bin, '/');
+			long sid = str_id(f, slash && slash[1] ? slash + 1 : bin), rid;
+			uint32_t rkey;
+
+			if (sid < 0)
+				return sid;
+			rkey = (uint32_t)sid;
+			if ((rid = prof_itab_get(&f->res, &rkey, sizeof(rkey), NULL)) < 0)
+				return rid;
+			f->res_id = (uint32_t)rid + 1;
+		}
 		if (prof_loc_names(f->p, k->locs[j], add_func, f) || f->err)
 			return f->err ? f->err : -ENOMEM;
 		for (size_t i = 0; i < f->nfunc_of; i++) {
@@ -176,19 +197,35 @@ static void put_tables(FILE *out, struct ff *f)
 	put_zeros(out, "column", nf);
 	put_zeros(out, "originalLocation", nf);
 	fprintf(out, ",\"length\":%zu},\n", nf);
+	/* Function flags: 4, its resource is valid. */
 	fputs("\"funcTable\":{\"flags\":[", out);
 	for (size_t i = 0; i < nf; i++)
-		fputs(i ? ",0" : "0", out);
+		fprintf(out, i ? ",%d" : "%d", ((const uint32_t *)prof_key(&f->funcs, i))[3] ? 4 : 0);
 	fputs("],", out);
 	put_col_u32(out, "name", &f->funcs, 0, true);
-	put_zeros(out, "resource", nf);
+	fputs(",\"resource\":[", out);
+	for (size_t i = 0; i < nf; i++) {
+		uint32_t r = ((const uint32_t *)prof_key(&f->funcs, i))[3];
+
+		fprintf(out, i ? ",%u" : "%u", r ? r - 1 : 0);
+	}
+	fputc(']', out);
 	put_zeros(out, "source", nf);
 	put_zeros(out, "lineNumber", nf);
 	put_zeros(out, "columnNumber", nf);
 	put_zeros(out, "originalLocation", nf);
 	fprintf(out, ",\"length\":%zu},\n", nf);
-	fputs("\"resourceTable\":{\"name\":[],\"host\":[],\"type\":[],\"length\":0},\n"
-	      "\"nativeSymbols\":{\"libIndex\":[],\"address\":[],\"name\":[],\"functionSize\":[],\"length\":0},\n"
+	/* Resources: the binaries, type 1 (a library). */
+	fputs("\"resourceTable\":{", out);
+	put_col_u32(out, "name", &f->res, 0, true);
+	fputs(",\"host\":[", out);
+	for (size_t i = 0; i < f->res.n; i++)
+		fputs(i ? ",null" : "null", out);
+	fputs("],\"type\":[", out);
+	for (size_t i = 0; i < f->res.n; i++)
+		fputs(i ? ",1" : "1", out);
+	fprintf(out, "],\"length\":%zu},\n", f->res.n);
+	fputs("\"nativeSymbols\":{\"libIndex\":[],\"address\":[],\"name\":[],\"functionSize\":[],\"length\":0},\n"
 	      "\"sources\":{\"id\":[],\"filename\":[],\"startLine\":[],\"startColumn\":[],\"sourceMapURL\":[],"
 	      "\"content\":[],\"length\":0},\n"
 	      "\"sourceLocationTable\":{\"source\":[],\"line\":[],\"column\":[],\"length\":0},\n"
@@ -363,6 +400,7 @@ out:
 	free(f.func_of);
 	prof_itab_free(&f.strs);
 	prof_itab_free(&f.funcs);
+	prof_itab_free(&f.res);
 	prof_itab_free(&f.stacks);
 	prof_itab_free(&tkeys);
 	return err;
