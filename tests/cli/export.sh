@@ -172,7 +172,8 @@ if export_to firefox "$data" "$T_TMP/w.ff.json" 2>"$T_TMP/ff.err"; then
 		perf report -i "$data" --stdio --no-children --sort sym --tid "$tid" -F period,sym -g none 2>/dev/null |
 			awk '$1 ~ /^[0-9]+$/ && $2 ~ /^\[.\]$/ { n = $3; for (i = 4; i <= NF; i++) n = n " " $i; print $1 "\t" n }' \
 			>"$T_TMP/ff.perf"
-		python3 "$T_ROOT/tests/helpers/firefox_vs_perf.py" "$T_TMP/ff.fn.json" "$T_TMP/ff.perf" prof_work >"$T_TMP/ff.cmp" 2>&1
+		python3 "$T_ROOT/tests/helpers/firefox_vs_perf.py" "$T_TMP/ff.fn.json" "$T_TMP/ff.perf" prof_work \
+			work_leaf_a work_leaf_b >"$T_TMP/ff.cmp" 2>&1
 		rc=$?
 		t_check firefox_self_as_perf "$(tail -n 1 "$T_TMP/ff.cmp")" [ "$rc" -eq 0 ]
 		head -n 1 "$T_TMP/ff.cmp" | sed 's/^/    /'
