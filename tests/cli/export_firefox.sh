@@ -20,20 +20,7 @@ if ! command -v node >/dev/null; then
 	t_finish
 	exit $?
 fi
-if [ ! -f "$cli" ] || ! grep -qs "\"version\": \"$CLI_VERSION\"" "$fx_dir/node_modules/@firefox-devtools/profiler-cli/package.json"; then
-	if ! command -v npm >/dev/null; then
-		skip firefox_profiler "npm is not installed (scripts/install-deps.sh installs it)"
-		t_finish
-		exit $?
-	fi
-	mkdir -p "$fx_dir"
-	if ! (cd "$fx_dir" && timeout 300 npm install --no-audit --no-fund --silent "@firefox-devtools/profiler-cli@$CLI_VERSION") \
-		>"$T_TMP/npm.log" 2>&1 || [ ! -f "$cli" ]; then
-		skip firefox_profiler "npm install @firefox-devtools/profiler-cli@$CLI_VERSION failed (registry unreachable?): $(grep -m1 -i err "$T_TMP/npm.log")"
-		t_finish
-		exit $?
-	fi
-fi
+t_npm_package firefox_profiler "$fx_dir" @firefox-devtools/profiler-cli "$CLI_VERSION"
 
 # The CLI keeps its sessions (a daemon each) under $HOME/.profiler-cli: a home of the test's own.
 export HOME="$T_TMP/home"

@@ -25,20 +25,7 @@ if ! command -v chromium >/dev/null; then
 	t_finish
 	exit $?
 fi
-if [ ! -f "$release/index.html" ] || ! grep -qs "\"version\": \"$SPEEDSCOPE_VERSION\"" "$ss_dir/node_modules/speedscope/package.json"; then
-	if ! command -v npm >/dev/null; then
-		skip speedscope_viewer "npm is not installed (scripts/install-deps.sh installs it)"
-		t_finish
-		exit $?
-	fi
-	mkdir -p "$ss_dir"
-	if ! (cd "$ss_dir" && timeout 300 npm install --no-audit --no-fund --silent "speedscope@$SPEEDSCOPE_VERSION") \
-		>"$T_TMP/npm.log" 2>&1 || [ ! -f "$release/index.html" ]; then
-		skip speedscope_viewer "npm install speedscope@$SPEEDSCOPE_VERSION failed (registry unreachable?): $(grep -m1 -i err "$T_TMP/npm.log")"
-		t_finish
-		exit $?
-	fi
-fi
+t_npm_package speedscope_viewer "$ss_dir" speedscope "$SPEEDSCOPE_VERSION"
 
 # The profile to open.
 if [ -n "${PROFILE:-}" ]; then

@@ -131,6 +131,26 @@ t_same_output() {
 	fi
 }
 
+# t_npm_package NAME DIR PACKAGE VERSION: PACKAGE@VERSION (pinned) installed from the npm
+# registry into DIR/node_modules unless it is there already, then used offline. When npm is
+# missing or the install fails, NAME is skipped with the reason and the test ends.
+t_npm_package() {
+	local name=$1 dir=$2 pkg=$3 version=$4
+	grep -qs "\"version\": \"$version\"" "$dir/node_modules/$pkg/package.json" && return 0
+	if ! command -v npm >/dev/null; then
+		skip "$name" "npm is not installed (scripts/install-deps.sh installs it)"
+		t_finish
+		exit $?
+	fi
+	mkdir -p "$dir"
+	if ! (cd "$dir" && timeout 300 npm install --no-audit --no-fund --silent "$pkg@$version") >"$T_TMP/npm.log" 2>&1 ||
+		! grep -qs "\"version\": \"$version\"" "$dir/node_modules/$pkg/package.json"; then
+		skip "$name" "npm install $pkg@$version failed (registry unreachable?): $(grep -m1 -i err "$T_TMP/npm.log")"
+		t_finish
+		exit $?
+	fi
+}
+
 t_finish() {
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" -eq 0 ]

@@ -155,12 +155,18 @@ static void put_col_u32(FILE *out, const char *name, const struct itab *t, size_
 	fputc(']', out);
 }
 
-static void put_zeros(FILE *out, const char *name, size_t n)
+/* ,"name":[v,v,...] (n times): a column of one value. */
+static void put_same(FILE *out, const char *name, size_t n, const char *v)
 {
 	fprintf(out, ",\"%s\":[", name);
 	for (size_t i = 0; i < n; i++)
-		fputs(i ? ",0" : "0", out);
+		fprintf(out, i ? ",%s" : "%s", v);
 	fputc(']', out);
+}
+
+static void put_zeros(FILE *out, const char *name, size_t n)
+{
+	put_same(out, name, n, "0");
 }
 
 static void put_tables(FILE *out, struct ff *f)
@@ -178,13 +184,10 @@ static void put_tables(FILE *out, struct ff *f)
 	}
 	fprintf(out, "],\"length\":%zu},\n", f->stacks.n);
 	/* A frame per function: frame i is function i. */
-	fputs("\"frameTable\":{\"flags\":[", out);
-	for (size_t i = 0; i < nf; i++)
-		fputs(i ? ",4" : "4", out);
-	fputc(']', out);
+	fprintf(out, "\"frameTable\":{\"length\":%zu", nf);
+	put_same(out, "flags", nf, "4");
 	put_zeros(out, "address", nf);
-	fputc(',', out);
-	put_col_u32(out, "category", &f->funcs, 2, true);
+	put_col_u32(out, "category", &f->funcs, 2, false);
 	put_zeros(out, "subcategory", nf);
 	fputs(",\"func\":[", out);
 	for (size_t i = 0; i < nf; i++)
@@ -196,7 +199,7 @@ static void put_tables(FILE *out, struct ff *f)
 	put_zeros(out, "line", nf);
 	put_zeros(out, "column", nf);
 	put_zeros(out, "originalLocation", nf);
-	fprintf(out, ",\"length\":%zu},\n", nf);
+	fputs("},\n", out);
 	/* Function flags: 4, its resource is valid. */
 	fputs("\"funcTable\":{\"flags\":[", out);
 	for (size_t i = 0; i < nf; i++)
@@ -218,13 +221,9 @@ static void put_tables(FILE *out, struct ff *f)
 	/* Resources: the binaries, type 1 (a library). */
 	fputs("\"resourceTable\":{", out);
 	put_col_u32(out, "name", &f->res, 0, true);
-	fputs(",\"host\":[", out);
-	for (size_t i = 0; i < f->res.n; i++)
-		fputs(i ? ",null" : "null", out);
-	fputs("],\"type\":[", out);
-	for (size_t i = 0; i < f->res.n; i++)
-		fputs(i ? ",1" : "1", out);
-	fprintf(out, "],\"length\":%zu},\n", f->res.n);
+	put_same(out, "host", f->res.n, "null");
+	put_same(out, "type", f->res.n, "1");
+	fprintf(out, ",\"length\":%zu},\n", f->res.n);
 	fputs("\"nativeSymbols\":{\"libIndex\":[],\"address\":[],\"name\":[],\"functionSize\":[],\"length\":0},\n"
 	      "\"sources\":{\"id\":[],\"filename\":[],\"startLine\":[],\"startColumn\":[],\"sourceMapURL\":[],"
 	      "\"content\":[],\"length\":0},\n"
