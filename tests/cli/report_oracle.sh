@@ -130,8 +130,10 @@ fi
 # Samples taken inside an exec: after the exec's COMM, before the new image's MMAPs, the user
 # registers and stack are still the old image's, and perf names those frames by the old image's
 # mappings (libc's __GI___execve of sh here; an [unknown] address when the process model dropped
-# them at the exec). Every entry of the children table is the same; the order of entries with
-# equal percentages is not compared (perf's comes from inserting into its rbtree).
+# them at the exec). Every entry of the children table is the same; and in the same order, ties
+# included: 300 processes named true give many entries of equal children whose order perf's
+# comparison (call chain depth, within one thread only) leaves to the red-black tree it inserts
+# them into (ans_report_order.c, rb_order()).
 E="$T_TMP/exec.data"
 if perf_record -q -e cpu-clock -c 100000 -g -o "$E" -- sh -c 'for i in $(seq 300); do /bin/true; done' \
 	>/dev/null 2>"$T_TMP/rec.err"; then
@@ -140,6 +142,10 @@ if perf_record -q -e cpu-clock -c 100000 -g -o "$E" -- sh -c 'for i in $(seq 300
 	"$PERFRING" report -i "$E" --sort comm,dso,sym --children 2>"$T_TMP/exec.err" |
 		grep -E '^ +[0-9.]+% +[0-9.]+%' | sed 's/  */ /g' | sort >"$T_TMP/exec.pr"
 	t_check exec_frames_children "entries differ from perf's (- perf, + perfring): $(diff "$T_TMP/exec.perf" "$T_TMP/exec.pr" | grep '^[<>]' | head -n 4 | tr '\n' ' ')" \
+		bash -c "[ -s '$T_TMP/exec.perf' ] && cmp -s '$T_TMP/exec.perf' '$T_TMP/exec.pr'"
+	perf report --stdio -i "$E" --sort comm,dso,sym --children 2>/dev/null | grep -E '^ +[0-9.]+% +[0-9.]+%' >"$T_TMP/exec.perf"
+	"$PERFRING" report -i "$E" --sort comm,dso,sym --children 2>>"$T_TMP/exec.err" | grep -E '^ +[0-9.]+% +[0-9.]+%' >"$T_TMP/exec.pr"
+	t_check exec_children_order "entries in another order than perf's (- perf, + perfring): $(diff "$T_TMP/exec.perf" "$T_TMP/exec.pr" | grep '^[<>]' | head -n 4 | tr '\n' ' ')" \
 		bash -c "[ -s '$T_TMP/exec.perf' ] && cmp -s '$T_TMP/exec.perf' '$T_TMP/exec.pr'"
 else
 	fail exec_record "perf record failed: $(head -c 300 "$T_TMP/rec.err")"

@@ -5,6 +5,7 @@
  * hists__output_resort() sorts its hist entries, ties included, so that
  * equal overheads come in perf's order.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +140,158 @@ static int cmp_row(const void *a, const void *b)
 	return cmp_keys(sort_r, x->e, y->e);
 }
 
+/*
+ * The order in which perf's output sort meets the entries (the in-order of
+ * its collapsed or input tree): commands and threads ascending, binaries
+ * ascending by short name with "[unknown]" last, named symbols before unknown
+ * ones, each by address (a symbol's start). Measured, not derived: of the
+ * orders the trees' comparison functions allow, this is the one whose output
+ * equals perf report's (children tables of exec-heavy recordings with --sort
+ * comm,dso,sym and sym; tests/cli/report_oracle.sh exec_children_order).
+ * Ties as in the output sort.
+ */
+static int cmp_input(const struct report *r, const struct entry *x, const struct entry *y)
+{
+	int i, c = 0;
+
+	for (i = 0; i < r->nkeys && !c; i++) {
+		const uint64_t *kx = &x->key[r->koff[i]], *ky = &y->key[r->koff[i]];
+
+		switch (r->keys[i]) {
+		case RK_COMM:
+			c = strcmp(ans_intern_get(r->strs, x->comm), ans_intern_get(r->strs, y->comm));
+			break;
+		case RK_PID:
+			c = kx[0] < ky[0] ? -1 : kx[0] > ky[0];
+			break;
+		case RK_DSO:
+			c = cmp_dso(r, x->dso, y->dso);
+			break;
+		case RK_SYM: /* frame_key(): bit 0 of word 0 named, word 1 the start or address */
+			c = named_first(kx[0] & 1 ? "" : NULL, ky[0] & 1 ? "" : NULL);
+			if (!c)
+				c = cmp_addr(kx[1], ky[1]);
+			break;
+		default:
+			break;
+		}
+	}
+	return c ? c : cmp_keys(r, x, y);
+}
+
+static int cmp_row_keys(const void *a, const void *b)
+{
+	return cmp_input(sort_r, (*(struct row *const *)a)->e, (*(struct row *const *)b)->e);
+}
+
+/*
+ * perf's output order when its comparison is not transitive (children with
+ * call chains: equal children are ordered by call chain depth only within one
+ * thread): perf inserts the entries, in the order of its input tree (the
+ * keys'), one by one into a red-black tree (__hists__insert_output_entry(): to
+ * the left when the entry sorts before the node, else to the right) and prints
+ * it in order. The same insertions into the same kind of tree give the same
+ * shape, so the same order. rows[0..n) become that order.
+ */
+struct rbn {
+	int32_t left, right, parent;
+	bool red;
+};
+
+static void rb_rotate(struct rbn *t, int32_t *root, int32_t x, bool left)
+{
+	int32_t y = left ? t[x].right : t[x].left, c = left ? t[y].left : t[y].right;
+
+	if (left)
+		t[x].right = c;
+	else
+		t[x].left = c;
+	if (c >= 0)
+		t[c].parent = x;
+	t[y].parent = t[x].parent;
+	if (t[x].parent < 0)
+		*root = y;
+	else if (t[t[x].parent].left == x)
+		t[t[x].parent].left = y;
+	else
+		t[t[x].parent].right = y;
+	if (left)
+		t[y].left = x;
+	else
+		t[y].right = x;
+	t[x].parent = y;
+}
+
+static int rb_order(struct row **rows, size_t n)
+{
+	struct rbn *t = malloc((n ? n : 1) * sizeof(*t));
+	struct row **out = malloc((n ? n : 1) * sizeof(*out));
+	int32_t root = -1, *stack = malloc((n ? n : 1) * sizeof(*stack));
+	size_t k, nout = 0, sp = 0;
+
+	if (!t || !out || !stack) {
+		free(t);
+		free(out);
+		free(stack);
+		return -ENOMEM;
+	}
+	qsort(rows, n, sizeof(*rows), cmp_row_keys);
+	for (k = 0; k < n; k++) {
+		int32_t x = (int32_t)k, p = -1, c = root;
+		bool left = false;
+
+		while (c >= 0) {
+			p = c;
+			left = cmp_row(&rows[k], &rows[c]) < 0;
+			c = left ? t[c].left : t[c].right;
+		}
+		t[x] = (struct rbn){ -1, -1, p, true };
+		if (p < 0)
+			root = x;
+		else if (left)
+			t[p].left = x;
+		else
+			t[p].right = x;
+		/* The classic insertion fix-up (the kernel's __rb_insert does the same). */
+		while (t[x].parent >= 0 && t[t[x].parent].red) {
+			int32_t par = t[x].parent, g = t[par].parent;
+			bool par_left = t[g].left == par;
+			int32_t u = par_left ? t[g].right : t[g].left;
+
+			if (u >= 0 && t[u].red) {
+				t[par].red = t[u].red = false;
+				t[g].red = true;
+				x = g;
+				continue;
+			}
+			if (x == (par_left ? t[par].right : t[par].left)) {
+				x = par;
+				rb_rotate(t, &root, x, par_left);
+				par = t[x].parent;
+			}
+			t[par].red = false;
+			t[g].red = true;
+			rb_rotate(t, &root, g, !par_left);
+		}
+		t[root].red = false;
+	}
+	/* In order. */
+	for (int32_t c = root; c >= 0 || sp;) {
+		while (c >= 0) {
+			stack[sp++] = c;
+			c = t[c].left;
+		}
+		c = stack[--sp];
+		out[nout++] = rows[c];
+		c = t[c].right;
+	}
+	memcpy(rows, out, n * sizeof(*rows));
+	free(t);
+	free(out);
+	free(stack);
+	return 0;
+}
+
 static int cmp_key_event(const void *a, const void *b)
 {
 	const struct entry *x = *(struct entry *const *)a, *y = *(struct entry *const *)b;
@@ -180,6 +333,7 @@ size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, 
 			rowp[m++] = rowp[j];
 	sort_r = r;
 	sort_nr = nr;
-	qsort(rowp, m, sizeof(*rowp), cmp_row);
+	if (!r->callers_first || rb_order(rowp, m))
+		qsort(rowp, m, sizeof(*rowp), cmp_row);
 	return m;
 }
