@@ -52,6 +52,7 @@ void perfring_procs_free(struct perfring_procs *p)
 	for (i = 0; i < p->tab_cap; i++) {
 		if (p->tab[i]) {
 			free(p->tab[i]->maps);
+			free(p->tab[i]->pre_exec);
 			free(p->tab[i]);
 		}
 	}
@@ -124,6 +125,20 @@ void pr_proc_clear_maps(struct perfring_procs *p, struct pr_proc *proc)
 {
 	p->nmaps -= proc->n;
 	proc->n = 0;
+	free(proc->pre_exec);
+	proc->pre_exec = NULL;
+	proc->npre_exec = 0;
+}
+
+/* An exec: the current mappings become the image before it (the one before that goes). */
+static void pr_proc_exec(struct perfring_procs *p, struct pr_proc *proc)
+{
+	free(proc->pre_exec);
+	proc->pre_exec = proc->maps;
+	proc->npre_exec = proc->n;
+	p->nmaps -= proc->n;
+	proc->maps = NULL;
+	proc->n = proc->cap = 0;
 }
 
 static int reserve(struct pr_proc *proc, size_t more)
@@ -144,20 +159,38 @@ static int reserve(struct pr_proc *proc, size_t more)
 	return 0;
 }
 
-/* The first mapping whose end is above addr (maps sorted and disjoint). */
-static size_t first_ending_after(const struct pr_proc *proc, uint64_t addr)
+/* The first of maps[0..n) whose end is above addr (maps sorted and disjoint). */
+static size_t first_ending_after_in(const struct pr_map *maps, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = proc->n;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (proc->maps[mid].end > addr)
+		if (maps[mid].end > addr)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
 	return lo;
+}
+
+static size_t first_ending_after(const struct pr_proc *proc, uint64_t addr)
+{
+	return first_ending_after_in(proc->maps, proc->n, addr);
+}
+
+/* The mapping of proc that holds addr: a current one, else one of the image before its exec. */
+static const struct pr_map *proc_map_at(const struct pr_proc *proc, uint64_t addr)
+{
+	size_t i = first_ending_after(proc, addr);
+
+	if (i < proc->n && proc->maps[i].start <= addr)
+		return &proc->maps[i];
+	i = first_ending_after_in(proc->pre_exec, proc->npre_exec, addr);
+	if (i < proc->npre_exec && proc->pre_exec[i].start <= addr)
+		return &proc->pre_exec[i];
+	return NULL;
 }
 
 /*
@@ -253,13 +286,19 @@ static int feed_comm(struct perfring_procs *p, const struct perfring_decoded *re
 	proc->comm = comm;
 	if (exec) {
 		/*
-		 * The old image's mappings stay, as perf keeps them: the new image's MMAPs, which follow
-		 * this COMM, replace what they overlap. A sample taken later in the exec still has the
-		 * old image's user registers and stack, and is named by them. An exited process's pid
+		 * The old image's mappings stay, as perf keeps them until the new image's MMAPs, which
+		 * follow this COMM, replace what they overlap: a sample taken later in the exec still
+		 * has the old image's user registers and stack, and is named by them. They are kept
+		 * apart (pre_exec, looked up where no current mapping holds an address), only for the
+		 * last exec and not copied by FORKs: perf's way, copying them into every child and
+		 * keeping every exec's, multiplied the mappings of a recording of shell scripts (+52 MB
+		 * on the bench's file) for addresses no process can reach. An exited process's pid
 		 * seen again (its FORK lost) starts afresh.
 		 */
 		if (proc->exited)
 			pr_proc_clear_maps(p, proc);
+		else
+			pr_proc_exec(p, proc);
 		proc->exited = false;
 	}
 	return 1;
@@ -458,7 +497,6 @@ int perfring_procs_lookup(const struct perfring_procs *p, uint32_t pid, uint64_t
 	const struct pr_proc *proc;
 	const struct pr_map *m;
 	const struct pr_istr *e;
-	size_t i;
 
 	if (!p || !hit)
 		return pr_fail(EINVAL, "perfring_procs_lookup: NULL %s", p ? "hit" : "procs");
@@ -474,13 +512,12 @@ int perfring_procs_lookup(const struct perfring_procs *p, uint32_t pid, uint64_t
 	}
 	hit->comm = proc->comm;
 	hit->exited = proc->exited;
-	i = first_ending_after(proc, addr);
-	if (i == proc->n || proc->maps[i].start > addr) {
+	m = proc_map_at(proc, addr);
+	if (!m) {
 		hit->reason = "no mapping holds the address";
 		return pr_fail(ENOENT, "perfring_procs_lookup: pid %d (%s): no mapping holds %#llx", (int)pid,
 			       proc->comm, (unsigned long long)addr);
 	}
-	m = &proc->maps[i];
 	hit->start = m->start;
 	hit->end = m->end;
 	hit->pgoff = m->pgoff;

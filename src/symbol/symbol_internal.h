@@ -62,6 +62,11 @@ struct pr_proc {
 	const char *comm; /* interned */
 	struct pr_map *maps; /* sorted by start, never overlapping */
 	size_t n, cap;
+	/* The image before the last exec (sorted likewise): addresses no current
+	 * mapping holds are looked up there, as perf keeps an exec's old mappings
+	 * until new ones replace them. Not inherited by a FORK. */
+	struct pr_map *pre_exec;
+	size_t npre_exec;
 };
 
 struct pr_ksym {
