@@ -6,6 +6,7 @@
  * equal overheads come in perf's order.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,27 @@ static int cmp_branch_end(const struct branch_end *x, const struct branch_end *y
 	return x->sym ? strcmp(x->sym, y->sym) : cmp_addr(x->addr, y->addr);
 }
 
+/*
+ * While report_rows() sorts: the rank of each command and binary name of
+ * its rows in the order above (NULL otherwise), so that the sorts compare
+ * integers rather than strings (a table has tens of thousands of rows).
+ */
+static int32_t *rank_comm, *rank_dso;
+
+static int cmp_comm_ids(const struct report *r, int32_t x, int32_t y)
+{
+	if (rank_comm)
+		return rank_comm[x] < rank_comm[y] ? -1 : rank_comm[x] > rank_comm[y];
+	return strcmp(ans_intern_get(r->strs, x), ans_intern_get(r->strs, y));
+}
+
+static int cmp_dso_ids(const struct report *r, int32_t x, int32_t y)
+{
+	if (rank_dso)
+		return rank_dso[x] < rank_dso[y] ? -1 : rank_dso[x] > rank_dso[y];
+	return cmp_dso(r, x, y);
+}
+
 static int cmp_keys(const struct report *r, const struct entry *x, const struct entry *y)
 {
 	int i, c = 0;
@@ -72,13 +94,13 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 	for (i = 0; i < r->nkeys && !c; i++) {
 		switch (r->keys[i]) {
 		case RK_COMM:
-			c = strcmp(ans_intern_get(r->strs, x->comm), ans_intern_get(r->strs, y->comm));
+			c = cmp_comm_ids(r, x->comm, y->comm);
 			break;
 		case RK_PID:
 			c = x->pid < y->pid ? -1 : x->pid > y->pid;
 			break;
 		case RK_DSO:
-			c = cmp_dso(r, x->dso, y->dso);
+			c = cmp_dso_ids(r, x->dso, y->dso);
 			break;
 		case RK_DSO_FROM:
 			c = cmp_branch_dso(r, entry_branch(r, x)->from.dso, entry_branch(r, y)->from.dso);
@@ -159,13 +181,13 @@ static int cmp_input(const struct report *r, const struct entry *x, const struct
 
 		switch (r->keys[i]) {
 		case RK_COMM:
-			c = strcmp(ans_intern_get(r->strs, x->comm), ans_intern_get(r->strs, y->comm));
+			c = cmp_comm_ids(r, x->comm, y->comm);
 			break;
 		case RK_PID:
 			c = kx[0] < ky[0] ? -1 : kx[0] > ky[0];
 			break;
 		case RK_DSO:
-			c = cmp_dso(r, x->dso, y->dso);
+			c = cmp_dso_ids(r, x->dso, y->dso);
 			break;
 		case RK_SYM: /* frame_key(): bit 0 of word 0 named, word 1 the start or address */
 			c = named_first(kx[0] & 1 ? "" : NULL, ky[0] & 1 ? "" : NULL);
@@ -300,6 +322,59 @@ static int cmp_key_event(const void *a, const void *b)
 	return c ? c : (x->event > y->event) - (x->event < y->event);
 }
 
+static int cmp_comm_at(const void *a, const void *b)
+{
+	return cmp_comm_ids(sort_r, *(const int32_t *)a, *(const int32_t *)b);
+}
+
+static int cmp_dso_at(const void *a, const void *b)
+{
+	return cmp_dso_ids(sort_r, *(const int32_t *)a, *(const int32_t *)b);
+}
+
+/* rank[id] for the ids of rows' names (field: an entry's comm or dso), by cmp; NULL when out of memory. */
+static int32_t *rank_of(struct row **rows, size_t n, size_t field, int (*cmp)(const void *, const void *))
+{
+	int32_t max = 0, *rank, *ids;
+	size_t j, k = 0;
+
+	for (j = 0; j < n; j++) {
+		int32_t id = *(const int32_t *)((const char *)rows[j]->e + field);
+
+		if (id > max)
+			max = id;
+	}
+	rank = malloc(((size_t)max + 1) * sizeof(*rank));
+	ids = malloc((n ? n : 1) * sizeof(*ids));
+	if (!rank || !ids) {
+		free(rank);
+		free(ids);
+		return NULL;
+	}
+	for (j = 0; j <= (size_t)max; j++)
+		rank[j] = -1;
+	for (j = 0; j < n; j++) {
+		int32_t id = *(const int32_t *)((const char *)rows[j]->e + field);
+
+		if (rank[id] < 0) {
+			rank[id] = 0;
+			ids[k++] = id;
+		}
+	}
+	qsort(ids, k, sizeof(*ids), cmp);
+	for (j = 0; j < k; j++)
+		rank[ids[j]] = (int32_t)j;
+	free(ids);
+	return rank;
+}
+
+/* Ranks the commands and binaries of rows for the sorts (none when out of memory: strings compared). */
+static void rank_names(struct row **rows, size_t n)
+{
+	rank_comm = rank_of(rows, n, offsetof(struct entry, comm), cmp_comm_at);
+	rank_dso = rank_of(rows, n, offsetof(struct entry, dso), cmp_dso_at);
+}
+
 /*
  * The rows of the table of events ev .. ev + nr - 1: their entries, those of
  * equal keys in one row (list: scratch for r->n entries). A row shows when
@@ -333,7 +408,11 @@ size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, 
 			rowp[m++] = rowp[j];
 	sort_r = r;
 	sort_nr = nr;
+	rank_names(rowp, m);
 	if (!r->callers_first || rb_order(rowp, m))
 		qsort(rowp, m, sizeof(*rowp), cmp_row);
+	free(rank_comm);
+	free(rank_dso);
+	rank_comm = rank_dso = NULL;
 	return m;
 }
