@@ -42,11 +42,7 @@ struct ff {
 	struct itab funcs;     /* key: uint32_t name, file string ids, category, resource + 1 (0: none) */
 	struct itab res;       /* resources (binaries), key: uint32_t name string id */
 	struct itab stacks;    /* key: int64_t prefix row (-1: none), uint32_t func */
-	uint32_t *func_of;     /* frames of the location being walked */
-	size_t nfunc_of, cap_func_of;
-	bool kernel;           /* the location being walked */
-	uint32_t res_id;       /* its binary's resource + 1, 0: none */
-	int err;
+	struct prof_loc_ids lf; /* each location's functions, outermost first */
 };
 
 static long str_id(struct ff *f, const char *s)
@@ -54,32 +50,38 @@ static long str_id(struct ff *f, const char *s)
 	return prof_itab_get(&f->strs, s, strlen(s) + 1, NULL);
 }
 
-static int add_func(const char *name, const char *file, void *arg)
+/* The resource + 1 of location loc's binary (its base name), 0 when it has none. */
+static long res_of(struct ff *f, uint32_t loc)
+{
+	const struct prof_map_key *m = prof_map(f->p, prof_loc(f->p, loc)->map);
+	const char *bin = m ? prof_str(f->p, m->file_sid) : "", *slash = strrchr(bin, '/');
+	long sid, rid;
+	uint32_t key;
+
+	if (!*bin)
+		return 0;
+	if ((sid = str_id(f, slash && slash[1] ? slash + 1 : bin)) < 0)
+		return sid;
+	key = (uint32_t)sid;
+	rid = prof_itab_get(&f->res, &key, sizeof(key), NULL);
+	return rid < 0 ? rid : rid + 1;
+}
+
+/* A function's id: its name, source file, privilege and binary ("[binary]", a frame without a
+ * function, has no binary of its own). */
+static long func_id(uint32_t loc, const char *name, const char *file, void *arg)
 {
 	struct ff *f = arg;
-	long nid = str_id(f, name), fid = str_id(f, file);
+	long nid = str_id(f, name), fid = str_id(f, file), res = name[0] == '[' ? 0 : res_of(f, loc);
 	uint32_t key[4];
-	long id;
 
-	if (nid < 0 || fid < 0)
-		return f->err = -ENOMEM;
+	if (nid < 0 || fid < 0 || res < 0)
+		return -ENOMEM;
 	key[0] = (uint32_t)nid;
 	key[1] = (uint32_t)fid;
-	key[2] = f->kernel ? CAT_KERNEL : CAT_USER;
-	key[3] = name[0] == '[' ? 0 : f->res_id; /* "[binary]": a frame without a function */
-	if ((id = prof_itab_get(&f->funcs, key, sizeof(key), NULL)) < 0)
-		return f->err = (int)id;
-	if (f->nfunc_of == f->cap_func_of) {
-		size_t cap = f->cap_func_of ? f->cap_func_of * 2 : 16;
-		uint32_t *v = realloc(f->func_of, cap * sizeof(*v));
-
-		if (!v)
-			return f->err = -ENOMEM;
-		f->func_of = v;
-		f->cap_func_of = cap;
-	}
-	f->func_of[f->nfunc_of++] = (uint32_t)id;
-	return 0;
+	key[2] = prof_loc(f->p, loc)->kernel ? CAT_KERNEL : CAT_USER;
+	key[3] = (uint32_t)res;
+	return prof_itab_get(&f->funcs, key, sizeof(key), NULL);
 }
 
 /* The stack table's row of a profile stack's leaf, -1 for a sample without frames. */
@@ -88,31 +90,13 @@ static long stack_row(struct ff *f, const struct prof_stack_key *k)
 	int64_t prefix = -1;
 
 	for (uint32_t j = k->nlocs; j-- > 0;) {
-		const struct prof_loc_key *l = prof_loc(f->p, k->locs[j]);
-		const struct prof_map_key *m = prof_map(f->p, l->map);
+		const uint32_t *fn = f->lf.v[k->locs[j]];
 
-		f->nfunc_of = 0;
-		f->kernel = l->kernel;
-		f->res_id = 0;
-		if (m && *prof_str(f->p, m->file_sid)) {
-			const char *bin = prof_str(f->p, m->file_sid), *slash = strrchr(bin, '/');
-			long sid = str_id(f, slash && slash[1] ? slash + 1 : bin), rid;
-			uint32_t rkey;
-
-			if (sid < 0)
-				return sid;
-			rkey = (uint32_t)sid;
-			if ((rid = prof_itab_get(&f->res, &rkey, sizeof(rkey), NULL)) < 0)
-				return rid;
-			f->res_id = (uint32_t)rid + 1;
-		}
-		if (prof_loc_names(f->p, k->locs[j], add_func, f) || f->err)
-			return f->err ? f->err : -ENOMEM;
-		for (size_t i = 0; i < f->nfunc_of; i++) {
+		for (uint32_t i = 0; i < f->lf.n[k->locs[j]]; i++) {
 			struct {
 				int64_t prefix;
 				uint32_t func, pad;
-			} key = { prefix, f->func_of[i], 0 };
+			} key = { prefix, fn[i], 0 };
 			long row = prof_itab_get(&f->stacks, &key, sizeof(key), NULL);
 
 			if (row < 0)
@@ -125,6 +109,7 @@ static long stack_row(struct ff *f, const struct prof_stack_key *k)
 
 struct thread {
 	uint32_t event, pid, tid, comm_sid;
+	bool clock;              /* its event counts ns: weights in ms */
 	double weight;
 	struct prof_buf samples; /* struct tsample */
 };
@@ -238,7 +223,7 @@ static void put_tables(FILE *out, struct ff *f)
 	fputs("]}", out);
 }
 
-static void put_thread(FILE *out, const struct profile *p, const struct thread *t, bool clock)
+static void put_thread(FILE *out, const struct profile *p, const struct thread *t)
 {
 	const struct tsample *s = (const struct tsample *)t->samples.b;
 	size_t n = t->samples.len / sizeof(*s);
@@ -257,7 +242,7 @@ static void put_thread(FILE *out, const struct profile *p, const struct thread *
 	fputs(",\"processName\":", out);
 	prof_json_str(out, comm);
 	fprintf(out, ",\"isMainThread\":%s,\"pid\":\"%u\",\"tid\":%u,\n\"samples\":{\"weightType\":\"%s\",\"stack\":[",
-		t->pid == t->tid ? "true" : "false", t->pid, t->tid, clock ? "tracing-ms" : "samples");
+		t->pid == t->tid ? "true" : "false", t->pid, t->tid, t->clock ? "tracing-ms" : "samples");
 	for (size_t i = 0; i < n; i++) {
 		if (s[i].row < 0)
 			fputs(i ? ",null" : "null", out);
@@ -267,7 +252,7 @@ static void put_thread(FILE *out, const struct profile *p, const struct thread *
 	fputs("],\"time\":[", out);
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, i ? ",%.6f" : "%.6f", s[i].time);
-	if (clock) {
+	if (t->clock) {
 		fputs("],\"weight\":[", out);
 		for (size_t i = 0; i < n; i++)
 			fprintf(out, i ? ",%.6f" : "%.6f", s[i].weight);
@@ -310,6 +295,8 @@ int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
 		err = -ENOMEM;
 		goto out;
 	}
+	if ((err = prof_loc_ids(p, func_id, &f, &f.lf)))
+		goto out;
 	for (size_t i = 0; i < p->stacks.n; i++)
 		if ((rows[i] = stack_row(&f, prof_stack(p, i))) < -1) {
 			err = (int)rows[i];
@@ -320,7 +307,6 @@ int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
 		uint32_t tk[3] = { k->event, k->pid, k->tid };
 		bool created;
 		long id = prof_itab_get(&tkeys, tk, sizeof(tk), &created);
-		bool clock = prof_event_is_clock(prof_str(p, p->event_sid[k->event]));
 		struct tsample s;
 
 		if (id < 0) {
@@ -339,10 +325,12 @@ int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
 				threads = v;
 				cap = ncap;
 			}
-			threads[nthreads++] = (struct thread){ k->event, k->pid, k->tid, k->comm_sid, 0, { 0 } };
+			threads[nthreads++] = (struct thread){ k->event, k->pid, k->tid, k->comm_sid,
+							       prof_event_is_clock(prof_str(p, p->event_sid[k->event])),
+							       0, { 0 } };
 		}
 		s.time = tl[i].time && t0 ? (double)(tl[i].time - t0) / 1e6 : (double)i;
-		s.weight = clock ? (double)tl[i].period / 1e6 : 1;
+		s.weight = threads[id].clock ? (double)tl[i].period / 1e6 : 1;
 		s.row = rows[tl[i].stack];
 		threads[id].weight += s.weight;
 		prof_buf_put(&threads[id].samples, &s, sizeof(s));
@@ -385,7 +373,7 @@ int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
 	fputs(",\n\"threads\":[", out);
 	for (size_t i = 0; i < nthreads; i++) {
 		fputs(i ? ",\n" : "\n", out);
-		put_thread(out, p, order[i], prof_event_is_clock(prof_str(p, p->event_sid[order[i]->event])));
+		put_thread(out, p, order[i]);
 	}
 	fputs("]}\n", out);
 	if (fflush(out) || ferror(out))
@@ -396,7 +384,7 @@ out:
 	free(threads);
 	free(order);
 	free(rows);
-	free(f.func_of);
+	prof_loc_ids_free(&f.lf);
 	prof_itab_free(&f.strs);
 	prof_itab_free(&f.funcs);
 	prof_itab_free(&f.res);

@@ -144,6 +144,19 @@ bool prof_event_is_clock(const char *name);
  * valid during the call. Returns the first non-zero fn result. */
 int prof_loc_names(const struct profile *p, uint32_t loc, int (*fn)(const char *name, const char *file, void *arg), void *arg);
 
+/* For each location of a profile, the ids its names map to (prof_loc_names(): outermost first):
+ * v[loc][0 .. n[loc]). Each location is named once, however many stacks hold it. */
+struct prof_loc_ids {
+	uint32_t **v, *n;
+	size_t nlocs;
+};
+
+/* Fills ids: fn(loc, name, file, arg) returns a name's id (>= 0) or a negative errno. 0 or a
+ * negative errno (ids then freed). */
+int prof_loc_ids(const struct profile *p, long (*fn)(uint32_t loc, const char *name, const char *file, void *arg),
+		 void *arg, struct prof_loc_ids *ids);
+void prof_loc_ids_free(struct prof_loc_ids *ids);
+
 /* s as a JSON string; bytes that are not valid UTF-8 become U+FFFD (JSON text must be UTF-8). */
 void prof_json_str(FILE *out, const char *s);
 

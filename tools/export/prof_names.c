@@ -1,5 +1,7 @@
 /* How frames and processes are named in the text exports (folded, speedscope, Firefox). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "export/prof_internal.h"
@@ -106,4 +108,64 @@ void prof_json_str(FILE *out, const char *s)
 		p += n;
 	}
 	fputc('"', out);
+}
+
+struct loc_ids_ctx {
+	long (*fn)(uint32_t loc, const char *name, const char *file, void *arg);
+	void *arg;
+	uint32_t loc;
+	struct prof_buf ids; /* the location's (uint32_t) */
+	int err;
+};
+
+static int loc_id(const char *name, const char *file, void *arg)
+{
+	struct loc_ids_ctx *c = arg;
+	long id = c->fn(c->loc, name, file, c->arg);
+	uint32_t v;
+
+	if (id < 0)
+		return c->err = (int)id;
+	v = (uint32_t)id;
+	prof_buf_put(&c->ids, &v, sizeof(v));
+	return c->err = c->ids.err;
+}
+
+int prof_loc_ids(const struct profile *p, long (*fn)(uint32_t loc, const char *name, const char *file, void *arg),
+		 void *arg, struct prof_loc_ids *ids)
+{
+	struct loc_ids_ctx c = { .fn = fn, .arg = arg };
+	size_t n = p->locs.n;
+
+	ids->nlocs = n;
+	ids->v = calloc(n ? n : 1, sizeof(*ids->v));
+	ids->n = calloc(n ? n : 1, sizeof(*ids->n));
+	if (!ids->v || !ids->n) {
+		prof_loc_ids_free(ids);
+		return -ENOMEM;
+	}
+	for (c.loc = 0; c.loc < n; c.loc++) {
+		c.ids.len = 0;
+		if (prof_loc_names(p, c.loc, loc_id, &c) || c.err ||
+		    !(ids->v[c.loc] = malloc(c.ids.len ? c.ids.len : 1))) {
+			int err = c.err ? c.err : -ENOMEM;
+
+			free(c.ids.b);
+			prof_loc_ids_free(ids);
+			return err;
+		}
+		memcpy(ids->v[c.loc], c.ids.b, c.ids.len);
+		ids->n[c.loc] = (uint32_t)(c.ids.len / sizeof(uint32_t));
+	}
+	free(c.ids.b);
+	return 0;
+}
+
+void prof_loc_ids_free(struct prof_loc_ids *ids)
+{
+	for (size_t i = 0; ids->v && i < ids->nlocs; i++)
+		free(ids->v[i]);
+	free(ids->v);
+	free(ids->n);
+	*ids = (struct prof_loc_ids){ 0 };
 }

@@ -29,26 +29,20 @@
 struct frames {
 	struct itab tab;      /* key: name "\0" file */
 	struct prof_buf key;
-	struct prof_buf ids;  /* the frames of one location (uint32_t), outermost first */
-	int err;
 };
 
-static int add_frame(const char *name, const char *file, void *arg)
+/* A frame's id: its (name, source file), interned across locations. */
+static long frame_id(uint32_t loc, const char *name, const char *file, void *arg)
 {
 	struct frames *fr = arg;
-	long id;
-	uint32_t v;
 
+	(void)loc;
 	fr->key.len = 0;
 	prof_buf_put(&fr->key, name, strlen(name) + 1);
 	prof_buf_put(&fr->key, file, strlen(file) + 1);
 	if (fr->key.err)
-		return fr->err = fr->key.err;
-	if ((id = prof_itab_get(&fr->tab, fr->key.b, fr->key.len, NULL)) < 0)
-		return fr->err = (int)id;
-	v = (uint32_t)id;
-	prof_buf_put(&fr->ids, &v, sizeof(v));
-	return fr->err = fr->ids.err;
+		return fr->key.err;
+	return prof_itab_get(&fr->tab, fr->key.b, fr->key.len, NULL);
 }
 
 struct group {
@@ -84,7 +78,8 @@ static int cmp_group(const void *a, const void *b)
 int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 {
 	struct frames fr = { 0 };
-	uint32_t *order = NULL, **loc_frames = NULL, *loc_nframes = NULL;
+	struct prof_loc_ids lf = { 0 }; /* each location's frames */
+	uint32_t *order = NULL;
 	struct group *groups = NULL;
 	size_t ngroups = 0;
 	struct itab seqs = { 0 };      /* a group's distinct frame sequences (root first) */
@@ -95,28 +90,14 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 	if (!p || !out)
 		return -EINVAL;
 	/* Frames of every location, interned across locations. */
-	loc_frames = calloc(p->locs.n ? p->locs.n : 1, sizeof(*loc_frames));
-	loc_nframes = calloc(p->locs.n ? p->locs.n : 1, sizeof(*loc_nframes));
 	order = malloc((p->stacks.n ? p->stacks.n : 1) * sizeof(*order));
 	groups = calloc(p->stacks.n ? p->stacks.n : 1, sizeof(*groups));
-	if (!loc_frames || !loc_nframes || !order || !groups) {
+	if (!order || !groups) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < p->locs.n; i++) {
-		fr.ids.len = 0;
-		if (prof_loc_names(p, (uint32_t)i, add_frame, &fr) || fr.err) {
-			err = fr.err ? fr.err : -ENOMEM;
-			goto out;
-		}
-		loc_frames[i] = malloc(fr.ids.len ? fr.ids.len : 1);
-		if (!loc_frames[i]) {
-			err = -ENOMEM;
-			goto out;
-		}
-		memcpy(loc_frames[i], fr.ids.b, fr.ids.len);
-		loc_nframes[i] = (uint32_t)(fr.ids.len / sizeof(uint32_t));
-	}
+	if ((err = prof_loc_ids(p, frame_id, &fr, &lf)))
+		goto out;
 	/* Stacks grouped by (event, pid); groups ordered by event, heaviest first. */
 	for (size_t i = 0; i < p->stacks.n; i++)
 		order[i] = (uint32_t)i;
@@ -169,7 +150,7 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 
 			seq.len = 0;
 			for (uint32_t j = k->nlocs; j-- > 0;)
-				prof_buf_put(&seq, loc_frames[k->locs[j]], loc_nframes[k->locs[j]] * sizeof(uint32_t));
+				prof_buf_put(&seq, lf.v[k->locs[j]], lf.n[k->locs[j]] * sizeof(uint32_t));
 			if (seq.err) {
 				err = seq.err;
 				goto out;
@@ -210,14 +191,10 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 out:
-	for (size_t i = 0; loc_frames && i < p->locs.n; i++)
-		free(loc_frames[i]);
-	free(loc_frames);
-	free(loc_nframes);
+	prof_loc_ids_free(&lf);
 	free(order);
 	free(groups);
 	free(fr.key.b);
-	free(fr.ids.b);
 	prof_itab_free(&fr.tab);
 	prof_itab_free(&seqs);
 	free(seq.b);
