@@ -28,6 +28,17 @@
 
 enum { OUT_FOLDED, OUT_PPROF, OUT_SPEEDSCOPE, OUT_FIREFOX, OUT_N };
 
+static const char *const out_option[OUT_N] = { "--folded", "--pprof", "--speedscope", "--firefox" };
+
+/* The export options' files by OUT_* (NULL: not asked for). */
+static void out_paths(const struct ans_export_opts *o, const char *path[OUT_N])
+{
+	path[OUT_FOLDED] = o->folded;
+	path[OUT_PPROF] = o->pprof;
+	path[OUT_SPEEDSCOPE] = o->speedscope;
+	path[OUT_FIREFOX] = o->firefox;
+}
+
 struct ans_export {
 	const char *cmd;
 	struct ans_export_opts o;
@@ -72,19 +83,19 @@ bool ans_export_option(struct ans_export_opts *o, int c, const char *arg)
 
 int ans_export_check(const char *cmd, const struct ans_export_opts *o, bool json)
 {
-	const char *paths[] = { o->folded, o->pprof, o->speedscope, o->firefox };
-	const char *names[] = { "--folded", "--pprof", "--speedscope", "--firefox" };
+	const char *paths[OUT_N];
 	const char *first = json ? "--json" : NULL;
 	size_t i;
 
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+	out_paths(o, paths);
+	for (i = 0; i < OUT_N; i++) {
 		if (!paths[i] || strcmp(paths[i], "-"))
 			continue;
 		if (first) {
-			tool_usage_error(cmd, "%s and %s - both want standard output", first, names[i]);
+			tool_usage_error(cmd, "%s and %s - both want standard output", first, out_option[i]);
 			return -1;
 		}
-		first = names[i];
+		first = out_option[i];
 	}
 	if (!ans_export_wanted(o) && (o->modifiers || (o->inline_given && !o->listing_inlines))) {
 		tool_usage_error(cmd, "%s with an export (--folded, --pprof, --speedscope, --firefox)",
@@ -96,15 +107,22 @@ int ans_export_check(const char *cmd, const struct ans_export_opts *o, bool json
 
 bool ans_export_wanted(const struct ans_export_opts *o)
 {
-	return o->folded || o->pprof || o->speedscope || o->firefox;
+	const char *paths[OUT_N];
+
+	out_paths(o, paths);
+	for (size_t i = 0; i < OUT_N; i++)
+		if (paths[i])
+			return true;
+	return false;
 }
 
 bool ans_export_to_stdout(const struct ans_export_opts *o)
 {
-	const char *paths[] = { o->folded, o->pprof, o->speedscope, o->firefox };
+	const char *paths[OUT_N];
 	size_t i;
 
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+	out_paths(o, paths);
+	for (i = 0; i < OUT_N; i++)
 		if (paths[i] && !strcmp(paths[i], "-"))
 			return true;
 	return false;
@@ -124,9 +142,8 @@ struct ans_export *ans_export_new(const char *cmd, const struct ans_export_opts 
 	struct ans_export *x;
 	int i;
 
-	if (!prof_new || !prof_add || !prof_free || !prof_write_folded || !prof_write_pprof || !prof_write_speedscope || !prof_write_firefox ||
-	    !prof_keep_timeline ||
-	    !prof_set_clock || !prof_set_sampling) {
+	if (!prof_new || !prof_add || !prof_free || !prof_write_folded || !prof_write_pprof || !prof_write_speedscope ||
+	    !prof_write_firefox || !prof_keep_timeline || !prof_set_clock || !prof_set_sampling) {
 		tool_error(cmd, "this perfring was built without the profile exports (tools/export/): "
 				"--folded, --pprof, --speedscope and --firefox are not available");
 		return NULL;
@@ -138,10 +155,7 @@ struct ans_export *ans_export_new(const char *cmd, const struct ans_export_opts 
 	}
 	x->cmd = cmd;
 	x->o = *o;
-	x->path[OUT_FOLDED] = o->folded;
-	x->path[OUT_PPROF] = o->pprof;
-	x->path[OUT_SPEEDSCOPE] = o->speedscope;
-	x->path[OUT_FIREFOX] = o->firefox;
+	out_paths(o, x->path);
 	for (i = 0; i < OUT_N; i++) {
 		if (x->path[i] && !(x->out[i] = open_out(cmd, x->path[i]))) {
 			ans_export_free(x);
@@ -168,6 +182,19 @@ void ans_export_free(struct ans_export *x)
 	free(x);
 }
 
+/* A profile of events names[0..n); with --firefox it keeps every sample's time too (that
+ * profile shows each at its time). NULL when out of memory. */
+static struct profile *new_profile(const struct ans_export *x, const char *const *names, int n)
+{
+	struct profile *p = prof_new(names, n);
+
+	if (p && x->o.firefox && prof_keep_timeline(p)) {
+		prof_free(p);
+		p = NULL;
+	}
+	return p;
+}
+
 static int make_profile(struct ans_export *x, const struct ans_reader *r)
 {
 	int n = ans_nevents(r), i;
@@ -177,12 +204,9 @@ static int make_profile(struct ans_export *x, const struct ans_reader *r)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		names[i] = ans_event_name(r, i);
-	x->p = prof_new(names, n);
+	x->p = new_profile(x, names, n);
 	x->nevents = n;
 	free(names);
-	/* Firefox's profile shows every sample at its time. */
-	if (x->p && x->o.firefox && prof_keep_timeline(x->p))
-		return -ENOMEM;
 	return x->p ? 0 : -ENOMEM;
 }
 
@@ -315,13 +339,8 @@ int ans_export_finish(struct ans_export *x, const struct ans_reader *r, const ch
 	static const char *const empty[] = { "none" };
 	int ret = EXIT_OK, i;
 
-	if (!x->p) { /* no sample: the files are written empty of samples all the same */
-		x->p = prof_new(empty, 1);
-		if (x->p && prof_keep_timeline(x->p)) {
-			prof_free(x->p);
-			x->p = NULL;
-		}
-	}
+	if (!x->p) /* no sample: the files are written empty of samples all the same */
+		x->p = new_profile(x, empty, 1);
 	if (!x->p) {
 		ret = tool_error(x->cmd, "out of memory");
 		ans_export_free(x);
