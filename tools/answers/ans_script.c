@@ -290,6 +290,18 @@ static void print_addr(struct script_ctx *c, struct obuf *o, const struct ans_sa
 	print_frame_text(o, &fr, a->s->addr, fl, SRC_NONE, NULL, 0, NULL);
 }
 
+/* A sample's weight and instruction latency: with WEIGHT_STRUCT the weight is its low 32 bits,
+ * the latency the next 16. */
+static uint64_t sample_weight(const struct perfring_sample *s)
+{
+	return s->present & PERF_SAMPLE_WEIGHT_STRUCT ? (uint32_t)s->weight : s->weight;
+}
+
+static uint64_t sample_ins_lat(const struct perfring_sample *s)
+{
+	return (uint16_t)(s->weight >> 32);
+}
+
 /* "%16x WORDS", padded to the longest one printed so far (perf's data_src__fprintf()). */
 static void print_data_src(struct script_ctx *c, struct obuf *o, uint64_t v)
 {
@@ -380,11 +392,10 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sa
 		print_addr(c, o, a, fl);
 	if ((fl & AF_DATA_SRC) && (s->present & PERF_SAMPLE_DATA_SRC))
 		print_data_src(c, o, s->data_src);
-	/* WEIGHT_STRUCT: the weight is its low 32 bits, the instruction latency the next 16 */
 	if ((fl & AF_WEIGHT) && (s->present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)))
-		ob_num(o, s->present & PERF_SAMPLE_WEIGHT_STRUCT ? (uint32_t)s->weight : s->weight, 10, 16);
+		ob_num(o, sample_weight(s), 10, 16);
 	if ((fl & AF_INS_LAT) && (s->present & PERF_SAMPLE_WEIGHT_STRUCT))
-		ob_num(o, (uint16_t)(s->weight >> 32), 10, 16);
+		ob_num(o, sample_ins_lat(s), 10, 16);
 	if (fl & AF_IP) {
 		if (chain) {
 			ob_ch(o, '\n');
@@ -462,9 +473,9 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 		pd_emit_str(&e, "data_src_text", words);
 	}
 	if (s->present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
-		pd_emit_u64(&e, "weight", s->present & PERF_SAMPLE_WEIGHT_STRUCT ? (uint32_t)s->weight : s->weight);
+		pd_emit_u64(&e, "weight", sample_weight(s));
 	if (s->present & PERF_SAMPLE_WEIGHT_STRUCT)
-		pd_emit_u64(&e, "ins_lat", (uint16_t)(s->weight >> 32));
+		pd_emit_u64(&e, "ins_lat", sample_ins_lat(s));
 	if (attr && attr->type == PERF_TYPE_TRACEPOINT && (s->present & PERF_SAMPLE_RAW))
 		ans_tracing_emit(tracing(c), attr->config, s->raw.data, s->raw.len, s->cpu, &e);
 	pd_emit_arr_begin(&e, "frames");
