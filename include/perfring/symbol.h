@@ -62,8 +62,9 @@ PERFRING_API void perfring_procs_free(struct perfring_procs *procs);
 /*
  * Update the model with one decoded record (perfring_record_parse()):
  * MMAP/MMAP2 add a mapping (replacing what it overlaps; with a build id when
- * the record carries one), COMM sets the name (after an exec one the old
- * mappings stay until the new image's MMAPs replace them, as in perf), FORK gives the child a copy of the parent's mappings, EXIT of
+ * the record carries one), COMM sets the name (after an exec one, an address
+ * no new mapping holds is still looked up in the image before the exec, as
+ * in perf), FORK gives the child a copy of the parent's mappings, EXIT of
  * the main thread marks the process dead (its mappings stay: samples may
  * follow), KSYMBOL adds or removes a kernel symbol (BPF programs, JIT code),
  * BPF_EVENT is counted. Other records are ignored. Returns 1 if the record

@@ -2,8 +2,9 @@
 /*
  * The process model: per pid, the command name and a sorted, non-overlapping
  * list of mappings, updated by MMAP/MMAP2/COMM/FORK/EXIT records the way the
- * kernel changed the address space (an exec's old mappings stay until the new
- * image's replace them, as perf does); plus the kernel's KSYMBOL ranges.
+ * kernel changed the address space (the image before the last exec kept apart,
+ * for the addresses no new mapping holds, as perf names them); plus the
+ * kernel's KSYMBOL ranges.
  * Processes are never forgotten (an EXIT only marks them): samples recorded
  * before the exit may be read after it, and a reused pid starts afresh with
  * its FORK or exec COMM.

@@ -383,7 +383,8 @@ static int collect_plt(const struct pr_bin_ctx *ctx, Elf *elf, struct symvec *sv
  * .plt when that one has no size (_init, which runs to the next symbol it
  * keeps: the second stub), never as its NAME@plt; every stub of libc, where
  * nothing precedes .plt, has its name. Measured on every address of the
- * .init and .plt of four binaries (tests/unit/symbol_elf.c). So the first
+ * .init and .plt of four binaries (tests/cli/script_oracle.sh plt_every_byte
+ * compares them with perf script; tests/unit/symbol_elf.c). So the first
  * stub's symbol goes in that case.
  */
 static void plt_first_stub_to_init(struct symvec *sv, uint64_t first_stub)

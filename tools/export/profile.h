@@ -69,7 +69,7 @@ void prof_set_clock(struct profile *p, uint64_t perf_ns, uint64_t epoch_ns);
  * the profile's comments say each event's. */
 void prof_set_sampling(struct profile *p, int event, uint64_t value, bool freq);
 
-/* Keep every sample's time, period and stack in the order they are added (16 + 8 bytes a
+/* Keep every sample's time, period and stack in the order they are added (24 bytes a
  * sample: memory then grows with the samples), for the exports that show a timeline
  * (prof_write_firefox()). Call before the first prof_add(). 0 or -ENOMEM. */
 int prof_keep_timeline(struct profile *p);
