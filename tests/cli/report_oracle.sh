@@ -28,6 +28,25 @@ agree() {
 	fi
 }
 
+# graph_agree NAME FILE ARGS...: the call graphs under perf report --stdio ARGS's
+# entries are perfring report ARGS's (tests/helpers/perf_graph_cmp.py).
+graph_agree() {
+	local name=$1 f=$2 line
+	shift 2
+	perf report --stdio -i "$f" "$@" >"$T_TMP/perf.grep" 2>/dev/null
+	"$PERFRING" report -i "$f" "$@" >"$T_TMP/pr.grep" 2>"$T_TMP/pr.err"
+	T_RC=$?
+	python3 "$T_ROOT/tests/helpers/perf_graph_cmp.py" "$T_TMP/perf.grep" "$T_TMP/pr.grep" >"$T_TMP/gcmp"
+	line=$(tail -n 1 "$T_TMP/gcmp")
+	if [ "$T_RC" -ne 0 ] || ! echo "$line" | grep -qE '^entries=[1-9][0-9]* graphs=[1-9][0-9]* bad=0$'; then
+		fail "$name" "perfring report $* (exit $T_RC): $line"
+		t_show "$T_TMP/gcmp"
+		t_show "$T_TMP/pr.err" 3
+	else
+		ok "$name"
+	fi
+}
+
 A="$T_TMP/prog.data"
 if ! perf_record -q -e cpu-clock -F 4000 -g -o "$A" -- "$TARGET" spin 1 >/dev/null 2>"$T_TMP/rec.err"; then
 	fail prog_record "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
@@ -58,10 +77,18 @@ for r, e in zip(rows, ents):
     assert abs(float(r[0][:-1]) - e["children"]) <= 0.0051 and abs(float(r[1][:-1]) - e["self"]) <= 0.0051, (r, e)
     assert r[2] == e["dso"].split("/")[-1] or r[2] == e["dso"], (r, e)
 ' "$T_TMP/a.json" "$T_TMP/a.txt"
-	# -g: symt_alpha's chains, root first, name main above it (its caller in sym_target).
-	"$PERFRING" report -i "$A" --sort sym --no-children -g >"$T_TMP/g.rep"
-	t_check prog_call_graph "report -g shows no chain ending in main;symt_alpha under symt_alpha" \
-		bash -c "awk '/^ +[0-9.]+%  \[\.\] / { cur = \$3 } cur == \"symt_alpha\" && /^ +[0-9.]+% .*main;symt_alpha\$/ { n++ } END { exit !n }' '$T_TMP/g.rep'"
+	# Call graphs (perf's default with call chains): every graph perf draws, line for line.
+	graph_agree prog_graph_sym_self "$A" --sort sym --no-children
+	graph_agree prog_graph_sym_children "$A" --sort sym --children
+	graph_agree prog_graph_default "$A"
+	graph_agree prog_graph_min "$A" --sort dso,sym --no-children -g graph,2
+	graph_agree prog_graph_percent_limit "$A" --sort sym --percent-limit 3
+	"$PERFRING" report -i "$A" --sort sym --no-children -g none >"$T_TMP/g.rep"
+	t_check prog_graph_none "report -g none still draws a graph" \
+		bash -c "! grep -qE -- '---|--[0-9.]+%--' '$T_TMP/g.rep' && grep -qE '^ +[0-9.]+%' '$T_TMP/g.rep'"
+	t_run "$T_TMP/bad.out" "$T_TMP/bad.err" "$PERFRING" report -i "$A" -g fractal
+	t_check prog_graph_bad_mode "report -g fractal: exit $T_RC, want 2 and a one-line error naming the mode" \
+		bash -c "[ $T_RC -eq 2 ] && [ \$(wc -l <'$T_TMP/bad.err') -eq 1 ] && grep -q \"'fractal'\" '$T_TMP/bad.err'"
 	"$PERFRING" report -i "$A" --sort sym --no-children --percent-limit 5 >"$T_TMP/lim.rep"
 	t_check prog_percent_limit "--percent-limit 5 shows an entry below 5% or none" \
 		bash -c "awk '/^ +[0-9.]+%/ { n++; if (\$1 + 0 < 5) bad = 1 } END { exit !(n > 0 && !bad) }' '$T_TMP/lim.rep'"
@@ -111,6 +138,8 @@ if t_need_root; then
 		agree all_sym_self "$B" 20 --sort sym --no-children
 		agree all_sym_children "$B" 20 --sort sym --children
 		agree all_comm "$B" 5 --sort comm --no-children
+		graph_agree all_graph_default "$B"
+		graph_agree all_graph_sym_self "$B" --sort sym --no-children
 	fi
 else
 	skip all_sym_self "perf record -a needs root"
@@ -147,6 +176,7 @@ if perf_record -q -e cpu-clock -c 100000 -g -o "$E" -- sh -c 'for i in $(seq 300
 	"$PERFRING" report -i "$E" --sort comm,dso,sym --children 2>>"$T_TMP/exec.err" | grep -E '^ +[0-9.]+% +[0-9.]+%' >"$T_TMP/exec.pr"
 	t_check exec_children_order "entries in another order than perf's (- perf, + perfring): $(diff "$T_TMP/exec.perf" "$T_TMP/exec.pr" | grep '^[<>]' | head -n 4 | tr '\n' ' ')" \
 		bash -c "[ -s '$T_TMP/exec.perf' ] && cmp -s '$T_TMP/exec.perf' '$T_TMP/exec.pr'"
+	graph_agree exec_graph "$E" --sort comm,dso,sym --children
 else
 	fail exec_record "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
 fi

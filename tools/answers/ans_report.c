@@ -116,6 +116,23 @@ static void *array_grow(void *v, size_t *cap, size_t elem, size_t first)
 	return v;
 }
 
+/* Room for one more entry: the array doubles, aligned to a cache line as
+ * struct entry asks (realloc() aligns to 16 bytes only). */
+static int entries_grow(struct report *r)
+{
+	size_t cap = r->cap ? r->cap * 2 : 4096;
+	struct entry *v = aligned_alloc(_Alignof(struct entry), cap * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	if (r->n)
+		memcpy(v, r->v, r->n * sizeof(*v));
+	free(r->v);
+	r->v = v;
+	r->cap = cap;
+	return 0;
+}
+
 static int tab_grow(struct report *r)
 {
 	size_t cap = r->tab_cap ? r->tab_cap * 2 : 4096, i, j;
@@ -173,13 +190,8 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 			return e;
 		j = (j + 1) & (r->tab_cap - 1);
 	}
-	if (r->n == r->cap) {
-		struct entry *v = array_grow(r->v, &r->cap, sizeof(*v), 4096);
-
-		if (!v)
-			return NULL;
-		r->v = v;
-	}
+	if (r->n == r->cap && entries_grow(r))
+		return NULL;
 	e = &r->v[r->n];
 	memset(e, 0, sizeof(*e));
 	/* only the keys' words are set in key (the rest of e->key stays 0) */
@@ -260,7 +272,7 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 				 * of one binary are two entries. The start in the
 				 * binary, the same in every process. */
 				k[0] = ((uint64_t)(uint32_t)*dso << 33) | ((uint64_t)(uint32_t)n << 1) | 1;
-				k[1] = f->shown_addr - f->offset;
+				k[1] = f->ksymbol ? 0 : f->shown_addr - f->offset;
 			} else {
 				/* perf keeps an unknown symbol by its address alone
 				 * (sort__sym_cmp(): two without a symbol compare their
@@ -285,57 +297,6 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 			break;
 		}
 	}
-	return 0;
-}
-
-/* -g: the chain root..frames[j] of the sample, interned, added to entry e. */
-static int add_chain(struct report *r, const struct ans_sample *a, size_t j, uint32_t e, uint64_t period)
-{
-	size_t i, len = 0, need;
-	int32_t id;
-
-	for (i = a->nframes; i-- > j;) {
-		const struct ans_frame *f = &a->frames[i];
-		char tmp[40];
-		const char *name = f->name;
-
-		if (!name) {
-			snprintf(tmp, sizeof(tmp), "%#" PRIx64, f->shown_addr);
-			name = tmp;
-		}
-		need = len + strlen(name) + 2;
-		if (need > r->buf_cap) {
-			char *b = realloc(r->buf, need * 2);
-
-			if (!b)
-				return -ENOMEM;
-			r->buf = b;
-			r->buf_cap = need * 2;
-		}
-		if (len)
-			r->buf[len++] = ';';
-		strcpy(r->buf + len, name);
-		len += strlen(name);
-	}
-	if (!len)
-		return 0;
-	id = ans_intern_str(r->strs, r->buf);
-	if (id < 0)
-		return -ENOMEM;
-	/* A linear table per report is enough for what -g is read for (one screen of chains). */
-	for (i = 0; i < r->nchains; i++)
-		if (r->chains[i].entry == e + 1 && r->chains[i].chain == id) {
-			r->chains[i].period += period;
-			return 0;
-		}
-	if (r->nchains == r->chains_cap) {
-		struct chain_ent *c = array_grow(r->chains, &r->chains_cap, sizeof(*c), 1024);
-
-		if (!c)
-			return -ENOMEM;
-		r->chains = c;
-	}
-	r->chains[r->nchains++] = (struct chain_ent){ e + 1, id, period };
 	return 0;
 }
 
@@ -426,7 +387,8 @@ static struct event_tot *event_tot(struct report *r, int ev)
  * entry takes the children period once per sample. kernel: the level a new
  * entry shows.
  */
-static inline int add_node(struct report *r, const struct ans_sample *a, size_t j, bool leaf, int32_t comm)
+static inline int add_node(struct report *r, const struct ans_sample *a, size_t j, bool leaf, int32_t comm,
+			   uint32_t *entry, int32_t *dso_out)
 {
 	const struct ans_frame *f = a->nframes ? &a->frames[j] : NULL;
 	uint64_t key[KEY_WORDS], period = a->period;
@@ -438,7 +400,7 @@ static inline int add_node(struct report *r, const struct ans_sample *a, size_t 
 	e = get_entry(r, key, a->event, f, leaf, dso, comm, a->s->tid, a->s->tid);
 	if (!e)
 		return -ENOMEM;
-	if (!e->self_samples && e->stamp != r->stamp && !e->children && f)
+	if (e->stamp != r->stamp && !e->children && !e->self_samples && f)
 		e->kernel = frame_level_k(a, j, leaf); /* just made: it shows the level it was made with */
 	if (leaf) {
 		e->self += period;
@@ -451,17 +413,24 @@ static inline int add_node(struct report *r, const struct ans_sample *a, size_t 
 	if (e->stamp != r->stamp) {
 		e->stamp = r->stamp;
 		e->children += period;
-		if (r->o->callchains && (r->children || leaf) && add_chain(r, a, j, (uint32_t)(e - r->v), period))
-			return -ENOMEM;
 	}
+	*entry = (uint32_t)(e - r->v);
+	*dso_out = dso;
 	return 0;
+}
+
+/* Frame j's function in the graph (dso: its interned binary). */
+static inline int graph_frame(struct report *r, const struct ans_sample *a, size_t j, int32_t dso, uint32_t *funcs)
+{
+	return graph_func(r->graph, &a->frames[j], dso, &funcs[j]);
 }
 
 static int add_sample(struct report *r, const struct ans_sample *a)
 {
 	uint64_t period = a->period;
 	const struct ans_frame *f;
-	int32_t comm;
+	int32_t comm, dso;
+	uint32_t self, *ents = NULL, *funcs = NULL;
 	size_t j, n = a->nframes;
 
 	if (!event_tot(r, a->event))
@@ -476,10 +445,27 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	comm = ans_intern_str(r->strs, a->comm);
 	if (comm < 0)
 		return -ENOMEM;
-	if (add_node(r, a, 0, true, comm))
+	if (add_node(r, a, 0, true, comm, &self, &dso))
 		return -ENOMEM;
-	if (!r->children || !n)
-		return 0;
+	if (r->graph && n) {
+		ents = graph_scratch(r->graph, 2 * n);
+		if (!ents)
+			return -ENOMEM;
+		funcs = ents + n;
+		ents[0] = self;
+		if (graph_frame(r, a, 0, dso, funcs))
+			return -ENOMEM;
+	}
+	if (!r->children || !n) {
+		/* without children only the sample's entry takes its chain */
+		for (j = 1; funcs && j < n; j++) {
+			ents[j] = self;
+			dso = dso_id(r, &a->frames[j]);
+			if (dso < 0 || graph_frame(r, a, j, dso, funcs))
+				return -ENOMEM;
+		}
+		return funcs ? graph_sample(r->graph, self, ents, funcs, (uint32_t)n, period) : 0;
+	}
 	/*
 	 * perf's children mode walks the whole call chain after the leaf's own
 	 * entry, the leaf again among it at its recorded address: a leaf without
@@ -488,12 +474,20 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	 */
 	f = &a->frames[0];
 	if (!f->name && frame_addr(f, true) != f->addr &&
-	    add_node(r, a, 0, false, comm))
+	    add_node(r, a, 0, false, comm, ents ? &ents[0] : &self, &dso))
 		return -ENOMEM;
-	for (j = 1; j < n; j++)
-		if (add_node(r, a, j, false, comm))
+	for (j = 1; j < n; j++) {
+		uint32_t e;
+
+		if (add_node(r, a, j, false, comm, &e, &dso))
 			return -ENOMEM;
-	return 0;
+		if (funcs) {
+			ents[j] = e;
+			if (graph_frame(r, a, j, dso, funcs))
+				return -ENOMEM;
+		}
+	}
+	return funcs ? graph_sample(r->graph, self, ents, funcs, (uint32_t)n, period) : 0;
 }
 
 /*
@@ -744,6 +738,21 @@ static int decide_branch(const char *cmd, const char *path, struct report *r, bo
 	return 0;
 }
 
+/*
+ * Whether the tables get call graphs: as perf, when the file has call chains
+ * (not in branch mode, which counts none), unless -g none; not in JSON, nor
+ * when an export owns standard output. Sets the threshold too.
+ */
+static bool want_graph(const struct ans_report_opts *o, struct report *r, bool any_chain)
+{
+	if (!o->call_graph || !any_chain || r->branch || o->json || ans_export_to_stdout(&o->exports))
+		return false;
+	r->graph_min = o->graph_min > 0 ? o->graph_min : o->percent_limit > 0 ? o->percent_limit : 0.5;
+	/* perf leaves the entry's own name out of a single root when sorted by symbol first */
+	r->sort_sym_first = o->sort && !strncmp(o->sort, "sym", 3);
+	return true;
+}
+
 int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
 {
 	bool table_off = false;
@@ -792,6 +801,10 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 			/* perf report's branch mode counts no call chains (cumulate_callchain off) */
 			r.children = r.branch ? false : opts->children < 0 ? any_chain : opts->children;
 			r.callers_first = r.children && any_chain;
+			if (want_graph(opts, &r, any_chain) && !(r.graph = graph_new(r.children))) {
+				status = tool_error(cmd, "out of memory");
+				goto out;
+			}
 			decided = true;
 		}
 		if (r.branch ? add_branch_sample(&r, rd, &a) : add_sample(&r, &a)) {
@@ -806,6 +819,10 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	}
 	if (ret < 0) {
 		status = EXIT_ERROR;
+		goto out;
+	}
+	if (r.graph && graph_build(&r, r.graph_min)) {
+		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
 	if (name_pids(&r, rd)) {
@@ -876,8 +893,7 @@ out:
 	free(r.v);
 	free(r.tab);
 	free(r.tot);
-	free(r.chains);
-	free(r.buf);
+	graph_free(r.graph);
 	free(r.brs);
 	ans_intern_free(r.strs);
 	ans_close(rd);

@@ -17,7 +17,12 @@ struct ans_report_opts {
 				 * 0 --no-branch-stack, -1 as perf: when the file has branch stacks */
 	double percent_limit;   /* hide entries below this percentage */
 	bool json;
-	bool callchains;        /* -g: each entry's call chains (root first), folded */
+	/* Call graphs under the entries, as perf report --stdio draws them (-g
+	 * graph): 1 drawn, 0 not (-g none), -1 as perf: when the file has call
+	 * chains. graph_min: the percent of the event's period a branch needs
+	 * (perf's 0.5 when 0, or --percent-limit when that is given). */
+	int call_graph;
+	double graph_min;
 	bool show_samples;      /* -n: a Samples column (the entry's own samples) */
 	bool quiet;             /* -q: no header lines */
 	/* Only the samples of these (comma-separated lists; NULL: all), as perf

@@ -14,6 +14,8 @@
 #include "answers/ans_intern.h"
 #include "answers/ans_report.h"
 
+struct ans_frame;
+
 /* The branch keys (RK_DSO_FROM on) exist in branch mode only: perf report's
  * view of a file with branch stacks, an entry per branch taken. */
 enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID, RK_DSO_FROM, RK_SYM_FROM, RK_DSO_TO, RK_SYM_TO, RK_CYCLES };
@@ -40,14 +42,17 @@ struct branch_end {
 	char level;
 };
 
-/* The fields a sample's lookup and update touch come first, the key's
- * used words right after them: one or two cache lines per frame. */
+/* The fields a sample's lookup and update touch come first, the key right
+ * after them: with perf's default keys (comm, dso, sym: four words) they
+ * fill one cache line, the array being aligned to it (entries_grow()), so
+ * a frame's lookup and update miss memory once, not twice. */
 struct entry {
 	int event;
 	uint32_t depth;     /* children: perf's callchain max_depth (frames down to the leaf; a leaf's: all) */
 	uint64_t stamp;     /* the last sample that counted it in children */
-	uint64_t self, children, self_samples;
+	uint64_t self, children;
 	uint64_t key[KEY_WORDS];
+	uint64_t self_samples;
 	/* shown */
 	const char *sym;    /* NULL: unknown, shown by address */
 	uint64_t addr;
@@ -57,18 +62,12 @@ struct entry {
 	uint32_t tid;       /* of its first sample */
 	int32_t pid_comm;   /* --sort pid: that thread's name at the end, as perf shows it */
 	uint32_t br;        /* branch mode: its branch, r->brs[br] (sym, addr and dso above are its target's) */
-};
+} __attribute__((aligned(64)));
 
 /* A branch mode entry's branch (apart: the entries of other modes stay small). */
 struct branch {
 	struct branch_end from, to;
 	uint16_t cycles;
-};
-
-struct chain_ent {
-	uint32_t entry;     /* +1; 0 = empty */
-	int32_t chain;
-	uint64_t period;
 };
 
 struct event_tot {
@@ -94,11 +93,10 @@ struct report {
 	struct event_tot *tot;
 	int ntot;
 	uint64_t stamp;
-	/* -g */
-	struct chain_ent *chains;
-	size_t nchains, chains_cap;
-	char *buf;
-	size_t buf_cap;
+	/* call graphs (perf's -g graph): NULL when not drawn */
+	struct graph *graph;
+	double graph_min;    /* percent of the event's period a branch needs to show */
+	bool sort_sym_first; /* --sort starts with sym: a graph's single root leaves out its first frame */
 	struct branch *brs; /* branch mode: the entries' branches */
 	size_t nbrs, brs_cap;
 };
@@ -147,6 +145,20 @@ size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, 
 struct event_tot report_shown_tot(const struct report *r, int ev);
 /* Before the tables: which keys a one-item filter hides (said in the header). */
 void report_set_elide(struct report *r);
+
+/* ans_report_graph.c: the call graphs under the entries. A sample leaves
+ * its chain (graph_sample(): its self entry, then each frame's entry and
+ * function, leaf first; graph_scratch() lends room for them); after the
+ * last, graph_build() makes the trees the table's entries show. */
+struct graph *graph_new(bool children);
+void graph_free(struct graph *g);
+int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint32_t *id);
+uint32_t *graph_scratch(struct graph *g, size_t n);
+int graph_sample(struct graph *g, uint32_t self, const uint32_t *ents, const uint32_t *funcs, uint32_t n,
+		 uint64_t period);
+int graph_build(struct report *r, double min_percent);
+uint64_t graph_min_hit(const struct report *r, int ev, double min_percent);
+void graph_print(const struct report *r, const struct entry *e, double min_percent);
 /* A table: of one event (title "event 'NAME'") or of a group's nr events. */
 void report_print_table(const struct report *r, const char *title, int ev, int nr, struct row **rows, size_t n,
 			uint64_t lost);

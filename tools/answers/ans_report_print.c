@@ -68,39 +68,6 @@ static const char *key_text(const struct report *r, enum rkey k, const struct en
 	return "";
 }
 
-static void print_chains(const struct report *r, const struct entry *e, uint64_t total)
-{
-	size_t i, n = 0, k;
-	struct chain_ent **v;
-	uint32_t idx = (uint32_t)(e - r->v) + 1;
-
-	for (i = 0; i < r->nchains; i++)
-		if (r->chains[i].entry == idx)
-			n++;
-	if (!n || !(v = malloc(n * sizeof(*v))))
-		return;
-	for (i = 0, k = 0; i < r->nchains; i++)
-		if (r->chains[i].entry == idx)
-			v[k++] = &r->chains[i];
-	/* by period, descending (insertion sort: few chains per entry pass the threshold) */
-	for (i = 1; i < n; i++)
-		for (k = i; k > 0 && v[k]->period > v[k - 1]->period; k--) {
-			struct chain_ent *t = v[k];
-
-			v[k] = v[k - 1];
-			v[k - 1] = t;
-		}
-	for (i = 0; i < n; i++) {
-		/* perf's default call-graph threshold: 0.5% */
-		if (report_pct(v[i]->period, total) < 0.5)
-			break;
-		printf("            %6.2f%% %s\n", report_pct(v[i]->period, total), ans_intern_get(r->strs, v[i]->chain));
-	}
-	if (i)
-		putchar('\n');
-	free(v);
-}
-
 /* A one-item filter list: its item, else NULL. */
 static const char *single(const char *list)
 {
@@ -253,8 +220,8 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 				printf("  %-*s", i < last ? width[i] : 0, text);
 		}
 		putchar('\n');
-		if (r->o->callchains && w->m[0])
-			print_chains(r, w->m[0], t[0].period);
+		if (r->graph && nr == 1 && w->m[0])
+			graph_print(r, w->m[0], r->graph_min);
 	}
 	printf("\n\n");
 }

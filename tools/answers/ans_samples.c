@@ -466,6 +466,7 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 		/* perf names a BPF program's dso after the program (bpf_prog_TAG_NAME). */
 		if (res.source == PERFRING_SYM_KSYMBOL && res.binary && !strcmp(res.binary, "[bpf]"))
 			f->dso = res.name;
+		f->ksymbol = res.source == PERFRING_SYM_KSYMBOL;
 	} else {
 		f->reason = unmapped ? "a user-space address in kernel mode that no kernel mapping holds" : res.reason;
 		if (kernel && res.binary && !module && !unmapped)

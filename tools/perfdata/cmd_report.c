@@ -24,7 +24,7 @@ void cmd_report_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s report [-i FILE] [-s KEYS] [--children|--no-children] [--percent-limit PCT]\n"
-		"                     [-n] [-q] [-g] [--comm|--pid|--tid|--dso|--symbols LIST]\n"
+		"                     [-n] [-q] [-g MODE] [--comm|--pid|--tid|--dso|--symbols LIST]\n"
 		"                     [--percentage absolute|relative] [--json] [--folded FILE]\n"
 		"                     [--pprof FILE] [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
 		"                     [-b|--branch-stack|--no-branch-stack]\n"
@@ -61,7 +61,10 @@ void cmd_report_usage(FILE *f)
 		"      --percentage HOW    absolute (default): of all the event's samples;\n"
 		"                          relative: of the samples the filters keep\n"
 		"      --stdio             accepted, as perf's: the text output is the only one\n"
-		"  -g, --call-graph        each entry's call chains (root first, ';'-separated) above 0.5%%\n"
+		"  -g, --call-graph[=MODE] graph[,MIN] (the default when the file has call chains)\n"
+		"                          or none: under each entry its call graph as perf draws\n"
+		"                          it (callers first with children, callees first without),\n"
+		"                          branches of MIN percent (0.5, or --percent-limit) or more\n"
 		"  -j, --json              one JSON object per event: samples, period, entries[] with the\n"
 		"                          keys, self and children percentages and periods\n"
 		ANS_EXPORT_HELP
@@ -198,6 +201,43 @@ static bool num_list(const char *s)
 	return *s != '\0';
 }
 
+/* An argument after -g that is its mode (perf takes `-g none`), not a file or option. */
+static bool looks_like_graph_spec(const char *s)
+{
+	static const char *const modes[] = { "none", "graph", "fractal", "flat", "folded" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		n = strlen(modes[i]);
+		if (!strncmp(s, modes[i], n) && (s[n] == '\0' || s[n] == ','))
+			return true;
+	}
+	return false;
+}
+
+/* -g's MODE[,MIN_PERCENT[,...]]: graph or none (NULL: graph). 0, or -1 when bad. */
+static int parse_call_graph(const char *spec, struct ans_report_opts *o)
+{
+	char *end;
+
+	if (!spec || !strcmp(spec, "graph")) {
+		o->call_graph = 1;
+		return 0;
+	}
+	if (!strcmp(spec, "none")) {
+		o->call_graph = 0;
+		return 0;
+	}
+	if (strncmp(spec, "graph,", 6))
+		return -1;
+	o->graph_min = strtod(spec + 6, &end);
+	/* perf's further fields (print limit, order, key) are not taken */
+	if (end == spec + 6 || *end || o->graph_min < 0 || o->graph_min > 100)
+		return -1;
+	o->call_graph = 1;
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -208,7 +248,7 @@ int cmd_report(int argc, char **argv)
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
-		{ "call-graph", no_argument, NULL, 'g' },
+		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -226,7 +266,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ans_report_opts o = { .children = -1, .branch = -1 };
+	struct ans_report_opts o = { .children = -1, .branch = -1, .call_graph = -1 };
 	const char *path = "perf.data", *bad;
 	bool stats = false, other = false, header = false;
 	int c, idx, badlen;
@@ -267,9 +307,17 @@ int cmd_report(int argc, char **argv)
 			if (!tool_parse_seconds(optarg, 0, 100, &o.percent_limit))
 				return tool_usage_error(CMD, "--percent-limit: '%s' is not a percentage (0 to 100)", optarg);
 			break;
-		case 'g':
-			o.callchains = true;
+		case 'g': {
+			/* perf's spelling: -g none, -g graph,0.5, --call-graph=none */
+			const char *spec = optarg;
+
+			if (!spec && optind < argc && looks_like_graph_spec(argv[optind]))
+				spec = argv[optind++];
+			if (parse_call_graph(spec, &o))
+				return tool_usage_error(CMD, "--call-graph: '%s' is not graph[,MIN_PERCENT] or none "
+							"(perf's other modes are not drawn)", spec);
 			break;
+		}
 		case 'j':
 			o.json = true;
 			break;

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * `perfring report`'s call graphs: what perf report --stdio prints under an
+ * entry when the file has call chains (its default -g graph,0.5,caller in
+ * children mode, callee without children; percentages of the event's
+ * total, branches under 0.5% of it left out).
+ *
+ * perf appends each sample's chain to a tree per entry (util/callchain.c): a
+ * node holds a run of frames that every chain through it shares, and splits
+ * where two chains part. Building a tree for every one of tens of
+ * thousands of entries, for every sample, is most of perf report's time.
+ * Here the samples only leave their chains behind, interned (a chain is
+ * counted once with its summed period, however many samples took it), and
+ * after the last sample trees are built for the entries whose graph can
+ * show anything (their period reaches the threshold), from those chains.
+ * A tree's shape does not depend on the order its chains come in, so the
+ * trees are perf's.
+ *
+ * What goes where, as perf's hist_entry_iter does it: without children, the
+ * sample's entry takes the whole chain, leaf first. With children, the
+ * sample's own (self) entry takes the whole chain root first, then, walking
+ * from the root, each entry not yet met in the sample takes the chain from
+ * its frame down to the leaf. Frames are the same function when they are
+ * in the same binary at the same function start (unknown ones: the same
+ * address), perf's CCKEY_FUNCTION.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "answers/ans_report_int.h"
+
+/* A function of the chains: its binary and start (an unknown one's
+ * address), and how perf names it. */
+struct gfunc {
+	int32_t dso;
+	bool named;
+	uint64_t addr;      /* the function's start in its binary; unknown: the address as recorded */
+	const char *name;   /* NULL: shown as its address */
+	uintptr_t load;     /* a KSYMBOL's registration (its name's own copy): perf's binary per load */
+};
+
+/* A node of an entry's tree: frames (function ids) all its chains share. */
+struct gnode {
+	const uint32_t *val;
+	uint32_t nval;
+	uint32_t nkids, capkids;
+	uint64_t hit;          /* chains that end here */
+	uint64_t children_hit; /* chains that go on below */
+	struct gnode **kids;   /* by their first function (binary, then address): perf's rb_root_in order */
+};
+
+/* Memory handed out in pieces that never move (nodes and frame runs point
+ * into it), freed all at once. */
+struct pool {
+	char *blk;
+	size_t used, size;
+	char **all;
+	size_t nall, capall;
+};
+
+struct graph {
+	bool children;
+	/* functions, interned by (dso, named, addr) */
+	struct gfunc *funcs;
+	uint32_t nfuncs, capfuncs;
+	uint32_t *ftab; /* index + 1 */
+	uint32_t ftab_cap;
+	/* chains: [self entry, n, entries of frames 0..n-1, functions of frames 0..n-1] in words */
+	uint32_t *words;
+	size_t nwords, capwords;
+	struct gchain {
+		uint64_t hash, period;
+		size_t off;
+	} *chains;
+	uint32_t nchains, capchains;
+	uint32_t *ctab; /* chain index + 1 */
+	uint32_t ctab_cap;
+	/* the trees, after graph_build() */
+	struct gnode **root; /* by entry index; NULL: nothing to show */
+	size_t nroot;
+	struct pool pool;
+	uint32_t *scratch;
+	size_t capscratch;
+};
+
+static void *pool_get(struct pool *p, size_t n)
+{
+	void *v;
+
+	n = (n + 15) & ~(size_t)15;
+	if (!p->blk || p->size - p->used < n) {
+		size_t size = n > (1u << 20) ? n : (1u << 20);
+		char *b = malloc(size);
+
+		if (!b)
+			return NULL;
+		if (p->nall == p->capall) {
+			size_t cap = p->capall ? p->capall * 2 : 64;
+			char **all = realloc(p->all, cap * sizeof(*all));
+
+			if (!all) {
+				free(b);
+				return NULL;
+			}
+			p->all = all;
+			p->capall = cap;
+		}
+		p->all[p->nall++] = b;
+		p->blk = b;
+		p->used = 0;
+		p->size = size;
+	}
+	v = p->blk + p->used;
+	p->used += n;
+	return v;
+}
+
+static void pool_free(struct pool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nall; i++)
+		free(p->all[i]);
+	free(p->all);
+}
+
+struct graph *graph_new(bool children)
+{
+	struct graph *g = calloc(1, sizeof(*g));
+
+	if (g)
+		g->children = children;
+	return g;
+}
+
+void graph_free(struct graph *g)
+{
+	if (!g)
+		return;
+	free(g->funcs);
+	free(g->ftab);
+	free(g->words);
+	free(g->chains);
+	free(g->ctab);
+	free(g->root);
+	free(g->scratch);
+	pool_free(&g->pool);
+	free(g);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
+}
+
+static uint64_t func_hash(int32_t dso, bool named, uint64_t addr, uintptr_t load)
+{
+	return mix(mix(mix(0x9e3779b97f4a7c15ull, (uint64_t)(uint32_t)dso << 1 | named), addr), load);
+}
+
+/* Grow an open-addressing table of indexes + 1 to cap slots. */
+static int rehash(uint32_t **tab, uint32_t *cap, uint32_t n, uint64_t (*hash_of)(const struct graph *, uint32_t),
+		  const struct graph *g)
+{
+	uint32_t c = *cap ? *cap * 2 : 4096, i, j;
+	uint32_t *t = calloc(c, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		for (j = (uint32_t)hash_of(g, i) & (c - 1); t[j]; j = (j + 1) & (c - 1))
+			;
+		t[j] = i + 1;
+	}
+	free(*tab);
+	*tab = t;
+	*cap = c;
+	return 0;
+}
+
+static uint64_t func_hash_at(const struct graph *g, uint32_t i)
+{
+	return func_hash(g->funcs[i].dso, g->funcs[i].named, g->funcs[i].addr, g->funcs[i].load);
+}
+
+static uint64_t chain_hash_at(const struct graph *g, uint32_t i)
+{
+	return g->chains[i].hash;
+}
+
+int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint32_t *id)
+{
+	bool named = f->name != NULL;
+	/* perf: a known function by its start in its binary, else the address */
+	uint64_t addr = named ? (f->ksymbol ? 0 : f->shown_addr - f->offset) : f->addr;
+	uintptr_t load = named && f->ksymbol ? (uintptr_t)f->name : 0;
+	uint64_t h = func_hash(dso, named, addr, load);
+	uint32_t j;
+
+	if ((g->nfuncs + 1) * 2 > g->ftab_cap && rehash(&g->ftab, &g->ftab_cap, g->nfuncs, func_hash_at, g))
+		return -ENOMEM;
+	for (j = (uint32_t)h & (g->ftab_cap - 1); g->ftab[j]; j = (j + 1) & (g->ftab_cap - 1)) {
+		const struct gfunc *x = &g->funcs[g->ftab[j] - 1];
+
+		if (x->addr == addr && x->dso == dso && x->named == named && x->load == load) {
+			*id = g->ftab[j] - 1;
+			return 0;
+		}
+	}
+	if (g->nfuncs == g->capfuncs) {
+		uint32_t cap = g->capfuncs ? g->capfuncs * 2 : 1024;
+		struct gfunc *v = realloc(g->funcs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		g->funcs = v;
+		g->capfuncs = cap;
+	}
+	g->funcs[g->nfuncs] = (struct gfunc){ dso, named, addr, f->name, load };
+	g->ftab[j] = ++g->nfuncs;
+	*id = g->nfuncs - 1;
+	return 0;
+}
+
+uint32_t *graph_scratch(struct graph *g, size_t n)
+{
+	if (n > g->capscratch) {
+		size_t cap = n * 2 > 256 ? n * 2 : 256;
+		uint32_t *s = realloc(g->scratch, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		g->scratch = s;
+		g->capscratch = cap;
+	}
+	return g->scratch;
+}
+
+int graph_sample(struct graph *g, uint32_t self, const uint32_t *ents, const uint32_t *funcs, uint32_t n,
+		 uint64_t period)
+{
+	uint64_t h = mix(mix(0x2545f4914f6cdd1dull, self), n);
+	size_t need = 2 + 2 * (size_t)n, i;
+	uint32_t j;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		h = mix(h, (uint64_t)ents[i] << 32 | funcs[i]);
+	if ((g->nchains + 1) * 2 > g->ctab_cap && rehash(&g->ctab, &g->ctab_cap, g->nchains, chain_hash_at, g))
+		return -ENOMEM;
+	for (j = (uint32_t)h & (g->ctab_cap - 1); g->ctab[j]; j = (j + 1) & (g->ctab_cap - 1)) {
+		struct gchain *c = &g->chains[g->ctab[j] - 1];
+		const uint32_t *w = g->words + c->off;
+
+		if (c->hash == h && w[0] == self && w[1] == n && !memcmp(w + 2, ents, n * sizeof(*ents)) &&
+		    !memcmp(w + 2 + n, funcs, n * sizeof(*funcs))) {
+			c->period += period;
+			return 0;
+		}
+	}
+	if (g->nchains == g->capchains) {
+		uint32_t cap = g->capchains ? g->capchains * 2 : 4096;
+		struct gchain *v = realloc(g->chains, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		g->chains = v;
+		g->capchains = cap;
+	}
+	if (g->capwords - g->nwords < need) {
+		size_t cap = g->capwords ? g->capwords * 2 : (1u << 16);
+		uint32_t *w;
+
+		while (cap - g->nwords < need)
+			cap *= 2;
+		w = realloc(g->words, cap * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		g->words = w;
+		g->capwords = cap;
+	}
+	g->chains[g->nchains] = (struct gchain){ h, period, g->nwords };
+	g->words[g->nwords] = self;
+	g->words[g->nwords + 1] = n;
+	memcpy(g->words + g->nwords + 2, ents, n * sizeof(*ents));
+	memcpy(g->words + g->nwords + 2 + n, funcs, n * sizeof(*funcs));
+	g->nwords += need;
+	g->ctab[j] = ++g->nchains;
+	return 0;
+}
+
+/* ---- the trees (perf's append_chain_children(), append_chain(), split_add_child()) ---- */
+
+/*
+ * The order of a node's kids, perf 6.1's: its match_chain() says "less" when
+ * the kid's start (address) is below the new one's, and append_chain_children()
+ * then goes left, so its tree holds them by address from the highest; equal
+ * addresses (other binaries) put the newer first. Only equal periods print
+ * in this order; below, a kid goes before another when kid_before().
+ */
+static bool kid_before(const struct graph *g, uint32_t a, uint32_t b)
+{
+	const struct gfunc *x = &g->funcs[a], *y = &g->funcs[b];
+
+	if (x->addr != y->addr)
+		return x->addr > y->addr;
+	if (x->dso != y->dso)
+		return x->dso > y->dso;
+	if (x->load != y->load)
+		return x->load > y->load; /* perf: the later load's binary */
+	return x->named > y->named;
+}
+
+static struct gnode *node_new(struct graph *g, const uint32_t *c, uint32_t n, uint64_t period)
+{
+	struct gnode *x = pool_get(&g->pool, sizeof(*x));
+	uint32_t *val = n ? pool_get(&g->pool, n * sizeof(*val)) : NULL;
+
+	if (!x || (n && !val))
+		return NULL;
+	memset(x, 0, sizeof(*x));
+	if (n)
+		memcpy(val, c, n * sizeof(*val));
+	x->val = val;
+	x->nval = n;
+	x->hit = period;
+	return x;
+}
+
+static int kid_insert(struct graph *g, struct gnode *p, uint32_t at, struct gnode *kid)
+{
+	if (p->nkids == p->capkids) {
+		uint32_t cap = p->capkids ? p->capkids * 2 : 4;
+		struct gnode **k = pool_get(&g->pool, cap * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		if (p->nkids)
+			memcpy(k, p->kids, p->nkids * sizeof(*k)); /* the old array stays in the pool */
+		p->kids = k;
+		p->capkids = cap;
+	}
+	memmove(p->kids + at + 1, p->kids + at, (p->nkids - at) * sizeof(*p->kids));
+	p->kids[at] = kid;
+	p->nkids++;
+	return 0;
+}
+
+/* The kid whose first function is f, or where it goes (*at). */
+static struct gnode *kid_find(const struct graph *g, const struct gnode *p, uint32_t f, uint32_t *at)
+{
+	uint32_t lo = 0, hi = p->nkids;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2, k = p->kids[mid]->val[0];
+
+		if (k == f)
+			return p->kids[mid];
+		if (kid_before(g, k, f))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return NULL;
+}
+
+static inline uint64_t cumul(const struct gnode *x)
+{
+	return x->hit + x->children_hit;
+}
+
+static int append_kids(struct graph *g, struct gnode *p, const uint32_t *c, uint32_t n, uint64_t period);
+
+/* Chain c (its first function is x's first) through x. */
+static int append(struct graph *g, struct gnode *x, const uint32_t *c, uint32_t n, uint64_t period)
+{
+	uint32_t m = 1;
+
+	while (m < x->nval && m < n && c[m] == x->val[m])
+		m++;
+	if (m < x->nval) {
+		/* the chains part inside x: its tail becomes its only kid */
+		struct gnode *tail = pool_get(&g->pool, sizeof(*tail));
+
+		if (!tail)
+			return -ENOMEM;
+		*tail = *x;
+		tail->val = x->val + m;
+		tail->nval = x->nval - m;
+		x->nval = m;
+		x->kids = NULL;
+		x->nkids = x->capkids = 0;
+		if (kid_insert(g, x, 0, tail))
+			return -ENOMEM;
+		x->children_hit = cumul(tail);
+		x->hit = 0;
+		if (m < n) {
+			struct gnode *k = node_new(g, c + m, n - m, period);
+
+			if (!k || kid_insert(g, x, kid_before(g, c[m], tail->val[0]) ? 0 : 1, k))
+				return -ENOMEM;
+			x->children_hit += period;
+		} else {
+			x->hit = period;
+		}
+		return 0;
+	}
+	if (m == n) {
+		x->hit += period;
+		return 0;
+	}
+	return append_kids(g, x, c + m, n - m, period);
+}
+
+static int append_kids(struct graph *g, struct gnode *p, const uint32_t *c, uint32_t n, uint64_t period)
+{
+	uint32_t at = 0;
+	struct gnode *x = kid_find(g, p, c[0], &at);
+
+	if (x) {
+		if (append(g, x, c, n, period))
+			return -ENOMEM;
+	} else {
+		x = node_new(g, c, n, period);
+		if (!x || kid_insert(g, p, at, x))
+			return -ENOMEM;
+	}
+	p->children_hit += period;
+	return 0;
+}
+
+static int add_to(struct graph *g, uint32_t e, const uint32_t *c, uint32_t n, uint64_t period)
+{
+	if (e >= g->nroot || !g->root[e] || !n)
+		return 0;
+	return append_kids(g, g->root[e], c, n, period);
+}
+
+int graph_build(struct report *r, double min_percent)
+{
+	struct graph *g = r->graph;
+	uint32_t i, *rev = NULL, *seen = NULL;
+	size_t k, caprev = 0;
+	int err = 0;
+
+	g->nroot = r->n;
+	g->root = calloc(r->n ? r->n : 1, sizeof(*g->root));
+	if (!g->root)
+		return -ENOMEM;
+	for (k = 0; k < r->n; k++) {
+		const struct entry *e = &r->v[k];
+
+		if (report_overhead(r, e) >= graph_min_hit(r, e->event, min_percent) &&
+		    !(g->root[k] = node_new(g, NULL, 0, 0)))
+			return -ENOMEM;
+	}
+	for (i = 0; i < g->nchains && !err; i++) {
+		const uint32_t *w = g->words + g->chains[i].off, self = w[0], n = w[1];
+		const uint32_t *ents = w + 2, *funcs = w + 2 + n;
+		uint64_t period = g->chains[i].period;
+		uint32_t j, nseen = 0, s;
+
+		if (!g->children) {
+			err = add_to(g, self, funcs, n, period); /* leaf first */
+			continue;
+		}
+		if (n > caprev) {
+			free(rev);
+			free(seen);
+			caprev = n * 2;
+			rev = malloc(caprev * sizeof(*rev));
+			seen = malloc((caprev + 1) * sizeof(*seen));
+			if (!rev || !seen) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		for (j = 0; j < n; j++)
+			rev[j] = funcs[n - 1 - j];
+		err = add_to(g, self, rev, n, period); /* root first */
+		seen[nseen++] = self;
+		for (j = 0; j < n && !err; j++) {
+			uint32_t e = ents[n - 1 - j];
+
+			for (s = 0; s < nseen && seen[s] != e; s++)
+				;
+			if (s < nseen)
+				continue;
+			seen[nseen++] = e;
+			err = add_to(g, e, rev + j, n - j, period);
+		}
+	}
+	free(rev);
+	free(seen);
+	return err;
+}
+
+uint64_t graph_min_hit(const struct report *r, int ev, double min_percent)
+{
+	const struct event_tot t = report_shown_tot(r, ev);
+
+	/* perf: hists__total_period() * (min_percent / 100), a u64 */
+	return (uint64_t)((double)t.period * (min_percent / 100.0));
+}
+
+/* ---- printing (perf's ui/stdio/hist.c, graph mode) ---- */
+
+struct gprint {
+	const struct graph *g;
+	uint64_t total, min_hit;
+	char name[64];
+};
+
+static const char *func_name(struct gprint *p, uint32_t f)
+{
+	const struct gfunc *x = &p->g->funcs[f];
+
+	if (x->name)
+		return x->name;
+	snprintf(p->name, sizeof(p->name), "%#" PRIx64, x->addr);
+	return p->name;
+}
+
+static void margin(int left)
+{
+	printf("            %*s", left, "");
+}
+
+/* x's kids that reach the threshold, by period (descending; equal ones in
+ * their tree order, as perf's rb_insert_callchain() leaves them). */
+static uint32_t sorted_kids(const struct gprint *p, const struct gnode *x, struct gnode ***out)
+{
+	struct gnode **v;
+	uint32_t i, n = 0, k;
+
+	*out = NULL;
+	if (!x->nkids || !(v = malloc(x->nkids * sizeof(*v))))
+		return 0;
+	for (i = 0; i < x->nkids; i++) {
+		struct gnode *c = x->kids[i];
+
+		if (cumul(c) < p->min_hit)
+			continue;
+		for (k = n; k > 0 && cumul(v[k - 1]) < cumul(c); k--)
+			v[k] = v[k - 1];
+		v[k] = c;
+		n++;
+	}
+	*out = v;
+	return n;
+}
+
+static void graph_line(int depth, int mask, int left)
+{
+	int i;
+
+	margin(left);
+	for (i = 0; i < depth; i++)
+		fputs(mask & (1 << i) ? "|          " : "           ", stdout);
+	putchar('\n');
+}
+
+static bool print_level(struct gprint *p, const struct gnode *x, int depth, int mask, int left)
+{
+	struct gnode **kids;
+	uint32_t n = sorted_kids(p, x, &kids), i, v;
+	int new_mask = mask;
+
+	for (i = 0; i < n; i++) {
+		const struct gnode *c = kids[i];
+
+		if (i + 1 == n)
+			new_mask &= ~(1 << (depth - 1));
+		graph_line(depth, mask, left);
+		for (v = 0; v < c->nval; v++) {
+			int d;
+
+			margin(left);
+			for (d = 0; d < depth; d++) {
+				putchar(new_mask & (1 << d) ? '|' : ' ');
+				if (!v && d == depth - 1)
+					printf("--%.2f%%--", p->total ? (double)cumul(c) * 100.0 / (double)p->total : 0.0);
+				else
+					fputs("          ", stdout);
+			}
+			puts(func_name(p, c->val[v]));
+		}
+		print_level(p, c, depth + 1, new_mask | (1 << depth), left);
+	}
+	free(kids);
+	return n > 0;
+}
+
+void graph_print(const struct report *r, const struct entry *e, double min_percent)
+{
+	const struct graph *g = r->graph;
+	size_t idx = (size_t)(e - r->v);
+	const struct gnode *root = idx < g->nroot ? g->root[idx] : NULL;
+	struct gprint p = { .g = g, .total = r->tot[e->event].period,
+			    .min_hit = graph_min_hit(r, e->event, min_percent) };
+	struct gnode **kids;
+	uint32_t n, v;
+	int left = 0;
+	bool printed = false;
+
+	if (!root)
+		return;
+	n = sorted_kids(&p, root, &kids);
+	if (!n) {
+		free(kids);
+		return;
+	}
+	if (n == 1 && cumul(kids[0]) == report_overhead(r, e)) {
+		/* one root holding all of the entry: no percentage, one column less */
+		const struct gnode *c = kids[0];
+
+		for (v = 0; v < c->nval; v++) {
+			/* sorted by symbol, the first frame is the entry itself */
+			if (!v && r->sort_sym_first)
+				continue;
+			margin(left);
+			if (!printed) {
+				printf("|\n");
+				margin(left);
+				printf("---");
+				left += 3;
+				printed = true;
+			}
+			puts(func_name(&p, c->val[v]));
+		}
+		root = c;
+	}
+	free(kids);
+	/* a blank line after a graph, none when it printed nothing */
+	if (print_level(&p, root, 1, 1, left) || printed)
+		putchar('\n');
+}
