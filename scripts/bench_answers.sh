@@ -5,7 +5,9 @@
 # chains, every CPU, perf bench sched messaging):
 #   RATIO script_symbols perfring/perf       perfring script vs perf script (default output)
 #   RATIO report perfring/perf_report        perfring report vs perf report --stdio,
-#                                            both with --sort comm,dso,sym (perf's default)
+#                                            both with --sort comm,dso,sym (perf's default),
+#                                            call graphs drawn (the default of both)
+#   RATIO report_nograph perfring/perf_report  the same with -g none on both (the table only)
 #   bench_answers.sh [BUILD_DIR]     (default build; called by scripts/bench.sh)
 # BENCH_PERFDATA_FILE (build/bench/big.perf.data) is the file; BENCH_ANSWERS_REPS
 # (3) passes each, alternating, wall-clock medians (and user CPU medians), page
@@ -55,17 +57,25 @@ for i in $(seq "$reps"); do
 	timed script_perf perf script -i "$file"
 	timed report_perfring "$tool" report -i "$file" --sort comm,dso,sym
 	timed report_perf perf report --stdio -i "$file" --sort comm,dso,sym
+	timed report_nograph_perfring "$tool" report -i "$file" --sort comm,dso,sym -g none
+	timed report_nograph_perf perf report --stdio -i "$file" --sort comm,dso,sym -g none
 done
 
 # The same samples on both sides.
 a=$("$tool" script -i "$file" 2>/dev/null | grep -c '^[^	]')
 b=$(perf script -i "$file" 2>/dev/null | grep -c '^[^	]')
 [ "$a" = "$b" ] || { echo "answers MISMATCH: perfring script prints $a lines that are not frames, perf script $b"; status=1; }
-a=$("$tool" report -i "$file" --sort comm,dso,sym 2>/dev/null | grep -E '^# (Samples|Event count)')
-b=$(perf report --stdio -i "$file" --sort comm,dso,sym 2>/dev/null | grep -E '^# (Samples|Event count)')
+"$tool" report -i "$file" --sort comm,dso,sym >"$tmp/report.pr" 2>/dev/null
+perf report --stdio -i "$file" --sort comm,dso,sym >"$tmp/report.perf" 2>/dev/null
+a=$(grep -E '^# (Samples|Event count)' "$tmp/report.pr")
+b=$(grep -E '^# (Samples|Event count)' "$tmp/report.perf")
 [ "$a" = "$b" ] || { echo "answers MISMATCH: report headers differ: perfring '$a', perf '$b'"; status=1; }
+# The same call graphs (every graph perf draws, line for line).
+g=$(python3 tests/helpers/perf_graph_cmp.py "$tmp/report.perf" "$tmp/report.pr" | tail -n 1)
+echo "answers report graphs: $g"
+case $g in *" bad=0") ;; *) echo "answers MISMATCH: report's call graphs differ from perf's ($g)"; status=1 ;; esac
 
-for n in script_perfring script_perf report_perfring report_perf; do
+for n in script_perfring script_perf report_perfring report_perf report_nograph_perfring report_nograph_perf; do
 	[ -s "$tmp/$n" ] || continue
 	w=$(cut -d' ' -f1 "$tmp/$n" | median)
 	u=$(cut -d' ' -f2 "$tmp/$n" | median)
@@ -80,4 +90,6 @@ ratio "script_symbols perfring/perf" "${w_script_perfring:-}" "${w_script_perf:-
 ratio "script_symbols_cpu perfring/perf" "${u_script_perfring:-}" "${u_script_perf:-}" " (user CPU)"
 ratio "report perfring/perf_report" "${w_report_perfring:-}" "${w_report_perf:-}" " (wall, --sort comm,dso,sym; target <= 0.1)"
 ratio "report_cpu perfring/perf_report" "${u_report_perfring:-}" "${u_report_perf:-}" " (user CPU)"
+ratio "report_nograph perfring/perf_report" "${w_report_nograph_perfring:-}" "${w_report_nograph_perf:-}" " (wall, -g none on both: the same table without graphs)"
+ratio "report_nograph_cpu perfring/perf_report" "${u_report_nograph_perfring:-}" "${u_report_nograph_perf:-}" " (user CPU)"
 exit $status
