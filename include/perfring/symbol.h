@@ -66,10 +66,8 @@ PERFRING_API void perfring_procs_free(struct perfring_procs *procs);
  * no new mapping holds is still looked up in the image before the exec, as
  * in perf), FORK gives the child a copy of the parent's mappings, EXIT of
  * the main thread marks the process dead (its mappings stay: samples may
- * follow), KSYMBOL adds or removes a kernel symbol (BPF programs, JIT code;
- * each registration's name is a string of its own, so two loads of a program
- * are told apart by the name's address, as perf makes each a binary), BPF_EVENT
- * is counted. Other records are ignored. Returns 1 if the record
+ * follow), KSYMBOL adds or removes a kernel symbol (BPF programs, JIT code),
+ * BPF_EVENT is counted. Other records are ignored. Returns 1 if the record
  * changed the model, 0 if it was ignored, -EINVAL or -ENOMEM.
  */
 PERFRING_API int perfring_procs_feed(struct perfring_procs *procs, const struct perfring_decoded *rec);

@@ -59,9 +59,6 @@ void perfring_procs_free(struct perfring_procs *p)
 	}
 	free(p->tab);
 	free(p->ksyms);
-	while (p->nksym_names)
-		free(p->ksym_names[--p->nksym_names]);
-	free(p->ksym_names);
 	pr_strtab_free(&p->strs);
 	free(p->proc_root);
 	free(p);
@@ -363,31 +360,6 @@ static size_t ksym_lower(const struct perfring_procs *p, uint64_t addr)
 	return lo;
 }
 
-/*
- * The name of a KSYMBOL registration: a copy of its own, not the pool's
- * shared one. perf makes each registration a binary of its own, so a
- * consumer that tells functions apart by binary and start (a call graph)
- * can tell two loads of one BPF program apart by the name's address.
- */
-static const char *ksym_name(struct perfring_procs *p, const char *name)
-{
-	char *copy;
-
-	if (p->nksym_names == p->ksym_names_cap) {
-		size_t cap = p->ksym_names_cap ? p->ksym_names_cap * 2 : 64;
-		char **v = realloc(p->ksym_names, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		p->ksym_names = v;
-		p->ksym_names_cap = cap;
-	}
-	copy = strdup(name);
-	if (copy)
-		p->ksym_names[p->nksym_names++] = copy;
-	return copy;
-}
-
 static int feed_ksymbol(struct perfring_procs *p, const struct perfring_decoded *rec)
 {
 	const struct perfring_rec_ksymbol *k = &rec->u.ksymbol;
@@ -407,7 +379,7 @@ static int feed_ksymbol(struct perfring_procs *p, const struct perfring_decoded 
 	e.addr = k->addr;
 	e.len = k->len;
 	e.type = k->ksym_type;
-	e.name = ksym_name(p, k->name ? k->name : "");
+	e.name = pr_intern_str(&p->strs, k->name ? k->name : "");
 	if (!e.name)
 		return pr_fail(ENOMEM, "perfring_procs_feed: out of memory");
 	if (same) {

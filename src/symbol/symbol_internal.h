@@ -83,8 +83,6 @@ struct perfring_procs {
 	size_t tab_cap, nprocs;
 	struct pr_ksym *ksyms; /* sorted by addr */
 	size_t nksyms, ksyms_cap;
-	char **ksym_names;   /* each KSYMBOL registration's name, its own copy (ksym_name()) */
-	size_t nksym_names, ksym_names_cap;
 	uint64_t bpf_events, records, nmaps;
 };
 

@@ -272,7 +272,7 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 				 * of one binary are two entries. The start in the
 				 * binary, the same in every process. */
 				k[0] = ((uint64_t)(uint32_t)*dso << 33) | ((uint64_t)(uint32_t)n << 1) | 1;
-				k[1] = f->ksymbol ? 0 : f->shown_addr - f->offset;
+				k[1] = f->ksym_reg ? 0 : f->shown_addr - f->offset;
 			} else {
 				/* perf keeps an unknown symbol by its address alone
 				 * (sort__sym_cmp(): two without a symbol compare their

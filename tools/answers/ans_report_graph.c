@@ -39,7 +39,7 @@ struct gfunc {
 	bool named;
 	uint64_t addr;      /* the function's start in its binary; unknown: the address as recorded */
 	const char *name;   /* NULL: shown as its address */
-	uintptr_t load;     /* a KSYMBOL's registration (its name's own copy): perf's binary per load */
+	uint32_t load;      /* a KSYMBOL's registration number: perf's binary per load */
 };
 
 /* A node of an entry's tree: frames (function ids) all its chains share. */
@@ -157,7 +157,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 32);
 }
 
-static uint64_t func_hash(int32_t dso, bool named, uint64_t addr, uintptr_t load)
+static uint64_t func_hash(int32_t dso, bool named, uint64_t addr, uint32_t load)
 {
 	return mix(mix(mix(0x9e3779b97f4a7c15ull, (uint64_t)(uint32_t)dso << 1 | named), addr), load);
 }
@@ -196,8 +196,8 @@ int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint32_t
 {
 	bool named = f->name != NULL;
 	/* perf: a known function by its start in its binary, else the address */
-	uint64_t addr = named ? (f->ksymbol ? 0 : f->shown_addr - f->offset) : f->addr;
-	uintptr_t load = named && f->ksymbol ? (uintptr_t)f->name : 0;
+	uint64_t addr = named ? (f->ksym_reg ? 0 : f->shown_addr - f->offset) : f->addr;
+	uint32_t load = named ? f->ksym_reg : 0;
 	uint64_t h = func_hash(dso, named, addr, load);
 	uint32_t j;
 

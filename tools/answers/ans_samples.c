@@ -48,7 +48,19 @@ struct ans_reader {
 	bool ktext_read;    /* ktext_* are read (running_kernel_text()) */
 	uint64_t ktext_start, ktext_end;
 	char vdso_path[40];
+	/* The live KSYMBOL registrations, by address: each one's number (from 1,
+	 * in record order, the same for every reader of the file). */
+	struct ksym_reg {
+		uint64_t addr;
+		uint32_t nr;
+	} *kregs;
+	size_t nkregs, kregs_cap;
+	uint32_t kreg_count;
+	/* ans_opts.share: the samples seen (decoded), this reader's among them */
+	uint64_t seq;
 };
+
+static uint32_t kreg_of(const struct ans_reader *r, uint64_t addr);
 
 static int read_max_stack(void)
 {
@@ -180,6 +192,7 @@ void ans_close(struct ans_reader *r)
 	free(r->names);
 	free(r->attrs);
 	free(r->frames);
+	free(r->kregs);
 	free(r->tracing);
 	if (r->vdso_fd >= 0)
 		close(r->vdso_fd);
@@ -466,7 +479,8 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 		/* perf names a BPF program's dso after the program (bpf_prog_TAG_NAME). */
 		if (res.source == PERFRING_SYM_KSYMBOL && res.binary && !strcmp(res.binary, "[bpf]"))
 			f->dso = res.name;
-		f->ksymbol = res.source == PERFRING_SYM_KSYMBOL;
+		if (res.source == PERFRING_SYM_KSYMBOL)
+			f->ksym_reg = kreg_of(r, res.sym_addr);
 	} else {
 		f->reason = unmapped ? "a user-space address in kernel mode that no kernel mapping holds" : res.reason;
 		if (kernel && res.binary && !module && !unmapped)
@@ -569,6 +583,58 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 	return 0;
 }
 
+/* Where a registration at addr is (or goes) in r->kregs. */
+static size_t kreg_at(const struct ans_reader *r, uint64_t addr)
+{
+	size_t lo = 0, hi = r->nkregs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->kregs[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A KSYMBOL record: the registration it adds (numbered) or removes. */
+static void kreg_feed(struct ans_reader *r, const struct perfring_rec_ksymbol *k)
+{
+	size_t i = kreg_at(r, k->addr);
+	bool same = i < r->nkregs && r->kregs[i].addr == k->addr;
+
+	if (k->flags & 1) { /* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
+		if (same) {
+			memmove(&r->kregs[i], &r->kregs[i + 1], (r->nkregs - i - 1) * sizeof(*r->kregs));
+			r->nkregs--;
+		}
+		return;
+	}
+	if (!same) {
+		if (r->nkregs == r->kregs_cap) {
+			size_t cap = r->kregs_cap ? r->kregs_cap * 2 : 64;
+			struct ksym_reg *v = realloc(r->kregs, cap * sizeof(*v));
+
+			if (!v)
+				return; /* its frames show no registration: one binary with the last */
+			r->kregs = v;
+			r->kregs_cap = cap;
+		}
+		memmove(&r->kregs[i + 1], &r->kregs[i], (r->nkregs - i) * sizeof(*r->kregs));
+		r->nkregs++;
+	}
+	r->kregs[i] = (struct ksym_reg){ k->addr, ++r->kreg_count };
+}
+
+static uint32_t kreg_of(const struct ans_reader *r, uint64_t addr)
+{
+	size_t i = kreg_at(r, addr);
+
+	return i < r->nkregs && r->kregs[i].addr == addr ? r->kregs[i].nr : 0;
+}
+
 static void feed(struct ans_reader *r)
 {
 	const struct perfring_decoded *d = &r->d;
@@ -592,6 +658,8 @@ static void feed(struct ans_reader *r)
 		ans_fcache_changed(r->fcache, d->u.fork_exit.pid);
 		break;
 	default: /* KSYMBOL, BPF_EVENT */
+		if (d->type == PERF_RECORD_KSYMBOL)
+			kreg_feed(r, &d->u.ksymbol);
 		ans_fcache_changed(r->fcache, PERFRING_PID_KERNEL);
 		break;
 	}

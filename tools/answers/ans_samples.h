@@ -37,8 +37,9 @@ struct ans_frame {
 	bool kernel;          /* a kernel address (cpumode kernel, or guest kernel) */
 	bool module;          /* in a kernel module's map */
 	bool mapped;          /* a mapping holds it: map_* are set */
-	bool ksymbol;         /* named by a KSYMBOL record (a BPF program): perf makes it a binary of
-			       * its own, the function at 0 in it */
+	uint32_t ksym_reg;    /* named by a KSYMBOL record (a BPF program): its registration's number
+			       * (from 1, in the file's order), else 0. perf makes each registration
+			       * a binary of its own, the function at 0 in it */
 	uint64_t map_start, map_end, map_pgoff;
 	const char *file;     /* source file and line when asked for and known */
 	uint32_t line;
