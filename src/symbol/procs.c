@@ -84,7 +84,7 @@ const struct pr_proc *pr_procs_find(const struct perfring_procs *p, uint32_t pid
 static int tab_grow(struct perfring_procs *p)
 {
 	size_t cap = p->tab_cap ? p->tab_cap * 2 : 64, i, j;
-	struct pr_proc **tab = calloc(cap, sizeof(*tab));
+	struct pr_proc **tab = pr_zalloc(cap, sizeof(*tab));
 
 	if (!tab)
 		return -ENOMEM;

@@ -24,7 +24,7 @@ uint64_t pr_hash_bytes(const void *p, size_t n, uint64_t h)
 static int grow(struct pr_strtab *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 256, i;
-	struct pr_istr **slots = calloc(cap, sizeof(*slots));
+	struct pr_istr **slots = pr_zalloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;

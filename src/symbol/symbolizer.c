@@ -175,7 +175,7 @@ static uint64_t mix(uint64_t x)
 static int grow_table(void ***tab, size_t *cap, uint64_t (*hash_of)(const void *))
 {
 	size_t ncap = *cap ? *cap * 2 : 64, i, j;
-	void **nt = calloc(ncap, sizeof(*nt));
+	void **nt = pr_zalloc(ncap, sizeof(*nt));
 
 	if (!nt)
 		return -ENOMEM;

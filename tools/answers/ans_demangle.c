@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/zalloc.h"
 #include "answers/ans_demangle.h"
 
 /* The Itanium C++ ABI's demangler, in the C++ runtime (libstdc++). */
@@ -27,7 +28,7 @@ struct ans_demangler *ans_demangler_new(void)
 	if (!d)
 		return NULL;
 	d->cap = 256;
-	d->tab = calloc(d->cap, sizeof(*d->tab));
+	d->tab = tool_zalloc(d->cap, sizeof(*d->tab));
 	if (!d->tab) {
 		free(d);
 		return NULL;
@@ -168,7 +169,7 @@ const char *ans_demangle(struct ans_demangler *d, const char *name)
 		return e->val;
 	if ((d->n + 1) * 2 > d->cap) {
 		size_t cap = d->cap * 2, i;
-		struct dm_ent *t = calloc(cap, sizeof(*t));
+		struct dm_ent *t = tool_zalloc(cap, sizeof(*t));
 
 		if (!t)
 			return name;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/zalloc.h"
 #include "answers/ans_fcache.h"
 
 #define FC_SLOTS (1u << 16)
@@ -32,9 +33,9 @@ struct ans_fcache *ans_fcache_new(void)
 
 	if (!c)
 		return NULL;
-	c->v = calloc(FC_SLOTS, sizeof(*c->v));
+	c->v = tool_zalloc(FC_SLOTS, sizeof(*c->v));
 	c->gens_cap = 1024;
-	c->gens = calloc(c->gens_cap, sizeof(*c->gens));
+	c->gens = tool_zalloc(c->gens_cap, sizeof(*c->gens));
 	if (!c->v || !c->gens) {
 		ans_fcache_free(c);
 		return NULL;
@@ -73,7 +74,7 @@ void ans_fcache_changed(struct ans_fcache *c, uint32_t pid)
 
 	if ((c->ngens + 1) * 2 > c->gens_cap) {
 		size_t cap = c->gens_cap * 2, i;
-		struct fc_gen *t = calloc(cap, sizeof(*t));
+		struct fc_gen *t = tool_zalloc(cap, sizeof(*t));
 
 		if (!t) {
 			/* Cannot track it: forget every entry rather than keep a stale one. */

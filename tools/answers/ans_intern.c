@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/zalloc.h"
 #include "answers/ans_intern.h"
 
 struct slot {
@@ -39,7 +40,7 @@ static uint64_t hash_ptr(const char *s)
 static int table_init(struct table *t)
 {
 	t->cap = 1024;
-	t->v = calloc(t->cap, sizeof(*t->v));
+	t->v = tool_zalloc(t->cap, sizeof(*t->v));
 	return t->v ? 0 : -1;
 }
 
@@ -57,7 +58,7 @@ static int grow(struct table *t, bool by_ptr)
 	struct table n = { .cap = t->cap * 2 };
 	size_t i;
 
-	n.v = calloc(n.cap, sizeof(*n.v));
+	n.v = tool_zalloc(n.cap, sizeof(*n.v));
 	if (!n.v)
 		return -1;
 	for (i = 0; i < t->cap; i++)
@@ -141,6 +142,11 @@ int32_t ans_intern_ptr(struct ans_intern *t, const char *s)
 	e->id = id;
 	t->by_ptr.n++;
 	return id;
+}
+
+int32_t ans_intern_count(const struct ans_intern *t)
+{
+	return (int32_t)t->nstrs;
 }
 
 const char *ans_intern_get(const struct ans_intern *t, int32_t id)

@@ -18,6 +18,8 @@ void ans_intern_free(struct ans_intern *t);
 int32_t ans_intern_str(struct ans_intern *t, const char *s);
 /* The same for a string that stays at its address while t is used. */
 int32_t ans_intern_ptr(struct ans_intern *t, const char *s);
+/* How many strings there are (ids are 0 to this, exclusive). */
+int32_t ans_intern_count(const struct ans_intern *t);
 /* The string of an id. */
 const char *ans_intern_get(const struct ans_intern *t, int32_t id);
 

@@ -14,11 +14,14 @@
  * a program at different paths are one entry.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "shared/zalloc.h"
 #include "answers/ans_groups.h"
 #include "answers/ans_report_int.h"
 #include "answers/ans_samples.h"
@@ -136,7 +139,7 @@ static int entries_grow(struct report *r)
 static int tab_grow(struct report *r)
 {
 	size_t cap = r->tab_cap ? r->tab_cap * 2 : 4096, i, j;
-	uint32_t *t = calloc(cap, sizeof(*t));
+	uint32_t *t = tool_zalloc(cap, sizeof(*t));
 
 	if (!t)
 		return -ENOMEM;
@@ -174,13 +177,12 @@ static inline bool same_key(const uint64_t *x, const uint64_t *y, int words)
 	return true;
 }
 
-/* The entry of (key, event), created with the frame's display fields. */
-static struct entry *get_entry(struct report *r, const uint64_t *key, int event, const struct ans_frame *f,
-			       bool leaf, int32_t dso, int32_t comm, uint32_t pid, uint32_t tid)
+struct entry *report_entry(struct report *r, const uint64_t *key, int event, bool *made)
 {
 	struct entry *e;
 	size_t j;
 
+	*made = false;
 	if ((r->n + 1) * 2 > r->tab_cap && tab_grow(r))
 		return NULL;
 	j = hash_key(key, r->kwords, event) & (r->tab_cap - 1);
@@ -197,6 +199,31 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	/* only the keys' words are set in key (the rest of e->key stays 0) */
 	memcpy(e->key, key, (size_t)r->kwords * sizeof(key[0]));
 	e->event = event;
+	r->tab[j] = (uint32_t)++r->n;
+	*made = true;
+	return e;
+}
+
+int report_rehash(struct report *r)
+{
+	size_t cap = 4096;
+
+	while ((r->n + 1) * 2 > cap)
+		cap *= 2;
+	r->tab_cap = cap / 2; /* tab_grow() doubles it, and fills the new table from r->v */
+	return tab_grow(r);
+}
+
+/* The entry of (key, event), created with the frame's display fields; first:
+ * where it was made (report_first()). */
+static struct entry *get_entry(struct report *r, const uint64_t *key, int event, const struct ans_frame *f,
+			       bool leaf, int32_t dso, int32_t comm, uint32_t pid, uint32_t tid, uint64_t first)
+{
+	bool made;
+	struct entry *e = report_entry(r, key, event, &made);
+
+	if (!e || !made)
+		return e;
 	e->sym = f ? f->name : NULL;
 	e->addr = f ? frame_addr(f, leaf) : 0;
 	e->kernel = f ? f->kernel : false;
@@ -205,7 +232,7 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	e->pid_comm = comm;
 	e->pid = pid;
 	e->tid = tid;
-	r->tab[j] = (uint32_t)++r->n;
+	e->first = first;
 	return e;
 }
 
@@ -366,7 +393,7 @@ static bool frame_level_k(const struct ans_sample *a, size_t j, bool leaf)
 }
 
 /* The event's totals, grown to hold event ev. */
-static struct event_tot *event_tot(struct report *r, int ev)
+struct event_tot *report_event_tot(struct report *r, int ev)
 {
 	if (ev >= r->ntot) {
 		struct event_tot *t = realloc(r->tot, (ev + 1) * sizeof(*t));
@@ -397,7 +424,8 @@ static inline int add_node(struct report *r, const struct ans_sample *a, size_t 
 
 	if (frame_key(r, a, f, leaf, comm, key, &dso))
 		return -ENOMEM;
-	e = get_entry(r, key, a->event, f, leaf, dso, comm, a->s->tid, a->s->tid);
+	e = get_entry(r, key, a->event, f, leaf, dso, comm, a->s->tid, a->s->tid,
+		      report_first(a->seq, leaf ? 0 : j + 1));
 	if (!e)
 		return -ENOMEM;
 	if (e->stamp != r->stamp && !e->children && !e->self_samples && f)
@@ -433,7 +461,7 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	uint32_t self, *ents = NULL, *funcs = NULL;
 	size_t j, n = a->nframes;
 
-	if (!event_tot(r, a->event))
+	if (!report_event_tot(r, a->event))
 		return -ENOMEM;
 	r->tot[a->event].samples++;
 	r->tot[a->event].period += period;
@@ -548,7 +576,7 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 {
 	const struct perfring_branch_stack *bs = &a->s->branch;
 	const struct ans_frame *leaf = a->nframes ? &a->frames[0] : NULL;
-	struct event_tot *t = event_tot(r, a->event);
+	struct event_tot *t = report_event_tot(r, a->event);
 	struct perfring_branch_entry be;
 	struct branch_end from, to;
 	struct ans_frame ff, tf;
@@ -607,7 +635,7 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 			if (err)
 				return err;
 		}
-		e = get_entry(r, key, a->event, &tf, false, to.dso, comm, a->s->tid, a->s->tid);
+		e = get_entry(r, key, a->event, &tf, false, to.dso, comm, a->s->tid, a->s->tid, report_first(a->seq, i));
 		if (!e)
 			return -ENOMEM;
 		if (!e->self_samples) {
@@ -705,7 +733,7 @@ static int read_groups(const char *cmd, const char *path, const struct ans_reade
 	for (i = 0; i < n; i++)
 		if (g[i].nr > GROUP_MAX)
 			return 0; /* wider than a table: one by one */
-	if (nattrs > 0 && !event_tot(r, nattrs - 1))
+	if (nattrs > 0 && !report_event_tot(r, nattrs - 1))
 		return -1;
 	return n;
 }
@@ -753,106 +781,215 @@ static bool want_graph(const struct ans_report_opts *o, struct report *r, bool a
 	return true;
 }
 
-int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
-{
-	bool table_off = false;
-	struct report r = { .o = opts };
-	struct ans_opts aopts = { .inlines = opts->exports.inline_frames };
-	struct ans_export *x = NULL;
-	struct entry **list = NULL;
-	struct row *rows = NULL, **rowp = NULL;
-	struct ans_group groups[64];
+/* One reader's pass over the samples into w->r; prints its errors unless quiet. */
+struct worker {
+	struct report r;
 	struct ans_reader *rd;
-	struct ans_sample a;
-	int ret, ev, status = EXIT_OK, i, k, ngroups = 0;
-	size_t n;
-	bool any_chain = false, any_branch = false, decided = false;
+	struct ans_export *x;
+	const char *cmd, *path;
+	bool quiet;   /* the second reader: the first says what went wrong (it meets it too) */
+	int status;
+	pthread_t th;
+};
 
-	if (parse_sort(&r, opts->sort ? opts->sort : "comm,dso,sym"))
-		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid; in branch mode also "
-					     "dso_from, symbol_from, dso_to, symbol_to, cycles)", opts->sort);
-	rd = ans_open(cmd, path, &aopts);
-	if (!rd)
-		return EXIT_ERROR;
-	r.strs = ans_intern_new();
-	if (!r.strs) {
-		ans_close(rd);
-		return tool_error(cmd, "out of memory");
-	}
-	if (ans_export_wanted(&opts->exports) && !(x = ans_export_new(cmd, &opts->exports))) {
-		status = EXIT_ERROR;
-		goto out;
-	}
-	while ((ret = ans_next(rd, &a)) > 0) {
+static int worker_oom(const struct worker *w)
+{
+	return w->quiet ? EXIT_ERROR : tool_error(w->cmd, "out of memory");
+}
+
+static int worker_pass(struct worker *w)
+{
+	struct report *r = &w->r;
+	const struct ans_report_opts *opts = r->o;
+	struct ans_sample a;
+	bool any_chain = false, any_branch = false, decided = false;
+	int ret, i;
+
+	while ((ret = ans_next(w->rd, &a)) > 0) {
 		if (!decided) {
 			/* At the first sample: in pipe mode the events come as records before it. */
-			for (i = 0; i < perfring_perfdata_attr_cnt(ans_perfdata(rd)); i++) {
-				const struct perfring_perfdata_attr *at = perfring_perfdata_attr(ans_perfdata(rd), i);
+			for (i = 0; i < perfring_perfdata_attr_cnt(ans_perfdata(w->rd)); i++) {
+				const struct perfring_perfdata_attr *at = perfring_perfdata_attr(ans_perfdata(w->rd), i);
 
 				if (at && (at->cfg.sample_type & PERF_SAMPLE_CALLCHAIN))
 					any_chain = true;
 				if (at && (at->cfg.sample_type & PERF_SAMPLE_BRANCH_STACK))
 					any_branch = true;
 			}
-			if (decide_branch(cmd, path, &r, any_branch)) {
-				status = EXIT_ERROR;
-				goto out;
-			}
+			if (decide_branch(w->cmd, w->path, r, any_branch))
+				return EXIT_ERROR;
 			/* perf report's branch mode counts no call chains (cumulate_callchain off) */
-			r.children = r.branch ? false : opts->children < 0 ? any_chain : opts->children;
-			r.callers_first = r.children && any_chain;
-			if (want_graph(opts, &r, any_chain) && !(r.graph = graph_new(r.children))) {
-				status = tool_error(cmd, "out of memory");
-				goto out;
-			}
+			r->children = r->branch ? false : opts->children < 0 ? any_chain : opts->children;
+			r->callers_first = r->children && any_chain;
+			if (want_graph(opts, r, any_chain) && !(r->graph = graph_new(r->children)))
+				return worker_oom(w);
 			decided = true;
 		}
-		if (r.branch ? add_branch_sample(&r, rd, &a) : add_sample(&r, &a)) {
-			status = tool_error(cmd, "out of memory");
-			goto out;
-		}
+		if (r->branch ? add_branch_sample(r, w->rd, &a) : add_sample(r, &a))
+			return worker_oom(w);
 		/* the exports take the samples the table counts */
-		if (x && keep_sample(opts, &a) && ans_export_add(x, rd, &a)) {
-			status = EXIT_ERROR;
-			goto out;
-		}
+		if (w->x && keep_sample(opts, &a) && ans_export_add(w->x, w->rd, &a))
+			return EXIT_ERROR;
 	}
-	if (ret < 0) {
+	return ret < 0 ? EXIT_ERROR : EXIT_OK;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	w->status = worker_pass(w);
+	return NULL;
+}
+
+static void report_free(struct report *r)
+{
+	free(r->v);
+	free(r->tab);
+	free(r->tot);
+	free(r->brs);
+	graph_free(r->graph);
+	ans_intern_free(r->strs);
+}
+
+/*
+ * A second reader for the other half of the samples, when it pays and the
+ * output cannot tell: a file (a pipe is read once), no export (it takes the
+ * samples in order), no branch stacks, two CPUs or more, and
+ * PERFRING_REPORT_THREADS not 1. NULL when there is none.
+ */
+static struct ans_reader *second_reader(const char *cmd, const char *path, const struct report *r,
+					struct ans_reader *rd, const struct ans_opts *aopts)
+{
+	const struct ans_report_opts *opts = r->o;
+	struct perfring_perfdata *pd = ans_perfdata(rd);
+	const char *env = getenv("PERFRING_REPORT_THREADS");
+	struct ans_opts second = *aopts;
+	int i;
+
+	if ((env && atoi(env) == 1) || sysconf(_SC_NPROCESSORS_ONLN) < 2 || perfring_perfdata_is_pipe(pd) ||
+	    ans_export_wanted(&opts->exports) || opts->branch > 0)
+		return NULL;
+	for (i = 0; i < r->nkeys; i++)
+		if (r->keys[i] >= RK_FIRST_BRANCH)
+			return NULL; /* an error the first reader reports */
+	for (i = 0; i < perfring_perfdata_attr_cnt(pd); i++) {
+		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(pd, i);
+
+		if (at && (at->cfg.sample_type & PERF_SAMPLE_BRANCH_STACK))
+			return NULL;
+	}
+	second.share_n = 2;
+	second.share_i = 1;
+	second.quiet = true;
+	return ans_open(cmd, path, &second);
+}
+
+/* Two readers' passes, the first on this thread; the second's table merged into the first's. */
+static int run_pair(struct worker *w, struct worker *w2)
+{
+	int err = pthread_create(&w2->th, NULL, worker_main, w2);
+
+	if (err) {
+		/* no thread: this reader takes every sample after all */
+		ans_close(w2->rd);
+		w2->rd = NULL;
+		return -1;
+	}
+	w->status = worker_pass(w);
+	pthread_join(w2->th, NULL);
+	if (w->status)
+		return 0;
+	if (w2->status) {
+		w->status = tool_error(w->cmd, "%s: the second reader of the file failed", w->path);
+		return 0;
+	}
+	if (report_merge(&w->r, &w2->r))
+		w->status = tool_error(w->cmd, "out of memory");
+	return 0;
+}
+
+int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
+{
+	bool table_off = false;
+	struct worker w = { .r = { .o = opts }, .cmd = cmd, .path = path },
+		      w2 = { .r = { .o = opts }, .cmd = cmd, .path = path };
+	struct report *r = &w.r;
+	struct ans_opts aopts = { .inlines = opts->exports.inline_frames };
+	struct entry **list = NULL;
+	struct row *rows = NULL, **rowp = NULL;
+	struct ans_group groups[64];
+	struct ans_reader *rd;
+	int ev, status = EXIT_OK, k, ngroups = 0;
+	size_t n;
+
+	if (parse_sort(r, opts->sort ? opts->sort : "comm,dso,sym"))
+		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid; in branch mode also "
+					     "dso_from, symbol_from, dso_to, symbol_to, cycles)", opts->sort);
+	parse_sort(&w2.r, opts->sort ? opts->sort : "comm,dso,sym");
+	rd = ans_open(cmd, path, &aopts);
+	if (!rd)
+		return EXIT_ERROR;
+	w.rd = rd;
+	r->strs = ans_intern_new();
+	if (!r->strs) {
+		ans_close(rd);
+		return tool_error(cmd, "out of memory");
+	}
+	if (ans_export_wanted(&opts->exports) && !(w.x = ans_export_new(cmd, &opts->exports))) {
 		status = EXIT_ERROR;
 		goto out;
 	}
-	if (r.graph && graph_build(&r, r.graph_min)) {
+	w2.rd = second_reader(cmd, path, r, rd, &aopts);
+	w2.quiet = true;
+	if (w2.rd && !(w2.r.strs = ans_intern_new())) {
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
-	if (name_pids(&r, rd)) {
+	if (w2.rd) {
+		ans_share(rd, 2, 0);
+		if (run_pair(&w, &w2)) {
+			ans_share(rd, 1, 0);
+			w.status = worker_pass(&w);
+		}
+	} else {
+		w.status = worker_pass(&w);
+	}
+	status = w.status;
+	if (status)
+		goto out;
+	if (r->graph && graph_build(r, r->graph_min)) {
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
-	if (!r.ntot) {
+	if (name_pids(r, rd)) {
+		status = tool_error(cmd, "out of memory");
+		goto out;
+	}
+	if (!r->ntot) {
 		status = tool_error(cmd, "%s: the file has no samples", path);
 		goto out;
 	}
 	/* An export written to standard output ('-') owns it: no table beside it. */
 	table_off = ans_export_to_stdout(&opts->exports);
-	list = malloc((r.n ? r.n : 1) * sizeof(*list));
-	rows = malloc((r.n ? r.n : 1) * sizeof(*rows));
-	rowp = malloc((r.n ? r.n : 1) * sizeof(*rowp));
+	list = malloc((r->n ? r->n : 1) * sizeof(*list));
+	rows = malloc((r->n ? r->n : 1) * sizeof(*rows));
+	rowp = malloc((r->n ? r->n : 1) * sizeof(*rowp));
 	if (!list || !rows || !rowp) {
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
 	if (!opts->json && !table_off && !opts->quiet) {
 		printf("# perfring report of %s\n#\n", path);
-		report_set_elide(&r);
+		report_set_elide(r);
 	}
 	if (!opts->json && !table_off)
-		ngroups = read_groups(cmd, path, rd, &r, groups, sizeof(groups) / sizeof(groups[0]));
+		ngroups = read_groups(cmd, path, rd, r, groups, sizeof(groups) / sizeof(groups[0]));
 	if (ngroups < 0) {
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
-	for (ev = 0; ev < r.ntot && !table_off; ev++) {
+	for (ev = 0; ev < r->ntot && !table_off; ev++) {
 		const struct ans_group *g = group_of(groups, ngroups, ev);
 		int nr = g ? (int)g->nr : 1;
 		char title[512];
@@ -860,42 +997,40 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		if (g && (uint32_t)ev != g->leader)
 			continue; /* shown in its leader's table */
 		for (k = 0, n = 0; k < nr; k++)
-			n += r.tot[ev + k].samples;
+			n += r->tot[ev + k].samples;
 		if (!n)
 			continue;
-		n = report_rows(&r, ev, nr, list, rows, rowp);
+		n = report_rows(r, ev, nr, list, rows, rowp);
 		if (opts->json) {
-			report_print_json(&r, ans_event_name(rd, ev), ev, rowp, n, ans_lost_samples(rd));
+			report_print_json(r, ans_event_name(rd, ev), ev, rowp, n, ans_lost_samples(rd));
 			continue;
 		}
 		if (g)
 			group_title(rd, g, title, sizeof(title));
 		else
 			snprintf(title, sizeof(title), "event '%s'", ans_event_name(rd, ev));
-		report_print_table(&r, title, ev, nr, rowp, n, ans_lost_samples(rd));
+		report_print_table(r, title, ev, nr, rowp, n, ans_lost_samples(rd));
 	}
 	fflush(stdout);
 	if (ferror(stdout))
 		status = tool_error(cmd, "writing the output failed");
-	if (x) {
-		int xs = ans_export_finish(x, rd, path);
+	if (w.x) {
+		int xs = ans_export_finish(w.x, rd, path);
 
-		x = NULL;
+		w.x = NULL;
 		if (xs)
 			status = xs;
 	}
 out:
 	ans_warnings(rd, cmd, path);
-	ans_export_free(x);
+	ans_export_free(w.x);
 	free(list);
 	free(rows);
 	free(rowp);
-	free(r.v);
-	free(r.tab);
-	free(r.tot);
-	graph_free(r.graph);
-	free(r.brs);
-	ans_intern_free(r.strs);
+	report_free(r);
+	report_free(&w2.r);
+	/* the merged table's names point into the second reader's symbols: it goes last */
 	ans_close(rd);
+	ans_close(w2.rd);
 	return status;
 }

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shared/zalloc.h"
 #include "answers/ans_report_int.h"
 
 /* A function of the chains: its binary and start (an unknown one's
@@ -167,7 +168,7 @@ static int rehash(uint32_t **tab, uint32_t *cap, uint32_t n, uint64_t (*hash_of)
 		  const struct graph *g)
 {
 	uint32_t c = *cap ? *cap * 2 : 4096, i, j;
-	uint32_t *t = calloc(c, sizeof(*t));
+	uint32_t *t = tool_zalloc(c, sizeof(*t));
 
 	if (!t)
 		return -ENOMEM;
@@ -192,12 +193,10 @@ static uint64_t chain_hash_at(const struct graph *g, uint32_t i)
 	return g->chains[i].hash;
 }
 
-int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint32_t *id)
+/* The id of the function (dso, named, addr, load) named name. */
+static int func_id(struct graph *g, int32_t dso, bool named, uint64_t addr, uint32_t load, const char *name,
+		   uint32_t *id)
 {
-	bool named = f->name != NULL;
-	/* perf: a known function by its start in its binary, else the address */
-	uint64_t addr = named ? (f->ksym_reg ? 0 : f->shown_addr - f->offset) : f->addr;
-	uint32_t load = named ? f->ksym_reg : 0;
 	uint64_t h = func_hash(dso, named, addr, load);
 	uint32_t j;
 
@@ -220,10 +219,20 @@ int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint32_t
 		g->funcs = v;
 		g->capfuncs = cap;
 	}
-	g->funcs[g->nfuncs] = (struct gfunc){ dso, named, addr, f->name, load };
+	g->funcs[g->nfuncs] = (struct gfunc){ dso, named, addr, name, load };
 	g->ftab[j] = ++g->nfuncs;
 	*id = g->nfuncs - 1;
 	return 0;
+}
+
+int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint32_t *id)
+{
+	bool named = f->name != NULL;
+
+	/* perf: a known function by its start in its binary (a KSYMBOL's at 0
+	 * in a binary of each registration), else the address */
+	return func_id(g, dso, named, named ? (f->ksym_reg ? 0 : f->shown_addr - f->offset) : f->addr,
+		       named ? f->ksym_reg : 0, f->name, id);
 }
 
 uint32_t *graph_scratch(struct graph *g, size_t n)
@@ -240,17 +249,26 @@ uint32_t *graph_scratch(struct graph *g, size_t n)
 	return g->scratch;
 }
 
+static uint64_t chain_hash(uint32_t self, const uint32_t *ents, const uint32_t *funcs, uint32_t n)
+{
+	uint64_t h = mix(mix(0x2545f4914f6cdd1dull, self), n);
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		h = mix(h, (uint64_t)ents[i] << 32 | funcs[i]);
+	return h;
+}
+
 int graph_sample(struct graph *g, uint32_t self, const uint32_t *ents, const uint32_t *funcs, uint32_t n,
 		 uint64_t period)
 {
-	uint64_t h = mix(mix(0x2545f4914f6cdd1dull, self), n);
-	size_t need = 2 + 2 * (size_t)n, i;
+	uint64_t h;
+	size_t need = 2 + 2 * (size_t)n;
 	uint32_t j;
 
 	if (!n)
 		return 0;
-	for (i = 0; i < n; i++)
-		h = mix(h, (uint64_t)ents[i] << 32 | funcs[i]);
+	h = chain_hash(self, ents, funcs, n);
 	if ((g->nchains + 1) * 2 > g->ctab_cap && rehash(&g->ctab, &g->ctab_cap, g->nchains, chain_hash_at, g))
 		return -ENOMEM;
 	for (j = (uint32_t)h & (g->ctab_cap - 1); g->ctab[j]; j = (j + 1) & (g->ctab_cap - 1)) {
@@ -292,6 +310,61 @@ int graph_sample(struct graph *g, uint32_t self, const uint32_t *ents, const uin
 	g->nwords += need;
 	g->ctab[j] = ++g->nchains;
 	return 0;
+}
+
+int graph_merge(struct graph *g, const struct graph *from, const uint32_t *entry_map,
+		int32_t (*dso_map)(void *ctx, int32_t dso), void *ctx)
+{
+	uint32_t *fmap, i, j;
+	int err = 0;
+
+	if (!from || !from->nchains)
+		return 0;
+	fmap = malloc((from->nfuncs ? from->nfuncs : 1) * sizeof(*fmap));
+	if (!fmap)
+		return -ENOMEM;
+	for (i = 0; i < from->nfuncs && !err; i++) {
+		const struct gfunc *x = &from->funcs[i];
+		int32_t dso = dso_map(ctx, x->dso);
+
+		err = dso < 0 ? -ENOMEM : func_id(g, dso, x->named, x->addr, x->load, x->name, &fmap[i]);
+	}
+	for (i = 0; i < from->nchains && !err; i++) {
+		const uint32_t *w = from->words + from->chains[i].off, n = w[1];
+		uint32_t *ents = graph_scratch(g, 2 * (size_t)n), *funcs;
+
+		if (!ents) {
+			err = -ENOMEM;
+			break;
+		}
+		funcs = ents + n;
+		for (j = 0; j < n; j++) {
+			ents[j] = entry_map[w[2 + j]];
+			funcs[j] = fmap[w[2 + n + j]];
+		}
+		err = graph_sample(g, entry_map[w[0]], ents, funcs, n, from->chains[i].period);
+	}
+	free(fmap);
+	return err;
+}
+
+int graph_renumber(struct graph *g, const uint32_t *entry_map)
+{
+	uint32_t i, j, cap;
+
+	for (i = 0; i < g->nchains; i++) {
+		uint32_t *w = g->words + g->chains[i].off, n = w[1];
+
+		w[0] = entry_map[w[0]];
+		for (j = 0; j < n; j++)
+			w[2 + j] = entry_map[w[2 + j]];
+		g->chains[i].hash = chain_hash(w[0], w + 2, w + 2 + n, n);
+	}
+	cap = 4096;
+	while ((g->nchains + 1) * 2 > cap)
+		cap *= 2;
+	g->ctab_cap = cap / 2; /* rehash() doubles it and fills the new table */
+	return rehash(&g->ctab, &g->ctab_cap, g->nchains, chain_hash_at, g);
 }
 
 /* ---- the trees (perf's append_chain_children(), append_chain(), split_add_child()) ---- */
@@ -450,7 +523,7 @@ int graph_build(struct report *r, double min_percent)
 	int err = 0;
 
 	g->nroot = r->n;
-	g->root = calloc(r->n ? r->n : 1, sizeof(*g->root));
+	g->root = tool_zalloc(r->n ? r->n : 1, sizeof(*g->root));
 	if (!g->root)
 		return -ENOMEM;
 	for (k = 0; k < r->n; k++) {

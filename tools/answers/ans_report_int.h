@@ -62,7 +62,18 @@ struct entry {
 	uint32_t tid;       /* of its first sample */
 	int32_t pid_comm;   /* --sort pid: that thread's name at the end, as perf shows it */
 	uint32_t br;        /* branch mode: its branch, r->brs[br] (sym, addr and dso above are its target's) */
+	uint64_t first;     /* where it was made: report_first() of that sample and frame */
 } __attribute__((aligned(64)));
+
+/* An entry's making, ordered as one pass over the samples makes them: the
+ * sample's number in the file, then the frame's place in the walk (the
+ * leaf's own entry 0, a caller at chain index j j + 1, a branch its index).
+ * Tables merged from readers that shared the samples are put in this order,
+ * which is one reader's. */
+static inline uint64_t report_first(uint64_t seq, size_t pos)
+{
+	return seq << 16 | (pos < 0xffff ? pos : 0xffff);
+}
 
 /* A branch mode entry's branch (apart: the entries of other modes stay small). */
 struct branch {
@@ -146,6 +157,18 @@ struct event_tot report_shown_tot(const struct report *r, int ev);
 /* Before the tables: which keys a one-item filter hides (said in the header). */
 void report_set_elide(struct report *r);
 
+/* ans_report.c: the entry of (key, event), made (zeroed but for the key and
+ * event; *made set) when there is none; NULL when out of memory. */
+struct entry *report_entry(struct report *r, const uint64_t *key, int event, bool *made);
+/* The hash table rebuilt for r->v as it is now (after reordering it). */
+int report_rehash(struct report *r);
+/* The totals of event ev, made zero when new; NULL when out of memory. */
+struct event_tot *report_event_tot(struct report *r, int ev);
+/* ans_report_merge.c: the table of another reader's pass over the other
+ * samples (same options) added to r, in the order one pass would have made
+ * it. from stays as it was. 0 or -ENOMEM. */
+int report_merge(struct report *r, const struct report *from);
+
 /* ans_report_graph.c: the call graphs under the entries. A sample leaves
  * its chain (graph_sample(): its self entry, then each frame's entry and
  * function, leaf first; graph_scratch() lends room for them); after the
@@ -156,6 +179,11 @@ int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint32_t
 uint32_t *graph_scratch(struct graph *g, size_t n);
 int graph_sample(struct graph *g, uint32_t self, const uint32_t *ents, const uint32_t *funcs, uint32_t n,
 		 uint64_t period);
+/* The chains of another pass (its entries numbered here by entry_map, its
+ * binaries by dso_map) added; the entries renumbered (entry_map[old]). */
+int graph_merge(struct graph *g, const struct graph *from, const uint32_t *entry_map,
+		int32_t (*dso_map)(void *ctx, int32_t dso), void *ctx);
+int graph_renumber(struct graph *g, const uint32_t *entry_map);
 int graph_build(struct report *r, double min_percent);
 uint64_t graph_min_hit(const struct report *r, int ev, double min_percent);
 void graph_print(const struct report *r, const struct entry *e, double min_percent);

@@ -669,6 +669,7 @@ names:
 
 int ans_next(struct ans_reader *r, struct ans_sample *out)
 {
+	uint64_t seq;
 	int ret, ev;
 
 	while ((ret = perfring_perfdata_next(r->pd, &r->rec)) > 0) {
@@ -692,12 +693,17 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 			feed(r);
 			continue;
 		}
+		seq = r->seq++;
+		if (r->opts.share_n > 1 && seq % r->opts.share_n != r->opts.share_i)
+			continue; /* another reader's */
 		ev = event_index(r, r->rec.attr);
 		if (ev < 0) {
-			tool_error(r->cmd, "out of memory");
+			if (!r->opts.quiet)
+				tool_error(r->cmd, "out of memory");
 			return -ENOMEM;
 		}
 		memset(out, 0, sizeof(*out));
+		out->seq = seq;
 		out->rec = &r->rec;
 		out->d = &r->d;
 		out->s = &r->d.u.sample;
@@ -716,13 +722,15 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 			out->comm = r->comm_buf;
 		}
 		if (sample_frames(r, out)) {
-			tool_error(r->cmd, "out of memory");
+			if (!r->opts.quiet)
+				tool_error(r->cmd, "out of memory");
 			return -ENOMEM;
 		}
 		return 1;
 	}
 	if (ret < 0) {
-		pd_read_error(r->cmd, r->path, r->pd, ret);
+		if (!r->opts.quiet)
+			pd_read_error(r->cmd, r->path, r->pd, ret);
 		return ret;
 	}
 	return 0;
@@ -761,6 +769,12 @@ const struct perf_event_attr *ans_event_attr(const struct ans_reader *r, int eve
 void ans_name_addr(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct ans_frame *f)
 {
 	name_frame(r, pid, addr, cpumode, f);
+}
+
+void ans_share(struct ans_reader *r, uint32_t n, uint32_t i)
+{
+	r->opts.share_n = n;
+	r->opts.share_i = i;
 }
 
 uint64_t ans_bad_samples(const struct ans_reader *r)

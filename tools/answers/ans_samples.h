@@ -58,6 +58,7 @@ struct ans_sample {
 	const struct perfring_decoded *d;  /* the SAMPLE, decoded */
 	const struct perfring_sample *s;   /* &d->u.sample */
 	int event;                         /* index of its attr in the file */
+	uint64_t seq;                      /* its number among the file's samples (from 0) */
 	uint64_t period;                   /* its weight: the sample's period, else (no
 					    * PERF_SAMPLE_PERIOD) the event's sample_period, as perf */
 	const char *event_name;
@@ -73,6 +74,11 @@ struct ans_opts {
 	bool inlines;         /* the inlined functions of each frame (DWARF; implies lines) */
 	int max_stack;        /* 0: /proc/sys/kernel/perf_event_max_stack, else 127 */
 	const char *kallsyms; /* NULL: /proc/kallsyms */
+	/* Readers sharing a file's samples: this one names and returns only
+	 * those whose number (ans_sample.seq) is share_i modulo share_n (0 or 1:
+	 * all). Every other record is read and fed as usual. */
+	uint32_t share_n, share_i;
+	bool quiet;           /* print no errors (another reader of the file prints them) */
 };
 
 struct ans_reader;
@@ -85,6 +91,8 @@ void ans_close(struct ans_reader *r);
  * ("perfring CMD: PATH: ..."). Samples that cannot be decoded are counted
  * (ans_bad_samples) and skipped. */
 int ans_next(struct ans_reader *r, struct ans_sample *out);
+/* ans_opts.share_n and share_i, set before the first ans_next(). */
+void ans_share(struct ans_reader *r, uint32_t n, uint32_t i);
 
 struct perfring_perfdata *ans_perfdata(const struct ans_reader *r);
 int ans_nevents(const struct ans_reader *r);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "shared/zalloc.h"
 #include "answers/ans_threads.h"
 
 /* TASK_COMM_LEN is 16; a longer name in a hostile file is cut. */
@@ -28,7 +29,7 @@ struct ans_threads *ans_threads_new(void)
 	if (!t)
 		return NULL;
 	t->cap = 1024;
-	t->tab = calloc(t->cap, sizeof(*t->tab));
+	t->tab = tool_zalloc(t->cap, sizeof(*t->tab));
 	if (!t->tab) {
 		free(t);
 		return NULL;
@@ -56,7 +57,7 @@ static size_t slot_of(const struct ans_thread *tab, size_t cap, uint32_t tid)
 static int grow(struct ans_threads *t)
 {
 	size_t cap = t->cap * 2, i;
-	struct ans_thread *tab = calloc(cap, sizeof(*tab));
+	struct ans_thread *tab = tool_zalloc(cap, sizeof(*tab));
 
 	if (!tab)
 		return -ENOMEM;
