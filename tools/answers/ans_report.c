@@ -856,14 +856,14 @@ static void report_free(struct report *r)
  * A second reader for the other half of the samples, when it pays and the
  * output cannot tell: a file (a pipe is read once), no export (it takes the
  * samples in order), no branch stacks, two CPUs or more, and
- * PERFRING_REPORT_THREADS not 1. NULL when there is none.
+ * PERFRING_THREADS not 1. NULL when there is none.
  */
 static struct ans_reader *second_reader(const char *cmd, const char *path, const struct report *r,
 					struct ans_reader *rd, const struct ans_opts *aopts)
 {
 	const struct ans_report_opts *opts = r->o;
 	struct perfring_perfdata *pd = ans_perfdata(rd);
-	const char *env = getenv("PERFRING_REPORT_THREADS");
+	const char *env = getenv("PERFRING_THREADS");
 	struct ans_opts second = *aopts;
 	int i;
 
@@ -947,9 +947,9 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		goto out;
 	}
 	if (w2.rd) {
-		ans_share(rd, 2, 0);
+		ans_share(rd, 2, 0, 1);
 		if (run_pair(&w, &w2)) {
-			ans_share(rd, 1, 0);
+			ans_share(rd, 1, 0, 1);
 			w.status = worker_pass(&w);
 		}
 	} else {

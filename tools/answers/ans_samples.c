@@ -694,7 +694,8 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 			continue;
 		}
 		seq = r->seq++;
-		if (r->opts.share_n > 1 && seq % r->opts.share_n != r->opts.share_i)
+		if (r->opts.share_n > 1 &&
+		    seq / (r->opts.share_block ? r->opts.share_block : 1) % r->opts.share_n != r->opts.share_i)
 			continue; /* another reader's */
 		ev = event_index(r, r->rec.attr);
 		if (ev < 0) {
@@ -771,10 +772,11 @@ void ans_name_addr(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned c
 	name_frame(r, pid, addr, cpumode, f);
 }
 
-void ans_share(struct ans_reader *r, uint32_t n, uint32_t i)
+void ans_share(struct ans_reader *r, uint32_t n, uint32_t i, uint32_t block)
 {
 	r->opts.share_n = n;
 	r->opts.share_i = i;
+	r->opts.share_block = block;
 }
 
 uint64_t ans_bad_samples(const struct ans_reader *r)

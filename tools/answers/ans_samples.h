@@ -74,10 +74,12 @@ struct ans_opts {
 	bool inlines;         /* the inlined functions of each frame (DWARF; implies lines) */
 	int max_stack;        /* 0: /proc/sys/kernel/perf_event_max_stack, else 127 */
 	const char *kallsyms; /* NULL: /proc/kallsyms */
-	/* Readers sharing a file's samples: this one names and returns only
-	 * those whose number (ans_sample.seq) is share_i modulo share_n (0 or 1:
-	 * all). Every other record is read and fed as usual. */
-	uint32_t share_n, share_i;
+	/* Readers sharing a file's samples, in blocks of share_block (0: 1)
+	 * samples: this one names and returns only those of the blocks whose
+	 * number is share_i modulo share_n (share_n 0 or 1: all), a sample's
+	 * block being its number (ans_sample.seq) / share_block. Every other
+	 * record is read and fed as usual. */
+	uint32_t share_n, share_i, share_block;
 	bool quiet;           /* print no errors (another reader of the file prints them) */
 };
 
@@ -91,8 +93,8 @@ void ans_close(struct ans_reader *r);
  * ("perfring CMD: PATH: ..."). Samples that cannot be decoded are counted
  * (ans_bad_samples) and skipped. */
 int ans_next(struct ans_reader *r, struct ans_sample *out);
-/* ans_opts.share_n and share_i, set before the first ans_next(). */
-void ans_share(struct ans_reader *r, uint32_t n, uint32_t i);
+/* ans_opts.share_n, share_i and share_block, set before the first ans_next(). */
+void ans_share(struct ans_reader *r, uint32_t n, uint32_t i, uint32_t block);
 
 struct perfring_perfdata *ans_perfdata(const struct ans_reader *r);
 int ans_nevents(const struct ans_reader *r);

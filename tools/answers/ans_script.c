@@ -24,9 +24,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "answers/ans_export.h"
 #include "answers/ans_fields.h"
@@ -50,6 +53,7 @@ struct script_ctx {
 	uint32_t *ev_fields; /* each event's fields, resolved when it is first seen */
 	int nev_fields;
 	int data_src_width;  /* the longest data_src text so far: perf pads each to it */
+	bool quiet;          /* the second reader: the first says it */
 };
 
 /* The fields of event ev's lines into *out; -1 (said) when the samples
@@ -99,28 +103,62 @@ static struct ans_tracing *tracing(struct script_ctx *c)
 		return c->tracing;
 	c->tracing_tried = true;
 	if (!ans_tracing_data(c->r, &data, &len)) {
-		fprintf(stderr, "perfring %s: warning: the file has tracepoint samples but no tracing data "
+		if (!c->quiet)
+			fprintf(stderr, "perfring %s: warning: the file has tracepoint samples but no tracing data "
 				"(HEADER_TRACING_DATA): their fields are not shown\n", c->cmd);
 		return NULL;
 	}
 	c->tracing = ans_tracing_new(data, len, err, sizeof(err));
-	if (!c->tracing)
+	if (!c->tracing && !c->quiet)
 		fprintf(stderr, "perfring %s: warning: %s: tracepoint fields are not shown\n", c->cmd, err);
 	return c->tracing;
 }
 
 /* The text output through a buffer of our own: formatting with stdio's
  * printf was half of script's time on a large file. */
+struct text_block {
+	char *buf;
+	size_t len, cap;
+};
+
 struct obuf {
 	FILE *f;
+	struct text_block *mem; /* instead of f: the second reader's block in memory */
+	bool oom;               /* mem could not grow */
 	size_t n;
 	char b[1 << 16];
 };
 
+static void ob_write(struct obuf *o, const char *s, size_t len)
+{
+	struct text_block *m = o->mem;
+
+	if (!m) {
+		fwrite(s, 1, len, o->f);
+		return;
+	}
+	if (m->cap - m->len < len) {
+		size_t cap = m->cap ? m->cap : (1u << 20);
+		char *b;
+
+		while (cap - m->len < len)
+			cap *= 2;
+		b = realloc(m->buf, cap);
+		if (!b) {
+			o->oom = true;
+			return;
+		}
+		m->buf = b;
+		m->cap = cap;
+	}
+	memcpy(m->buf + m->len, s, len);
+	m->len += len;
+}
+
 static void ob_flush(struct obuf *o)
 {
 	if (o->n)
-		fwrite(o->b, 1, o->n, o->f);
+		ob_write(o, o->b, o->n);
 	o->n = 0;
 }
 
@@ -129,7 +167,7 @@ static void ob_put(struct obuf *o, const char *s, size_t len)
 	if (o->n + len > sizeof(o->b)) {
 		ob_flush(o);
 		if (len > sizeof(o->b)) {
-			fwrite(s, 1, len, o->f);
+			ob_write(o, s, len);
 			return;
 		}
 	}
@@ -152,23 +190,35 @@ static void ob_ch(struct obuf *o, char c)
 /* v in lowercase hex (base 16) or decimal, right-aligned in width columns. */
 static void ob_num(struct obuf *o, uint64_t v, unsigned base, int width)
 {
-	char tmp[24];
-	int i = sizeof(tmp);
+	/* written in place (a frame's address is the commonest field): at most
+	 * 20 digits, widths are at most 16 */
+	int digits = 1, pad;
+	uint64_t x;
+	char *p;
 
+	if (base == 16)
+		digits = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+	else
+		for (x = v; x >= 10; x /= 10)
+			digits++;
+	pad = width > digits ? width - digits : 0;
+	if (o->n + (size_t)(pad + digits) > sizeof(o->b))
+		ob_flush(o);
+	p = o->b + o->n + pad + digits;
+	o->n += (size_t)(pad + digits);
 	if (base == 16) {
 		do {
-			tmp[--i] = "0123456789abcdef"[v & 15];
+			*--p = "0123456789abcdef"[v & 15];
 			v >>= 4;
 		} while (v);
 	} else {
 		do {
-			tmp[--i] = (char)('0' + v % 10);
+			*--p = (char)('0' + v % 10);
 			v /= 10;
 		} while (v);
 	}
-	while ((int)sizeof(tmp) - i < width)
-		tmp[--i] = ' ';
-	ob_put(o, tmp + i, sizeof(tmp) - i);
+	while (pad--)
+		*--p = ' ';
 }
 
 /* s right-aligned in width columns. */
@@ -501,6 +551,201 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 	pd_emit_end(&e);
 }
 
+/*
+ * ---- Two readers ----
+ * The listing of a file is made by two readers at once, a thread each, in
+ * blocks of SHARE_BLOCK samples: the first reader (this thread) lists the
+ * even blocks straight to the output, the second the odd ones into memory
+ * (at most SHARE_AHEAD blocks ahead), which the first writes out between
+ * its own. Both follow every other record, so each line is the one a
+ * single reader prints. Only where no line depends on the lines before it
+ * (data_src's padding does), nothing else takes the samples, and no
+ * tracepoint fields are decoded.
+ */
+#define SHARE_BLOCK 1024
+#define SHARE_AHEAD 8
+
+struct second {
+	struct script_ctx c;
+	struct ans_reader *r;
+	struct obuf *o;
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct text_block q[SHARE_AHEAD]; /* each slot's buffer is kept for its next block */
+	uint64_t head, tail;              /* blocks made, blocks written out */
+	bool done, stop;
+	int status;
+};
+
+/* A free slot for the next block (NULL when the first reader stopped). */
+static struct text_block *slot_get(struct second *s)
+{
+	struct text_block *m = NULL;
+
+	pthread_mutex_lock(&s->mu);
+	while (s->head - s->tail == SHARE_AHEAD && !s->stop)
+		pthread_cond_wait(&s->cv, &s->mu);
+	if (!s->stop) {
+		m = &s->q[s->head % SHARE_AHEAD];
+		m->len = 0;
+	}
+	pthread_mutex_unlock(&s->mu);
+	return m;
+}
+
+/* The block in s->o's slot made, for the first reader to write out. */
+static void slot_put(struct second *s)
+{
+	ob_flush(s->o);
+	pthread_mutex_lock(&s->mu);
+	s->head++;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void *second_main(void *arg)
+{
+	struct second *s = arg;
+	struct ans_sample a;
+	uint64_t blk = UINT64_MAX;
+	uint32_t fl;
+	int ret;
+
+	s->o->mem = NULL;
+	while ((ret = ans_next(s->r, &a)) > 0) {
+		if (a.seq / SHARE_BLOCK != blk) {
+			if (s->o->mem)
+				slot_put(s);
+			blk = a.seq / SHARE_BLOCK;
+			if (!(s->o->mem = slot_get(s)))
+				break;
+		}
+		if (event_fields(&s->c, a.event, &fl)) {
+			ret = -1;
+			break;
+		}
+		if (fl)
+			print_text(&s->c, s->o, &a, fl);
+		if (s->o->oom) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (s->o->mem && ret >= 0)
+		slot_put(s);
+	pthread_mutex_lock(&s->mu);
+	if (ret < 0 && !s->status)
+		s->status = ret;
+	s->done = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/* Write the second reader's next block after o's lines: false when it has
+ * no more (it ended, or failed: s->status). */
+static bool write_second_block(struct second *s, struct obuf *o)
+{
+	struct text_block *m = NULL;
+
+	pthread_mutex_lock(&s->mu);
+	while (s->head == s->tail && !s->done)
+		pthread_cond_wait(&s->cv, &s->mu);
+	if (s->head != s->tail)
+		m = &s->q[s->tail % SHARE_AHEAD];
+	pthread_mutex_unlock(&s->mu);
+	if (!m)
+		return false;
+	/* the slot is the second reader's again only after tail moves */
+	ob_flush(o);
+	if (m->len)
+		fwrite(m->buf, 1, m->len, o->f);
+	pthread_mutex_lock(&s->mu);
+	s->tail++;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return true;
+}
+
+/* Start the second reader when it pays and cannot change the listing. */
+static struct second *second_start(const char *cmd, const char *path, const struct script_ctx *c,
+				   const struct ans_opts *aopts)
+{
+	const char *env = getenv("PERFRING_THREADS");
+	struct ans_opts o2 = *aopts;
+	struct second *s;
+	int i;
+
+	if ((env && atoi(env) == 1) || sysconf(_SC_NPROCESSORS_ONLN) < 2 || perfring_perfdata_is_pipe(ans_perfdata(c->r)))
+		return NULL;
+	for (i = 0; i < ans_nevents(c->r); i++) {
+		const struct perf_event_attr *at = ans_event_attr(c->r, i);
+
+		/* data_src is padded to the widest so far; tracepoint fields go
+		 * through libtraceevent, not known to be thread-safe */
+		if (!at || (at->sample_type & PERF_SAMPLE_DATA_SRC) || at->type == PERF_TYPE_TRACEPOINT)
+			return NULL;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->o = malloc(sizeof(*s->o));
+	o2.share_n = 2;
+	o2.share_i = 1;
+	o2.share_block = SHARE_BLOCK;
+	o2.quiet = true;
+	s->r = s->o ? ans_open(cmd, path, &o2) : NULL;
+	if (!s->r) {
+		free(s->o);
+		free(s);
+		return NULL;
+	}
+	s->o->n = 0;
+	s->o->f = NULL;
+	s->o->oom = false;
+	s->c = *c;
+	s->c.f = NULL; /* print_text() writes to c->f for tracepoint fields only: none here */
+	s->c.r = s->r;
+	s->c.quiet = true;
+	s->c.tracing = NULL;
+	s->c.tracing_tried = false;
+	s->c.ev_fields = NULL;
+	s->c.nev_fields = 0;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if (pthread_create(&s->th, NULL, second_main, s)) {
+		ans_close(s->r);
+		free(s->o);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Stop (when the first reader failed) and free the second reader: its status. */
+static int second_end(struct second *s)
+{
+	int status, i;
+
+	pthread_mutex_lock(&s->mu);
+	s->stop = true;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->th, NULL);
+	for (i = 0; i < SHARE_AHEAD; i++)
+		free(s->q[i].buf);
+	status = s->status;
+	free(s->c.ev_fields);
+	ans_tracing_free(s->c.tracing);
+	ans_close(s->r);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s->o);
+	free(s);
+	return status;
+}
+
 int ans_script_run(const char *cmd, const char *path, const struct ans_script_opts *opts)
 {
 	struct ans_opts aopts = { .lines = opts->lines || ans_fields_want_lines(&opts->fields),
@@ -514,6 +759,8 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 	struct obuf *o = NULL;
 	struct ans_sample a;
 	struct ans_reader *r;
+	struct second *sec = NULL;
+	uint64_t next_second = 1; /* the second reader's next block */
 	int i, ret, n, name_width = 0, status = EXIT_OK;
 
 	r = ans_open(cmd, path, &aopts);
@@ -532,6 +779,8 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 	}
 	if (o) {
 		o->f = stdout;
+		o->mem = NULL;
+		o->oom = false;
 		o->n = 0;
 	}
 	/* A field the file's samples cannot give is said before any line (a
@@ -543,6 +792,17 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 			ans_close(r);
 			return EXIT_ERROR;
 		}
+	/* a file's events are known: names padded to the longest, as below */
+	if (o && !x && !opts->json && !perfring_perfdata_is_pipe(ans_perfdata(r))) {
+		for (i = 0; i < ans_nevents(r); i++) {
+			n = (int)strlen(ans_event_name(r, i));
+			if (n > name_width)
+				name_width = n;
+		}
+		c.name_width = name_width;
+		if ((sec = second_start(cmd, path, &c, &aopts)))
+			ans_share(r, 2, 0, SHARE_BLOCK);
+	}
 	while ((ret = ans_next(r, &a)) > 0) {
 		/* Event names are padded to the longest one, taken as perf takes it: at
 		 * the first sample (a pipe's events come as records before it). */
@@ -552,6 +812,9 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 				name_width = n;
 		}
 		c.name_width = name_width;
+		/* the second reader's blocks before this one */
+		while (sec && next_second < a.seq / SHARE_BLOCK && write_second_block(sec, o))
+			next_second += 2;
 		/* Every sample goes into the exports: script filters nothing. */
 		if (x && ans_export_add(x, r, &a)) {
 			ret = -1;
@@ -570,11 +833,15 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 		if (fl) /* none: that type's events are hidden (-F TYPE:) */
 			print_text(&c, o, &a, fl);
 	}
+	while (sec && ret >= 0 && write_second_block(sec, o))
+		;
 	if (o)
 		ob_flush(o);
 	free(o);
 	fflush(stdout);
 	ans_warnings(r, cmd, path);
+	if (sec && second_end(sec) && ret >= 0)
+		ret = -tool_error(cmd, "%s: the second reader of the file failed", path);
 	if (ret < 0)
 		status = EXIT_ERROR;
 	else if (ferror(stdout))
