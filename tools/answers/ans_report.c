@@ -853,23 +853,24 @@ static void report_free(struct report *r)
 }
 
 /*
- * A second reader for the other half of the samples, when it pays and the
- * output cannot tell: a file (a pipe is read once), no export (it takes the
- * samples in order), no branch stacks, two CPUs or more, and
- * PERFRING_THREADS not 1. NULL when there is none.
+ * A second reader for the other half of the samples, when it pays
+ * (ans_two_readers()) and the output cannot tell: no export (it takes the
+ * samples in order), no branch stacks. NULL when there is none.
  */
 static struct ans_reader *second_reader(const char *cmd, const char *path, const struct report *r,
 					struct ans_reader *rd, const struct ans_opts *aopts)
 {
 	const struct ans_report_opts *opts = r->o;
 	struct perfring_perfdata *pd = ans_perfdata(rd);
-	const char *env = getenv("PERFRING_THREADS");
 	struct ans_opts second = *aopts;
 	int i;
 
-	if ((env && atoi(env) == 1) || sysconf(_SC_NPROCESSORS_ONLN) < 2 || perfring_perfdata_is_pipe(pd) ||
-	    ans_export_wanted(&opts->exports) || opts->branch > 0)
+	if (!ans_two_readers(rd))
 		return NULL;
+	if (ans_export_wanted(&opts->exports))
+		return ans_one_reader(rd, "an export takes the samples in order"), NULL;
+	if (opts->branch > 0)
+		return ans_one_reader(rd, "branch mode"), NULL;
 	for (i = 0; i < r->nkeys; i++)
 		if (r->keys[i] >= RK_FIRST_BRANCH)
 			return NULL; /* an error the first reader reports */
@@ -877,7 +878,7 @@ static struct ans_reader *second_reader(const char *cmd, const char *path, const
 		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(pd, i);
 
 		if (at && (at->cfg.sample_type & PERF_SAMPLE_BRANCH_STACK))
-			return NULL;
+			return ans_one_reader(rd, "branch mode"), NULL;
 	}
 	second.share_n = 2;
 	second.share_i = 1;

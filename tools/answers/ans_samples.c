@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
@@ -770,6 +771,33 @@ const struct perf_event_attr *ans_event_attr(const struct ans_reader *r, int eve
 void ans_name_addr(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct ans_frame *f)
 {
 	name_frame(r, pid, addr, cpumode, f);
+}
+
+bool ans_one_reader(const struct ans_reader *r, const char *why)
+{
+	const char *env = getenv("PERFRING_THREADS");
+
+	if (env && atoi(env) == 2)
+		fprintf(stderr, "perfring %s: PERFRING_THREADS=2: one reader: %s\n", r->cmd, why);
+	return false;
+}
+
+bool ans_two_readers(const struct ans_reader *r)
+{
+	const char *env = getenv("PERFRING_THREADS");
+	struct stat st;
+
+	if (env && atoi(env) == 1)
+		return false;
+	if (perfring_perfdata_is_pipe(r->pd))
+		return ans_one_reader(r, "the input is a pipe");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return ans_one_reader(r, "one CPU online");
+	if (env && atoi(env) == 2)
+		return true;
+	/* a small file is read in the time the second reader takes to start
+	 * (it loads the kernel's symbols too): one reader, half the CPU */
+	return stat(r->path, &st) == 0 && st.st_size >= ANS_TWO_READERS_MIN;
 }
 
 void ans_share(struct ans_reader *r, uint32_t n, uint32_t i, uint32_t block)

@@ -93,6 +93,17 @@ void ans_close(struct ans_reader *r);
  * ("perfring CMD: PATH: ..."). Samples that cannot be decoded are counted
  * (ans_bad_samples) and skipped. */
 int ans_next(struct ans_reader *r, struct ans_sample *out);
+/*
+ * Whether a command should read r's file with a second reader too (sharing
+ * the samples, a thread each): not for a pipe (read once), nor on one CPU,
+ * nor with PERFRING_THREADS=1; with PERFRING_THREADS=2 always; else when
+ * the file has ANS_TWO_READERS_MIN bytes or more.
+ */
+#define ANS_TWO_READERS_MIN (16u << 20)
+bool ans_two_readers(const struct ans_reader *r);
+/* A command that cannot use two readers after all says why when they were
+ * asked for (PERFRING_THREADS=2). Returns false. */
+bool ans_one_reader(const struct ans_reader *r, const char *why);
 /* ans_opts.share_n, share_i and share_block, set before the first ans_next(). */
 void ans_share(struct ans_reader *r, uint32_t n, uint32_t i, uint32_t block);
 

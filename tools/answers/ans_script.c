@@ -672,12 +672,11 @@ static bool write_second_block(struct second *s, struct obuf *o)
 static struct second *second_start(const char *cmd, const char *path, const struct script_ctx *c,
 				   const struct ans_opts *aopts)
 {
-	const char *env = getenv("PERFRING_THREADS");
 	struct ans_opts o2 = *aopts;
 	struct second *s;
 	int i;
 
-	if ((env && atoi(env) == 1) || sysconf(_SC_NPROCESSORS_ONLN) < 2 || perfring_perfdata_is_pipe(ans_perfdata(c->r)))
+	if (!ans_two_readers(c->r))
 		return NULL;
 	for (i = 0; i < ans_nevents(c->r); i++) {
 		const struct perf_event_attr *at = ans_event_attr(c->r, i);
@@ -685,7 +684,7 @@ static struct second *second_start(const char *cmd, const char *path, const stru
 		/* data_src is padded to the widest so far; tracepoint fields go
 		 * through libtraceevent, not known to be thread-safe */
 		if (!at || (at->sample_type & PERF_SAMPLE_DATA_SRC) || at->type == PERF_TYPE_TRACEPOINT)
-			return NULL;
+			return ans_one_reader(c->r, "tracepoint fields or data_src"), NULL;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -793,7 +792,9 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 			return EXIT_ERROR;
 		}
 	/* a file's events are known: names padded to the longest, as below */
-	if (o && !x && !opts->json && !perfring_perfdata_is_pipe(ans_perfdata(r))) {
+	if (!o || x || opts->json)
+		ans_one_reader(r, "not a text listing alone (--json, or an export)");
+	else if (!perfring_perfdata_is_pipe(ans_perfdata(r))) {
 		for (i = 0; i < ans_nevents(r); i++) {
 			n = (int)strlen(ans_event_name(r, i));
 			if (n > name_width)
