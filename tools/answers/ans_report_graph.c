@@ -629,34 +629,44 @@ static uint32_t sorted_kids(const struct gprint *p, const struct gnode *x, struc
 	return n;
 }
 
-static void graph_line(int depth, int mask, int left)
+/*
+ * perf keeps which levels still draw a '|' in an int, bit i for level i;
+ * past 32 levels its shifts wrap (x86 takes the count modulo 32), which
+ * this does on purpose, so deep graphs look as perf draws them.
+ */
+static inline unsigned level_bit(int i)
+{
+	return 1u << (i & 31);
+}
+
+static void graph_line(int depth, unsigned mask, int left)
 {
 	int i;
 
 	margin(left);
 	for (i = 0; i < depth; i++)
-		fputs(mask & (1 << i) ? "|          " : "           ", stdout);
+		fputs(mask & level_bit(i) ? "|          " : "           ", stdout);
 	putchar('\n');
 }
 
-static bool print_level(struct gprint *p, const struct gnode *x, int depth, int mask, int left)
+static bool print_level(struct gprint *p, const struct gnode *x, int depth, unsigned mask, int left)
 {
 	struct gnode **kids;
 	uint32_t n = sorted_kids(p, x, &kids), i, v;
-	int new_mask = mask;
+	unsigned new_mask = mask;
 
 	for (i = 0; i < n; i++) {
 		const struct gnode *c = kids[i];
 
 		if (i + 1 == n)
-			new_mask &= ~(1 << (depth - 1));
+			new_mask &= ~level_bit(depth - 1);
 		graph_line(depth, mask, left);
 		for (v = 0; v < c->nval; v++) {
 			int d;
 
 			margin(left);
 			for (d = 0; d < depth; d++) {
-				putchar(new_mask & (1 << d) ? '|' : ' ');
+				putchar(new_mask & level_bit(d) ? '|' : ' ');
 				if (!v && d == depth - 1)
 					printf("--%.2f%%--", p->total ? (double)cumul(c) * 100.0 / (double)p->total : 0.0);
 				else
@@ -664,7 +674,7 @@ static bool print_level(struct gprint *p, const struct gnode *x, int depth, int 
 			}
 			puts(func_name(p, c->val[v]));
 		}
-		print_level(p, c, depth + 1, new_mask | (1 << depth), left);
+		print_level(p, c, depth + 1, new_mask | level_bit(depth), left);
 	}
 	free(kids);
 	return n > 0;
