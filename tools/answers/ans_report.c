@@ -450,7 +450,7 @@ static inline int add_node(struct report *r, const struct ans_sample *a, size_t 
 /* Frame j's function in the graph (dso: its interned binary). */
 static inline int graph_frame(struct report *r, const struct ans_sample *a, size_t j, int32_t dso, uint32_t *funcs)
 {
-	return graph_func(r->graph, &a->frames[j], dso, &funcs[j]);
+	return graph_func(r->graph, &a->frames[j], dso, report_first(a->seq, j), &funcs[j]);
 }
 
 static int add_sample(struct report *r, const struct ans_sample *a)

@@ -85,6 +85,11 @@ struct graph {
 	struct pool pool;
 	uint32_t *scratch;
 	size_t capscratch;
+	/* by binary (interned dso id): where a chain first held one of its
+	 * functions (report_first() + 1; 0: no binary, "[unknown]"; UINT64_MAX:
+	 * none yet), the stand-in for perf's order of its dso objects */
+	uint64_t *dso_first;
+	int32_t ndso_first;
 };
 
 static void *pool_get(struct pool *p, size_t n)
@@ -148,6 +153,7 @@ void graph_free(struct graph *g)
 	free(g->ctab);
 	free(g->root);
 	free(g->scratch);
+	free(g->dso_first);
 	pool_free(&g->pool);
 	free(g);
 }
@@ -225,9 +231,41 @@ static int func_id(struct graph *g, int32_t dso, bool named, uint64_t addr, uint
 	return 0;
 }
 
-int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint32_t *id)
+/* Binary dso met at first (0: no binary): the earliest is kept. */
+static int dso_seen(struct graph *g, int32_t dso, uint64_t first)
+{
+	if (dso < 0)
+		return 0;
+	if (dso >= g->ndso_first) {
+		int32_t n = g->ndso_first ? g->ndso_first : 64, i;
+		uint64_t *v;
+
+		while (n <= dso)
+			n *= 2;
+		v = realloc(g->dso_first, (size_t)n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (i = g->ndso_first; i < n; i++)
+			v[i] = UINT64_MAX;
+		g->dso_first = v;
+		g->ndso_first = n;
+	}
+	if (first < g->dso_first[dso])
+		g->dso_first[dso] = first;
+	return 0;
+}
+
+static uint64_t dso_rank(const struct graph *g, int32_t dso)
+{
+	return dso >= 0 && dso < g->ndso_first ? g->dso_first[dso] : UINT64_MAX;
+}
+
+int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint64_t first, uint32_t *id)
 {
 	bool named = f->name != NULL;
+
+	if (dso_seen(g, dso, strcmp(f->dso, "[unknown]") ? first + 1 : 0))
+		return -ENOMEM;
 
 	/* perf: a known function by its start in its binary (a KSYMBOL's at 0
 	 * in a binary of each registration), else the address */
@@ -328,6 +366,8 @@ int graph_merge(struct graph *g, const struct graph *from, const uint32_t *entry
 		int32_t dso = dso_map(ctx, x->dso);
 
 		err = dso < 0 ? -ENOMEM : func_id(g, dso, x->named, x->addr, x->load, x->name, &fmap[i]);
+		if (!err)
+			err = dso_seen(g, dso, dso_rank(from, x->dso));
 	}
 	for (i = 0; i < from->nchains && !err; i++) {
 		const uint32_t *w = from->words + from->chains[i].off, n = w[1];
@@ -370,22 +410,30 @@ int graph_renumber(struct graph *g, const uint32_t *entry_map)
 /* ---- the trees (perf's append_chain_children(), append_chain(), split_add_child()) ---- */
 
 /*
- * The order of a node's kids, perf 6.1's: its match_chain() says "less" when
- * the kid's start (address) is below the new one's, and append_chain_children()
- * then goes left, so its tree holds them by address from the highest; equal
- * addresses (other binaries) put the newer first. Only equal periods print
- * in this order; below, a kid goes before another when kid_before().
+ * The order of a node's kids, perf's: its match_chain() says "less" when the
+ * kid's dso object (then function start, or address) is below the new
+ * one's, and append_chain_children() then goes left, so the tree holds them
+ * from the highest. perf compares the dso objects' addresses, which follow
+ * the order it made them in; here the order the chains first met the
+ * binaries stands in for it (no binary, perf's NULL, is the lowest), the
+ * same whichever readers shared the samples. Only equal periods print in
+ * this order; a kid goes before another when kid_before().
  */
 static bool kid_before(const struct graph *g, uint32_t a, uint32_t b)
 {
 	const struct gfunc *x = &g->funcs[a], *y = &g->funcs[b];
 
+	if (x->dso != y->dso) {
+		uint64_t rx = dso_rank(g, x->dso), ry = dso_rank(g, y->dso);
+
+		if (rx != ry)
+			return rx > ry;
+		return x->dso > y->dso;
+	}
+	if (x->load != y->load)
+		return x->load > y->load; /* perf: a registration is a dso of its own, the later made later */
 	if (x->addr != y->addr)
 		return x->addr > y->addr;
-	if (x->dso != y->dso)
-		return x->dso > y->dso;
-	if (x->load != y->load)
-		return x->load > y->load; /* perf: the later load's binary */
 	return x->named > y->named;
 }
 

@@ -175,7 +175,7 @@ int report_merge(struct report *r, const struct report *from);
  * last, graph_build() makes the trees the table's entries show. */
 struct graph *graph_new(bool children);
 void graph_free(struct graph *g);
-int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint32_t *id);
+int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint64_t first, uint32_t *id);
 uint32_t *graph_scratch(struct graph *g, size_t n);
 int graph_sample(struct graph *g, uint32_t self, const uint32_t *ents, const uint32_t *funcs, uint32_t n,
 		 uint64_t period);
