@@ -136,9 +136,10 @@ static int entries_grow(struct report *r)
 	return 0;
 }
 
-static int tab_grow(struct report *r)
+/* The hash table made anew with cap slots (a power of two) from r->v. */
+static int tab_build(struct report *r, size_t cap)
 {
-	size_t cap = r->tab_cap ? r->tab_cap * 2 : 4096, i, j;
+	size_t i, j;
 	uint32_t *t = tool_zalloc(cap, sizeof(*t));
 
 	if (!t)
@@ -183,7 +184,7 @@ struct entry *report_entry(struct report *r, const uint64_t *key, int event, boo
 	size_t j;
 
 	*made = false;
-	if ((r->n + 1) * 2 > r->tab_cap && tab_grow(r))
+	if ((r->n + 1) * 2 > r->tab_cap && tab_build(r, r->tab_cap ? r->tab_cap * 2 : 4096))
 		return NULL;
 	j = hash_key(key, r->kwords, event) & (r->tab_cap - 1);
 	while (r->tab[j]) {
@@ -210,8 +211,7 @@ int report_rehash(struct report *r)
 
 	while ((r->n + 1) * 2 > cap)
 		cap *= 2;
-	r->tab_cap = cap / 2; /* tab_grow() doubles it, and fills the new table from r->v */
-	return tab_grow(r);
+	return tab_build(r, cap);
 }
 
 /* The entry of (key, event), created with the frame's display fields; first:
@@ -797,25 +797,34 @@ static int worker_oom(const struct worker *w)
 	return w->quiet ? EXIT_ERROR : tool_error(w->cmd, "out of memory");
 }
 
+/* Whether an event of rd's file samples any of the sample_type bits. */
+static bool any_event_samples(struct ans_reader *rd, uint64_t bits)
+{
+	struct perfring_perfdata *pd = ans_perfdata(rd);
+	int i;
+
+	for (i = 0; i < perfring_perfdata_attr_cnt(pd); i++) {
+		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(pd, i);
+
+		if (at && (at->cfg.sample_type & bits))
+			return true;
+	}
+	return false;
+}
+
 static int worker_pass(struct worker *w)
 {
 	struct report *r = &w->r;
 	const struct ans_report_opts *opts = r->o;
 	struct ans_sample a;
 	bool any_chain = false, any_branch = false, decided = false;
-	int ret, i;
+	int ret;
 
 	while ((ret = ans_next(w->rd, &a)) > 0) {
 		if (!decided) {
 			/* At the first sample: in pipe mode the events come as records before it. */
-			for (i = 0; i < perfring_perfdata_attr_cnt(ans_perfdata(w->rd)); i++) {
-				const struct perfring_perfdata_attr *at = perfring_perfdata_attr(ans_perfdata(w->rd), i);
-
-				if (at && (at->cfg.sample_type & PERF_SAMPLE_CALLCHAIN))
-					any_chain = true;
-				if (at && (at->cfg.sample_type & PERF_SAMPLE_BRANCH_STACK))
-					any_branch = true;
-			}
+			any_chain = any_event_samples(w->rd, PERF_SAMPLE_CALLCHAIN);
+			any_branch = any_event_samples(w->rd, PERF_SAMPLE_BRANCH_STACK);
 			if (decide_branch(w->cmd, w->path, r, any_branch))
 				return EXIT_ERROR;
 			/* perf report's branch mode counts no call chains (cumulate_callchain off) */
@@ -861,7 +870,6 @@ static struct ans_reader *second_reader(const char *cmd, const char *path, const
 					struct ans_reader *rd, const struct ans_opts *aopts)
 {
 	const struct ans_report_opts *opts = r->o;
-	struct perfring_perfdata *pd = ans_perfdata(rd);
 	struct ans_opts second = *aopts;
 	int i;
 
@@ -874,12 +882,8 @@ static struct ans_reader *second_reader(const char *cmd, const char *path, const
 	for (i = 0; i < r->nkeys; i++)
 		if (r->keys[i] >= RK_FIRST_BRANCH)
 			return NULL; /* an error the first reader reports */
-	for (i = 0; i < perfring_perfdata_attr_cnt(pd); i++) {
-		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(pd, i);
-
-		if (at && (at->cfg.sample_type & PERF_SAMPLE_BRANCH_STACK))
-			return ans_one_reader(rd, "branch mode"), NULL;
-	}
+	if (any_event_samples(rd, PERF_SAMPLE_BRANCH_STACK))
+		return ans_one_reader(rd, "branch mode"), NULL;
 	second.share_n = 2;
 	second.share_i = 1;
 	second.quiet = true;

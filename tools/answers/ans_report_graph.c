@@ -169,11 +169,12 @@ static uint64_t func_hash(int32_t dso, bool named, uint64_t addr, uint32_t load)
 	return mix(mix(mix(0x9e3779b97f4a7c15ull, (uint64_t)(uint32_t)dso << 1 | named), addr), load);
 }
 
-/* Grow an open-addressing table of indexes + 1 to cap slots. */
-static int rehash(uint32_t **tab, uint32_t *cap, uint32_t n, uint64_t (*hash_of)(const struct graph *, uint32_t),
-		  const struct graph *g)
+/* An open-addressing table of indexes + 1 made anew with c slots (a power
+ * of two) for items 0..n-1. */
+static int rehash(uint32_t **tab, uint32_t *cap, uint32_t c, uint32_t n,
+		  uint64_t (*hash_of)(const struct graph *, uint32_t), const struct graph *g)
 {
-	uint32_t c = *cap ? *cap * 2 : 4096, i, j;
+	uint32_t i, j;
 	uint32_t *t = tool_zalloc(c, sizeof(*t));
 
 	if (!t)
@@ -206,7 +207,8 @@ static int func_id(struct graph *g, int32_t dso, bool named, uint64_t addr, uint
 	uint64_t h = func_hash(dso, named, addr, load);
 	uint32_t j;
 
-	if ((g->nfuncs + 1) * 2 > g->ftab_cap && rehash(&g->ftab, &g->ftab_cap, g->nfuncs, func_hash_at, g))
+	if ((g->nfuncs + 1) * 2 > g->ftab_cap &&
+	    rehash(&g->ftab, &g->ftab_cap, g->ftab_cap ? g->ftab_cap * 2 : 4096, g->nfuncs, func_hash_at, g))
 		return -ENOMEM;
 	for (j = (uint32_t)h & (g->ftab_cap - 1); g->ftab[j]; j = (j + 1) & (g->ftab_cap - 1)) {
 		const struct gfunc *x = &g->funcs[g->ftab[j] - 1];
@@ -264,7 +266,8 @@ int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint64_t
 {
 	bool named = f->name != NULL;
 
-	if (dso_seen(g, dso, strcmp(f->dso, "[unknown]") ? first + 1 : 0))
+	/* a pass meets the samples in order: a binary's first meeting is its earliest */
+	if (dso_rank(g, dso) == UINT64_MAX && dso_seen(g, dso, strcmp(f->dso, "[unknown]") ? first + 1 : 0))
 		return -ENOMEM;
 
 	/* perf: a known function by its start in its binary (a KSYMBOL's at 0
@@ -307,7 +310,8 @@ int graph_sample(struct graph *g, uint32_t self, const uint32_t *ents, const uin
 	if (!n)
 		return 0;
 	h = chain_hash(self, ents, funcs, n);
-	if ((g->nchains + 1) * 2 > g->ctab_cap && rehash(&g->ctab, &g->ctab_cap, g->nchains, chain_hash_at, g))
+	if ((g->nchains + 1) * 2 > g->ctab_cap &&
+	    rehash(&g->ctab, &g->ctab_cap, g->ctab_cap ? g->ctab_cap * 2 : 4096, g->nchains, chain_hash_at, g))
 		return -ENOMEM;
 	for (j = (uint32_t)h & (g->ctab_cap - 1); g->ctab[j]; j = (j + 1) & (g->ctab_cap - 1)) {
 		struct gchain *c = &g->chains[g->ctab[j] - 1];
@@ -403,8 +407,7 @@ int graph_renumber(struct graph *g, const uint32_t *entry_map)
 	cap = 4096;
 	while ((g->nchains + 1) * 2 > cap)
 		cap *= 2;
-	g->ctab_cap = cap / 2; /* rehash() doubles it and fills the new table */
-	return rehash(&g->ctab, &g->ctab_cap, g->nchains, chain_hash_at, g);
+	return rehash(&g->ctab, &g->ctab_cap, cap, g->nchains, chain_hash_at, g);
 }
 
 /* ---- the trees (perf's append_chain_children(), append_chain(), split_add_child()) ---- */

@@ -143,7 +143,8 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	struct ans_reader *r = calloc(1, sizeof(*r));
 
 	if (!r) {
-		tool_error(cmd, "out of memory");
+		if (!opts || !opts->quiet)
+			tool_error(cmd, "out of memory");
 		return NULL;
 	}
 	r->cmd = cmd;
@@ -152,7 +153,13 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	if (opts)
 		r->opts = *opts;
 	r->max_stack = r->opts.max_stack > 0 ? r->opts.max_stack : read_max_stack();
-	r->pd = pd_open(cmd, path, true);
+	if (r->opts.quiet) {
+		struct perfring_perfdata_opts pdopts = { .sz = sizeof(pdopts), .ordered = true };
+
+		r->pd = perfring_perfdata_open(path, &pdopts);
+	} else {
+		r->pd = pd_open(cmd, path, true);
+	}
 	if (!r->pd) {
 		free(r);
 		return NULL;
@@ -167,7 +174,8 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	r->fcache = ans_fcache_new();
 	r->names_strs = ans_intern_new();
 	if (!r->procs || !r->sym || !r->threads || !r->demangler || !r->fcache || !r->names_strs || sync_attrs(r)) {
-		tool_error(cmd, "out of memory");
+		if (!r->opts.quiet)
+			tool_error(cmd, "out of memory");
 		ans_close(r);
 		return NULL;
 	}
@@ -773,27 +781,32 @@ void ans_name_addr(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned c
 	name_frame(r, pid, addr, cpumode, f);
 }
 
-bool ans_one_reader(const struct ans_reader *r, const char *why)
+/* PERFRING_THREADS as a number (0 when unset). */
+static int threads_asked(void)
 {
 	const char *env = getenv("PERFRING_THREADS");
 
-	if (env && atoi(env) == 2)
+	return env ? atoi(env) : 0;
+}
+
+bool ans_one_reader(const struct ans_reader *r, const char *why)
+{
+	if (threads_asked() == 2)
 		fprintf(stderr, "perfring %s: PERFRING_THREADS=2: one reader: %s\n", r->cmd, why);
 	return false;
 }
 
 bool ans_two_readers(const struct ans_reader *r)
 {
-	const char *env = getenv("PERFRING_THREADS");
 	struct stat st;
 
-	if (env && atoi(env) == 1)
+	if (threads_asked() == 1)
 		return false;
 	if (perfring_perfdata_is_pipe(r->pd))
 		return ans_one_reader(r, "the input is a pipe");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return ans_one_reader(r, "one CPU online");
-	if (env && atoi(env) == 2)
+	if (threads_asked() == 2)
 		return true;
 	/* a small file is read in the time the second reader takes to start
 	 * (it loads the kernel's symbols too): one reader, half the CPU */
