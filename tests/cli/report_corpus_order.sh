@@ -41,6 +41,10 @@ for f in perf.data.i686-3.4 perf.data.busy.0-3.4 perf.data.busy.1-3.8 perf.data.
 	done
 done
 
+# --children without call chains: perf drops it silently (one Overhead column).
+same_entries children_no_chains_busy.0-3.8 perf.data.busy.0-3.8 - 4 --children
+same_entries children_no_chains_lost_samples-4.4 perf.data.lost_samples-4.4 sym 4 --children
+
 # Names and widths as perf shows them:
 # - kernel modules by their [NAME] (dashes as underscores), not [kernel.kallsyms];
 same_entries modules_forkexit-3.8 perf.data.forkexit-3.8 comm,dso 20

@@ -817,7 +817,7 @@ static int worker_pass(struct worker *w)
 	struct report *r = &w->r;
 	const struct ans_report_opts *opts = r->o;
 	struct ans_sample a;
-	bool any_chain = false, any_branch = false, decided = false;
+	bool any_chain = false, any_branch = false, can_children, decided = false;
 	int ret;
 
 	while ((ret = ans_next(w->rd, &a)) > 0) {
@@ -827,10 +827,17 @@ static int worker_pass(struct worker *w)
 			any_branch = any_event_samples(w->rd, PERF_SAMPLE_BRANCH_STACK);
 			if (decide_branch(w->cmd, w->path, r, any_branch))
 				return EXIT_ERROR;
-			/* perf report's branch mode counts no call chains (cumulate_callchain off) */
-			r->children = r->branch ? false : opts->children < 0 ? any_chain : opts->children;
+			/* perf report's branch mode counts no call chains (cumulate_callchain off);
+			 * children need call chains, and perf drops them silently without:
+			 * it decides before reading, so a pipe, whose events come as
+			 * records, never has them (its report__setup_sample_type()) */
+			can_children = any_chain && !perfring_perfdata_is_pipe(ans_perfdata(w->rd));
+			r->children = r->branch ? false : opts->children < 0 ? can_children : opts->children && can_children;
 			r->callers_first = r->children && any_chain;
-			if (want_graph(opts, r, any_chain) && !(r->graph = graph_new(r->children)))
+			/* the chains' order is set before that, from the options:
+			 * root first unless --no-children (or branch mode) */
+			if (want_graph(opts, r, any_chain) &&
+			    !(r->graph = graph_new(r->children, !r->branch && opts->children != 0)))
 				return worker_oom(w);
 			decided = true;
 		}

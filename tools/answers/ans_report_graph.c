@@ -2,7 +2,7 @@
 /*
  * `perfring report`'s call graphs: what perf report --stdio prints under an
  * entry when the file has call chains (its default -g graph,0.5,caller in
- * children mode, callee without children; percentages of the event's
+ * children mode, callee with --no-children; percentages of the event's
  * total, branches under 0.5% of it left out).
  *
  * perf appends each sample's chain to a tree per entry (util/callchain.c): a
@@ -64,6 +64,7 @@ struct pool {
 
 struct graph {
 	bool children;
+	bool caller_order; /* chains root first (perf's callchain_param.order ORDER_CALLER) */
 	/* functions, interned by (dso, named, addr) */
 	struct gfunc *funcs;
 	uint32_t nfuncs, capfuncs;
@@ -133,12 +134,14 @@ static void pool_free(struct pool *p)
 	free(p->all);
 }
 
-struct graph *graph_new(bool children)
+struct graph *graph_new(bool children, bool caller_order)
 {
 	struct graph *g = calloc(1, sizeof(*g));
 
-	if (g)
+	if (g) {
 		g->children = children;
+		g->caller_order = caller_order;
+	}
 	return g;
 }
 
@@ -590,7 +593,7 @@ int graph_build(struct report *r, double min_percent)
 		uint64_t period = g->chains[i].period;
 		uint32_t j, nseen = 0, s;
 
-		if (!g->children) {
+		if (!g->children && !g->caller_order) {
 			err = add_to(g, self, funcs, n, period); /* leaf first */
 			continue;
 		}
@@ -608,6 +611,8 @@ int graph_build(struct report *r, double min_percent)
 		for (j = 0; j < n; j++)
 			rev[j] = funcs[n - 1 - j];
 		err = add_to(g, self, rev, n, period); /* root first */
+		if (!g->children)
+			continue;
 		seen[nseen++] = self;
 		for (j = 0; j < n && !err; j++) {
 			uint32_t e = ents[n - 1 - j];

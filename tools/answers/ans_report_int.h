@@ -173,7 +173,7 @@ int report_merge(struct report *r, const struct report *from);
  * its chain (graph_sample(): its self entry, then each frame's entry and
  * function, leaf first; graph_scratch() lends room for them); after the
  * last, graph_build() makes the trees the table's entries show. */
-struct graph *graph_new(bool children);
+struct graph *graph_new(bool children, bool caller_order);
 void graph_free(struct graph *g);
 int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint64_t first, uint32_t *id);
 uint32_t *graph_scratch(struct graph *g, size_t n);
