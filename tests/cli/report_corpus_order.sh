@@ -99,6 +99,31 @@ same_entries branch_dso_to_cycles_branch-4.14 perf.data.branch-4.14 dso_to,cycle
 # --no-branch-stack: the samples themselves, as perf shows them then.
 same_entries no_branch_stack_callgraph_and_branch-3.4 perf.data.callgraph_and_branch-3.4 - 8 --no-branch-stack --no-children
 same_entries no_branch_stack_branch-4.14 perf.data.branch-4.14 sym 8 --no-branch-stack
+# The whole text, call graphs and headers too (perf's first line and its tip left out):
+# same_text NAME FILE [OPTION...].
+same_text() {
+	local name=$1 file=$2
+	shift 2
+	norm() { grep -v '^# To display\|^# perfring report of\|(Tip:\|^#$\|^$' | sed 's/ *$//'; }
+	"$PERFRING" report -i "$CORPUS/$file" "$@" 2>"$T_TMP/err" | norm >"$T_TMP/pr"
+	perf report -i "$CORPUS/$file" --stdio "$@" 2>/dev/null | norm >"$T_TMP/perf"
+	t_check "$name" "$(wc -l <"$T_TMP/perf") lines; first difference: $(diff "$T_TMP/pr" "$T_TMP/perf" | head -n 4 | tr '\n' ' ')" \
+		bash -c "[ \$(grep -c '%' '$T_TMP/perf') -ge 3 ] && cmp -s '$T_TMP/pr' '$T_TMP/perf'"
+}
+# call graphs under the entries (children: callers first; --no-children: callees first)
+same_text text_graph_callgraph-3.8 perf.data.callgraph-3.8
+same_text text_graph_no_children_callgraph-3.8 perf.data.callgraph-3.8 --no-children --sort dso,sym
+# -g none: equal children not ordered by call depth (perf does that only with call chains in use)
+same_text text_g_none_callgraph-3.8 perf.data.callgraph-3.8 --sort sym -g none
+same_text text_g_none_pid_callgraph-3.8 perf.data.callgraph-3.8 --sort dso,sym -g none
+# "Total Lost Samples" once, above the first event's table
+same_text text_two_events_busy.0-3.4 perf.data.busy.0-3.4 --sort dso
+# --percent-limit hides entries, not their width: columns as wide as all entries make them
+same_text text_percent_limit_forkexit-3.8 perf.data.forkexit-3.8 --percent-limit 1
+same_text text_percent_limit_piped.target-3.8 perf.data.piped.target-3.8 --percent-limit 2
+# branch mode
+same_text text_branch_callgraph_and_branch-3.8 perf.data.callgraph_and_branch-3.8 --sort sym
+
 # Branch keys and options on a file they do not apply to: a one-line error, exit status 1.
 t_one_line_error branch_key_without_branches "is a key of branch mode, and the file has no branch stacks" \
 	"$PERFRING" report -i "$CORPUS/perf.data.callgraph-3.4" --sort dso_from

@@ -833,7 +833,8 @@ static int worker_pass(struct worker *w)
 			 * records, never has them (its report__setup_sample_type()) */
 			can_children = any_chain && !perfring_perfdata_is_pipe(ans_perfdata(w->rd));
 			r->children = r->branch ? false : opts->children < 0 ? can_children : opts->children && can_children;
-			r->callers_first = r->children && any_chain;
+			/* perf's __hpp__sort_acc orders equal children by depth only with callchains in use (not -g none) */
+			r->callers_first = r->children && any_chain && opts->call_graph != 0;
 			/* the chains' order is set before that, from the options:
 			 * root first unless --no-children (or branch mode) */
 			if (want_graph(opts, r, any_chain) &&
@@ -932,8 +933,8 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	struct row *rows = NULL, **rowp = NULL;
 	struct ans_group groups[64];
 	struct ans_reader *rd;
-	int ev, status = EXIT_OK, k, ngroups = 0;
-	size_t n;
+	int ev, status = EXIT_OK, k, ngroups = 0, printed;
+	size_t n, nall;
 
 	if (parse_sort(r, opts->sort ? opts->sort : "comm,dso,sym"))
 		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid; in branch mode also "
@@ -1001,7 +1002,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
-	for (ev = 0; ev < r->ntot && !table_off; ev++) {
+	for (ev = 0, printed = 0; ev < r->ntot && !table_off; ev++) {
 		const struct ans_group *g = group_of(groups, ngroups, ev);
 		int nr = g ? (int)g->nr : 1;
 		char title[512];
@@ -1012,7 +1013,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 			n += r->tot[ev + k].samples;
 		if (!n)
 			continue;
-		n = report_rows(r, ev, nr, list, rows, rowp);
+		n = report_rows(r, ev, nr, list, rows, rowp, &nall);
 		if (opts->json) {
 			report_print_json(r, ans_event_name(rd, ev), ev, rowp, n, ans_lost_samples(rd));
 			continue;
@@ -1021,7 +1022,8 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 			group_title(rd, g, title, sizeof(title));
 		else
 			snprintf(title, sizeof(title), "event '%s'", ans_event_name(rd, ev));
-		report_print_table(r, title, ev, nr, rowp, n, ans_lost_samples(rd));
+		/* perf prints the lost samples once, above the first table */
+		report_print_table(r, title, ev, nr, rowp, n, rows, nall, ans_lost_samples(rd), !printed++);
 	}
 	fflush(stdout);
 	if (ferror(stdout))

@@ -149,7 +149,8 @@ static inline double report_pct(uint64_t v, uint64_t total)
 /* ans_report_order.c: the rows of the table of events ev .. ev + nr - 1 (one
  * event, or an event group), in perf's order; list: scratch for r->n entries.
  * Returns the count; rowp points into rows. */
-size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, struct row *rows, struct row **rowp);
+size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, struct row *rows, struct row **rowp,
+		   size_t *nall);
 
 /* ans_report_print.c */
 /* The totals an event's percentages are of. */
@@ -189,7 +190,7 @@ uint64_t graph_min_hit(const struct report *r, int ev, double min_percent);
 void graph_print(const struct report *r, const struct entry *e, double min_percent);
 /* A table: of one event (title "event 'NAME'") or of a group's nr events. */
 void report_print_table(const struct report *r, const char *title, int ev, int nr, struct row **rows, size_t n,
-			uint64_t lost);
+			const struct row *made, size_t nmade, uint64_t lost, bool lost_line);
 /* One event's JSON object. */
 void report_print_json(const struct report *r, const char *name, int ev, struct row **rows, size_t n, uint64_t lost);
 

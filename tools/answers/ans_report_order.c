@@ -379,9 +379,11 @@ static void rank_names(struct row **rows, size_t n)
  * The rows of the table of events ev .. ev + nr - 1: their entries, those of
  * equal keys in one row (list: scratch for r->n entries). A row shows when
  * one of its entries has an overhead and the first event's is at least
- * --percent-limit. Sorted by cmp_row().
+ * --percent-limit. Sorted by cmp_row(). *nall: the rows made in rows[],
+ * those under the limit too (perf sizes its columns by all of them).
  */
-size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, struct row *rows, struct row **rowp)
+size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, struct row *rows, struct row **rowp,
+		   size_t *nall)
 {
 	size_t j, m = 0, n = 0;
 
@@ -402,6 +404,7 @@ size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, 
 		}
 		w->m[list[j]->event - ev] = list[j];
 	}
+	*nall = n; /* rows[0, n): the shown ones and those under the limit */
 	for (j = 0, m = 0; j < n; j++)
 		if (report_pct(rowp[j]->m[0] ? report_overhead(r, rowp[j]->m[0]) : 0, report_shown_tot(r, ev).period) >=
 		    r->o->percent_limit)

@@ -123,7 +123,7 @@ struct event_tot report_shown_tot(const struct report *r, int ev)
  * period.
  */
 void report_print_table(const struct report *r, const char *title, int ev, int nr, struct row **rows, size_t n,
-			uint64_t lost)
+			const struct row *made, size_t nmade, uint64_t lost, bool lost_line)
 {
 	struct event_tot t[GROUP_MAX], all = { 0 };
 	int width[RK_MAX], i, k, last, wide = 8 * (nr - 1);
@@ -146,7 +146,8 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 		}
 	}
 	if (!r->o->quiet) {
-		printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
+		if (lost_line)
+			printf("#\n# Total Lost Samples: %" PRIu64 "\n#\n", lost);
 		printf("# Samples: %" PRIu64 "%c of %s\n", ns, unit, title);
 		printf("# Event count (approx.): %" PRIu64 "\n#\n", all.period);
 	}
@@ -159,11 +160,11 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 	 */
 	for (i = 0; i < r->nkeys; i++) {
 		width[i] = (int)strlen(rk_names[r->keys[i]].header);
-		for (j = 0; j < n; j++) {
-			int w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &entry_branch(r, rows[j]->e)->from)
-				: r->keys[i] == RK_DSO_TO ? branch_dso_len(r, &entry_branch(r, rows[j]->e)->to)
-				: (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, rows[j]->e->pid_comm)
-								      : key_text(r, r->keys[i], rows[j]->e, buf, sizeof(buf)));
+		for (j = 0; j < nmade; j++) {
+			int w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &entry_branch(r, made[j].e)->from)
+				: r->keys[i] == RK_DSO_TO ? branch_dso_len(r, &entry_branch(r, made[j].e)->to)
+				: (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, made[j].e->pid_comm)
+								      : key_text(r, r->keys[i], made[j].e, buf, sizeof(buf)));
 
 			if (w > width[i])
 				width[i] = w;
