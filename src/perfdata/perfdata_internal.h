@@ -158,6 +158,7 @@ struct perfring_perfdata {
 	size_t arena_len, arena_cap;
 	bool flushing, at_eof;
 	int sticky_err;
+	char *sticky_msg;    /* its message, given again after the flush before it */
 	uint64_t max_time;   /* the largest time queued so far */
 	uint64_t next_flush; /* a round flushes up to this: the max time at the previous round */
 };

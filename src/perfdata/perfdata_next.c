@@ -697,14 +697,21 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 			}
 			end_flush(pd);
 		}
-		if (pd->at_eof)
+		if (pd->at_eof) {
+			/* the consumer ran between (symbolizing what the flush
+			 * delivered, say), and may have set a message of its own */
+			if (pd->sticky_err < 0)
+				return pr_fail(-pd->sticky_err, "%s", pd->sticky_msg ? pd->sticky_msg : "");
 			return pd->sticky_err;
+		}
 		while (queue_next_fast(pd))
 			;
 		r = raw_next(pd, rec);
 		if (r <= 0) {
 			pd->at_eof = true;
 			pd->sticky_err = r;
+			if (r < 0 && !pd->sticky_msg)
+				pd->sticky_msg = strdup(perfring_errmsg()); /* NULL: an empty message later */
 			start_flush(pd, UINT64_MAX, SIZE_MAX);
 			continue;
 		}
@@ -757,4 +764,5 @@ void pd_next_free(struct perfring_perfdata *pd)
 	free(pd->queue_tmp);
 	free(pd->arena);
 	free(pd->arena_spare);
+	free(pd->sticky_msg);
 }

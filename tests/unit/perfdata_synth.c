@@ -461,6 +461,41 @@ TEST(perfdata_truncated_everywhere)
 	}
 }
 
+/*
+ * Time order delivers what it queued before it reports an error; the
+ * consumer works on those records meanwhile, and its own failed calls set
+ * the thread's message (perfring script symbolizing them did): the error,
+ * when it comes, still carries the reader's message.
+ */
+TEST(perfdata_ordered_error_keeps_its_message)
+{
+	struct perfring_perfdata_opts o = { .sz = sizeof(o), .ordered = true };
+	struct perfring_perfdata_record r;
+	struct perfring_perfdata *pd;
+	uint64_t doff, dsize;
+	struct pdb b;
+	int ret, n = 0, again;
+
+	pdb_init(&b, false);
+	pdb_file(&b, PDB_PLAIN, 0, &doff, &dsize);
+	pd = perfring_perfdata_open_mem(b.buf, (size_t)(doff + dsize - 4), &o); /* the last record cut */
+	REQUIRE(pd != NULL);
+	while ((ret = perfring_perfdata_next(pd, &r)) > 0) {
+		n++;
+		CHECK(perfring_perfdata_next(NULL, &r) == -EINVAL); /* the consumer's own failure */
+	}
+	CHECK(n > 0);
+	CHECK_EQ_INT(ret, -PERFRING_ETRUNC);
+	CHECKF(strstr(perfring_errmsg(), "perf.data: at offset") != NULL, "%s", perfring_errmsg());
+	/* and again on the next call, not a stale one */
+	perfring_perfdata_next(NULL, &r);
+	again = perfring_perfdata_next(pd, &r);
+	CHECK_EQ_INT(again, -PERFRING_ETRUNC);
+	CHECKF(strstr(perfring_errmsg(), "perf.data: at offset") != NULL, "%s", perfring_errmsg());
+	perfring_perfdata_free(pd);
+	free(b.buf);
+}
+
 TEST(perfdata_corrupt_record_size)
 {
 	for (int sw = 0; sw < 2; sw++)
