@@ -105,6 +105,13 @@ else
 			fail "stats_$name" "counts differ from perf report --stats (- perf, + perfring)"
 			t_show "$T_TMP/diff" 30
 		fi
+		# and the whole text: the AUX area note, the events' names (a pipe's by their attrs)
+		if diff -u <(grep -v '^#\|^$' "$T_TMP/perf.out") <(grep -v '^#\|^$' "$T_TMP/pr.out") >"$T_TMP/diff"; then
+			ok "stats_text_$name"
+		else
+			fail "stats_text_$name" "the text differs from perf report --stats (- perf, + perfring)"
+			t_show "$T_TMP/diff" 30
+		fi
 
 		t_run "$T_TMP/js.out" "$T_TMP/js.err" "$PERFRING" script --dump --json -i "$f"
 		total=$(awk '$1 == "TOTAL" { print $2 }' "$T_TMP/want")

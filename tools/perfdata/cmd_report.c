@@ -139,7 +139,11 @@ static int report_stats(const char *path)
 		return ret;
 	}
 
-	printf("\nAggregated stats:\n");
+	/* perf's note on a file with an AUX area (HEADER_AUXTRACE, feature 18):
+	 * what its decoder would synthesize is not counted */
+	printf("\nAggregated stats:%s\n", perfring_perfdata_has_feature(pd, 18)
+						  ? " (excludes AUX area (e.g. instruction trace) decoded / synthesized events)"
+						  : "");
 	report_line("TOTAL", total, total, false);
 	for (i = 1; i < PD_TYPE_MAX; i++)
 		if (counts[i] && pd_type_name(i))
@@ -157,7 +161,10 @@ static int report_stats(const char *path)
 		/* Like perf, only the events that have something to count. */
 		if (i >= nev || (!ev[i].samples && !ev[i].lost_samples))
 			continue;
-		printf("%s stats:\n", pd_event_name(a, buf, sizeof(buf)));
+		/* perf --stats names a pipe's events by their attrs (it prints
+		 * before the names the pipe's EVENT_DESC gives are taken) */
+		printf("%s stats:\n", perfring_perfdata_is_pipe(pd) && pd_attr_name(a, buf, sizeof(buf))
+					       ? buf : pd_event_name(a, buf, sizeof(buf)));
 		if (ev[i].samples)
 			report_line("SAMPLE", ev[i].samples, 0, false);
 		if (ev[i].lost_samples)

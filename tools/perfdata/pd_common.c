@@ -143,22 +143,30 @@ static void add_modifiers(const struct perf_event_attr *attr, char *buf, size_t 
 	buf[n == start + 1 ? start : n] = '\0';
 }
 
-const char *pd_event_name(const struct perfring_perfdata_attr *a, char *buf, size_t len)
+const char *pd_attr_name(const struct perfring_perfdata_attr *a, char *buf, size_t len)
 {
 	const struct perf_event_attr *attr = a->attr;
 	const char *base = NULL;
 
-	if (a->name)
-		return a->name;
 	if (attr && attr->type == PERF_TYPE_HARDWARE && attr->config < sizeof(pd_hw_names) / sizeof(pd_hw_names[0]))
 		base = pd_hw_names[attr->config];
 	if (attr && attr->type == PERF_TYPE_SOFTWARE && attr->config < sizeof(pd_sw_names) / sizeof(pd_sw_names[0]))
 		base = pd_sw_names[attr->config];
-	if (base) {
-		snprintf(buf, len, "%s", base);
-		add_modifiers(attr, buf, len);
+	if (!base)
+		return NULL;
+	snprintf(buf, len, "%s", base);
+	add_modifiers(attr, buf, len);
+	return buf;
+}
+
+const char *pd_event_name(const struct perfring_perfdata_attr *a, char *buf, size_t len)
+{
+	const struct perf_event_attr *attr = a->attr;
+
+	if (a->name)
+		return a->name;
+	if (pd_attr_name(a, buf, len))
 		return buf;
-	}
 	if (!attr)
 		return "unknown";
 	snprintf(buf, len, "%u:%#llx", attr->type, (unsigned long long)attr->config);

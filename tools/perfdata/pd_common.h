@@ -26,6 +26,9 @@ int pd_read_error(const char *cmd, const char *path, struct perfring_perfdata *p
 /* The event's name: from the file, or perf's name for the attr's type and
  * config ("cycles", "cpu-clock", ...), or "type:config". */
 const char *pd_event_name(const struct perfring_perfdata_attr *a, char *buf, size_t len);
+/* The name perf gives a hardware or software event from its attr alone
+ * (type, config and modifiers): buf, or NULL for other events. */
+const char *pd_attr_name(const struct perfring_perfdata_attr *a, char *buf, size_t len);
 
 /* A clock as perf record -k takes it: a number, or monotonic, monotonic_raw,
  * realtime, boottime, tai (optionally CLOCK_-prefixed, any case) and the
