@@ -210,6 +210,36 @@ agree pipe_sym "$P" 10 --sort sym
 agree pipe_children_asked "$P" 10 --sort sym --children
 graph_agree pipe_graph "$P" --sort sym
 
+# Tracepoints (sched_switch with call chains): perf's "trace" key, the default when every event
+# is a tracepoint (a file; a pipe chooses before its events come), its text as the format prints
+# it; "N/A" for other events. The whole text compared, headers and graphs too.
+same_text() { # NAME FILE ARGS...
+	local name=$1 f=$2
+	shift 2
+	norm() { grep -v '^# To display\|^# perfring report of\|(Tip:\|^#$\|^$' | sed 's/ *$//'; }
+	perf report --stdio -i "$f" "$@" 2>/dev/null | norm >"$T_TMP/perf.txt"
+	"$PERFRING" report -i "$f" "$@" 2>"$T_TMP/pr.err" | norm >"$T_TMP/pr.txt"
+	t_check "$name" "$(wc -l <"$T_TMP/perf.txt") lines; first difference: $(diff "$T_TMP/pr.txt" "$T_TMP/perf.txt" | head -n 4 | tr '\n' ' ')" \
+		bash -c "[ \$(grep -c '%' '$T_TMP/perf.txt') -ge 3 ] && cmp -s '$T_TMP/pr.txt' '$T_TMP/perf.txt'"
+}
+TP="$T_TMP/tp.data"
+if ! t_ensure_fs tracefs /sys/kernel/tracing; then
+	skip trace_key "$T_FS_WHY"
+elif ! perf_record -q -e sched:sched_switch -g -o "$TP" -- \
+	sh -c 'for i in 1 2 3 4 5 6; do ls / >/dev/null; sleep 0.01; done' >/dev/null 2>"$T_TMP/rec.err"; then
+	fail trace_record "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
+else
+	same_text trace_default "$TP"
+	t_check trace_default_header "no '# Children      Self  Trace output' header" \
+		grep -q '^# Children      Self  Trace output' "$T_TMP/pr.txt"
+	same_text trace_comm "$TP" --sort comm,trace --no-children
+	same_text trace_g_none "$TP" --sort trace,pid -g none
+	"$PERFRING" report -i "$TP" --json >"$T_TMP/tp.json" 2>/dev/null
+	t_check trace_json "report --json: no entry with a \"trace\" text naming prev_comm" \
+		python3 -c 'import json,sys; e=json.loads(open(sys.argv[1]).readline())["entries"]; assert e and all("prev_comm=" in x["trace"] for x in e)' "$T_TMP/tp.json"
+	same_text trace_not_tracepoint "$A" --sort trace
+fi
+
 # Bad input.
 : >"$T_TMP/empty.data"
 t_one_line_error report_empty_file "empty.data" "$PERFRING" report -i "$T_TMP/empty.data"

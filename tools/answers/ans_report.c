@@ -25,6 +25,7 @@
 #include "answers/ans_groups.h"
 #include "answers/ans_report_int.h"
 #include "answers/ans_samples.h"
+#include "answers/ans_tracing.h"
 #include "shared/tool.h"
 
 const struct rk_name rk_names[RK_MAX] = {
@@ -33,6 +34,8 @@ const struct rk_name rk_names[RK_MAX] = {
 	[RK_COMM] = { "comm", "Command", "comm" },
 	/* perf's header, 15 wide: the column is at least that, or a comm's length + 8 ("%7d:") */
 	[RK_PID] = { "pid", "    Pid:Command", "pid" },
+	/* a tracepoint's fields as its format prints them (perf's "trace") */
+	[RK_TRACE] = { "trace", "Trace output", "trace" },
 	[RK_DSO_FROM] = { "dso_from", "Source Shared Object", "dso_from" },
 	[RK_SYM_FROM] = { "symbol_from", "Source Symbol", "symbol_from" },
 	[RK_DSO_TO] = { "dso_to", "Target Shared Object", "dso_to" },
@@ -89,6 +92,7 @@ static int parse_sort(struct report *r, const char *sort)
 	/* each key's words in an entry's key: a symbol's two (its binary and
 	 * name, its start or address), the others' one */
 	for (i = 0, r->kwords = 0; i < r->nkeys; i++) {
+		r->trace_key |= r->keys[i] == RK_TRACE;
 		r->koff[i] = (uint8_t)r->kwords;
 		r->kwords += r->keys[i] == RK_SYM || r->keys[i] == RK_SYM_FROM || r->keys[i] == RK_SYM_TO ? 2 : 1;
 	}
@@ -225,6 +229,7 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	if (!e || !made)
 		return e;
 	e->sym = f ? f->name : NULL;
+	e->trace = r->cur_trace;
 	e->addr = f ? frame_addr(f, leaf) : 0;
 	e->kernel = f ? f->kernel : false;
 	e->dso = dso;
@@ -319,6 +324,9 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 			/* perf's "pid" key is the thread (sort__thread_cmp(): its tid),
 			 * shown as TID:COMMAND */
 			k[0] = a->s->tid;
+			break;
+		case RK_TRACE:
+			k[0] = (uint32_t)r->cur_trace;
 			break;
 		default: /* the branch keys: add_branch_sample() */
 			break;
@@ -453,6 +461,28 @@ static inline int graph_frame(struct report *r, const struct ans_sample *a, size
 	return graph_func(r->graph, &a->frames[j], dso, report_first(a->seq, j), &funcs[j]);
 }
 
+/*
+ * --sort trace: the sample's text, as perf's sort_trace gets it
+ * (tep_print_event()'s INFO: the format's print fmt); "N/A" for an event
+ * that is not a tracepoint.
+ */
+static int trace_text(struct report *r, const struct ans_sample *a)
+{
+	const struct perfring_perfdata_attr *at = a->rec->attr;
+	char *text;
+
+	if (!at || !at->attr || at->attr->type != PERF_TYPE_TRACEPOINT) {
+		r->cur_trace = ans_intern_str(r->strs, "N/A");
+		return r->cur_trace < 0 ? -ENOMEM : 0;
+	}
+	text = ans_tracing_text(r->tracing, at->attr->config, a->s->raw.data, a->s->raw.len, (int)a->s->cpu);
+	if (!text)
+		return -ENOMEM;
+	r->cur_trace = ans_intern_str(r->strs, text);
+	free(text);
+	return r->cur_trace < 0 ? -ENOMEM : 0;
+}
+
 static int add_sample(struct report *r, const struct ans_sample *a)
 {
 	uint64_t period = a->period;
@@ -471,7 +501,7 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	r->tot[a->event].kept_period += period;
 	r->stamp++;
 	comm = ans_intern_str(r->strs, a->comm);
-	if (comm < 0)
+	if (comm < 0 || (r->trace_key && trace_text(r, a)))
 		return -ENOMEM;
 	if (add_node(r, a, 0, true, comm, &self, &dso))
 		return -ENOMEM;
@@ -628,6 +658,8 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 			case RK_PID:
 				kk[0] = a->s->tid;
 				break;
+			case RK_TRACE: /* refused in branch mode (decide_branch()) */
+				break;
 			case RK_CYCLES:
 				kk[0] = be.cycles;
 				break;
@@ -757,6 +789,12 @@ static int decide_branch(const char *cmd, const char *path, struct report *r, bo
 		r->nkeys = 0;
 		return parse_sort(r, BRANCH_SORT);
 	}
+	for (i = 0; i < r->nkeys && r->branch; i++)
+		if (r->keys[i] == RK_TRACE) {
+			tool_error(cmd, "%s: --sort trace is not a key of branch mode (--no-branch-stack turns it off)",
+				   path);
+			return -1;
+		}
 	for (i = 0; i < r->nkeys && !r->branch; i++)
 		if (r->keys[i] >= RK_FIRST_BRANCH) {
 			tool_error(cmd, "%s: --sort %s is a key of branch mode, and %s", path, rk_names[r->keys[i]].name,
@@ -812,6 +850,59 @@ static bool any_event_samples(struct ans_reader *rd, uint64_t bits)
 	return false;
 }
 
+/* --sort trace: the file's tracepoint formats (in a pipe they came before
+ * the first sample); without them the samples' text is empty, said once. */
+static int open_tracing(struct worker *w)
+{
+	const void *data;
+	char err[160];
+	size_t len;
+
+	if (!ans_tracing_data(w->rd, &data, &len)) {
+		if (!w->quiet)
+			fprintf(stderr, "perfring %s: warning: %s: no tracing data (HEADER_TRACING_DATA): "
+				"--sort trace shows no tracepoint text\n", w->cmd, w->path);
+		return 0;
+	}
+	w->r.tracing = ans_tracing_new(data, len, err, sizeof(err));
+	if (!w->r.tracing && !w->quiet)
+		fprintf(stderr, "perfring %s: warning: %s: %s: --sort trace shows no tracepoint text\n", w->cmd,
+			w->path, err);
+	return 0;
+}
+
+static bool any_tracepoint(struct ans_reader *rd)
+{
+	struct perfring_perfdata *pd = ans_perfdata(rd);
+	int i;
+
+	for (i = 0; i < perfring_perfdata_attr_cnt(pd); i++) {
+		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(pd, i);
+
+		if (at && at->attr && at->attr->type == PERF_TYPE_TRACEPOINT)
+			return true;
+	}
+	return false;
+}
+
+/* Every event a tracepoint: perf report's default sort is then "trace". It
+ * chooses before reading, so a pipe (its events come later) never has it. */
+static bool all_tracepoints(struct ans_reader *rd)
+{
+	struct perfring_perfdata *pd = ans_perfdata(rd);
+	int i, n = perfring_perfdata_attr_cnt(pd);
+
+	if (perfring_perfdata_is_pipe(pd) || !n)
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(pd, i);
+
+		if (!at || !at->attr || at->attr->type != PERF_TYPE_TRACEPOINT)
+			return false;
+	}
+	return true;
+}
+
 static int worker_pass(struct worker *w)
 {
 	struct report *r = &w->r;
@@ -825,7 +916,8 @@ static int worker_pass(struct worker *w)
 			/* At the first sample: in pipe mode the events come as records before it. */
 			any_chain = any_event_samples(w->rd, PERF_SAMPLE_CALLCHAIN);
 			any_branch = any_event_samples(w->rd, PERF_SAMPLE_BRANCH_STACK);
-			if (decide_branch(w->cmd, w->path, r, any_branch))
+			if (decide_branch(w->cmd, w->path, r, any_branch) ||
+			    (r->trace_key && any_tracepoint(w->rd) && open_tracing(w)))
 				return EXIT_ERROR;
 			/* perf report's branch mode counts no call chains (cumulate_callchain off);
 			 * children need call chains, and perf drops them silently without:
@@ -867,6 +959,7 @@ static void report_free(struct report *r)
 	free(r->brs);
 	graph_free(r->graph);
 	ans_intern_free(r->strs);
+	ans_tracing_free(r->tracing);
 }
 
 /*
@@ -890,6 +983,8 @@ static struct ans_reader *second_reader(const char *cmd, const char *path, const
 	for (i = 0; i < r->nkeys; i++)
 		if (r->keys[i] >= RK_FIRST_BRANCH)
 			return NULL; /* an error the first reader reports */
+	if (r->trace_key)
+		return ans_one_reader(rd, "--sort trace formats the samples on one reader"), NULL;
 	if (any_event_samples(rd, PERF_SAMPLE_BRANCH_STACK))
 		return ans_one_reader(rd, "branch mode"), NULL;
 	second.share_n = 2;
@@ -937,13 +1032,19 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	size_t n, nall;
 
 	if (parse_sort(r, opts->sort ? opts->sort : "comm,dso,sym"))
-		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid; in branch mode also "
+		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid, trace; in branch mode also "
 					     "dso_from, symbol_from, dso_to, symbol_to, cycles)", opts->sort);
 	parse_sort(&w2.r, opts->sort ? opts->sort : "comm,dso,sym");
 	rd = ans_open(cmd, path, &aopts);
 	if (!rd)
 		return EXIT_ERROR;
 	w.rd = rd;
+	if (!opts->sort && all_tracepoints(rd)) {
+		/* perf's default for tracepoints alone (get_default_sort_order()) */
+		r->nkeys = w2.r.nkeys = 0;
+		parse_sort(r, "trace");
+		parse_sort(&w2.r, "trace");
+	}
 	r->strs = ans_intern_new();
 	if (!r->strs) {
 		ans_close(rd);

@@ -18,11 +18,12 @@ struct ans_frame;
 
 /* The branch keys (RK_DSO_FROM on) exist in branch mode only: perf report's
  * view of a file with branch stacks, an entry per branch taken. */
-enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID, RK_DSO_FROM, RK_SYM_FROM, RK_DSO_TO, RK_SYM_TO, RK_CYCLES };
-#define RK_MAX 9
+enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID, RK_TRACE, RK_DSO_FROM, RK_SYM_FROM, RK_DSO_TO, RK_SYM_TO, RK_CYCLES };
+#define RK_MAX 10
 #define RK_FIRST_BRANCH RK_DSO_FROM
-/* An entry's key: two words for each symbol key (sym, symbol_from, symbol_to), one for the others. */
-#define KEY_WORDS (RK_MAX + 3)
+/* An entry's key: two words for each symbol key (sym, symbol_from, symbol_to), one for the others;
+ * trace is not a key of branch mode, so no --sort needs a word for every key. */
+#define KEY_WORDS (RK_MAX + 2)
 
 /* A sort key's name (--sort), column header and JSON field. */
 struct rk_name {
@@ -58,6 +59,7 @@ struct entry {
 	uint64_t addr;
 	bool kernel;
 	int32_t dso, comm;  /* interned */
+	int32_t trace;      /* --sort trace: its sample's tracepoint text, interned */
 	uint32_t pid;
 	uint32_t tid;       /* of its first sample */
 	int32_t pid_comm;   /* --sort pid: that thread's name at the end, as perf shows it */
@@ -109,6 +111,10 @@ struct report {
 	double graph_min;    /* percent of the event's period a branch needs to show */
 	bool sort_sym_first; /* --sort starts with sym: a graph's single root leaves out its first frame */
 	struct branch *brs; /* branch mode: the entries' branches */
+	/* --sort trace: the file's tracepoint formats, and the text of the sample being added */
+	bool trace_key;
+	struct ans_tracing *tracing;
+	int32_t cur_trace;
 	size_t nbrs, brs_cap;
 };
 

@@ -124,6 +124,9 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 			if (!c && x->sym)
 				c = strcmp(x->sym, y->sym);
 			break;
+		case RK_TRACE: /* sort__trace_cmp(): the texts ascending */
+			c = x->trace == y->trace ? 0 : strcmp(ans_intern_get(r->strs, x->trace), ans_intern_get(r->strs, y->trace));
+			break;
 		}
 	}
 	if (!c)

@@ -64,6 +64,8 @@ static const char *key_text(const struct report *r, enum rkey k, const struct en
 	case RK_PID:
 		snprintf(buf, len, "%7d:%s", (int)e->pid, ans_intern_get(r->strs, e->pid_comm));
 		return buf;
+	case RK_TRACE:
+		return ans_intern_get(r->strs, e->trace);
 	}
 	return "";
 }
@@ -295,6 +297,9 @@ void report_print_json(const struct report *r, const char *name, int ev, struct 
 				break;
 			case RK_CYCLES:
 				pd_emit_u64(&e, "cycles", entry_branch(r, x)->cycles);
+				break;
+			case RK_TRACE:
+				pd_emit_str(&e, "trace", ans_intern_get(r->strs, x->trace));
 				break;
 			}
 		}

@@ -287,6 +287,22 @@ static struct tep_event *find(struct ans_tracing *t, uint64_t id, const void *ra
 	return ev;
 }
 
+char *ans_tracing_text(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu)
+{
+	struct tep_record rec;
+	struct trace_seq s;
+	char *out;
+
+	if (!find(t, id, raw, len, &rec, cpu))
+		return strdup("");
+	trace_seq_init(&s);
+	tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	out = strndup(s.buffer, s.len);
+	trace_seq_destroy(&s);
+	return out;
+}
+
 void ans_tracing_print(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu, FILE *f)
 {
 	struct tep_record rec;

@@ -32,6 +32,9 @@ int ans_tracing_count(const struct ans_tracing *t);
  * them (the format's print fmt); nothing when t is NULL or has no format
  * for id. */
 void ans_tracing_print(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu, FILE *f);
+/* The same text, allocated (the caller frees it; "" when there is no
+ * format for id), NULL when out of memory. */
+char *ans_tracing_text(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu);
 /* The same as JSON: "trace": the printed text, "fields": {name: value}. */
 void ans_tracing_emit(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu,
 		      struct pd_emit *e);

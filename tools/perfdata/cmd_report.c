@@ -41,7 +41,9 @@ void cmd_report_usage(FILE *f)
 		"--header-only` words them.\n\n"
 		"Options:\n"
 		"  -i, --input FILE        the file to read (default perf.data; '-': standard input)\n"
-		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid (default comm,dso,sym);\n"
+		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid, trace (default\n"
+		"                          comm,dso,sym; trace when every event is a tracepoint:\n"
+		"                          the tracepoint's fields as its format prints them);\n"
 		"                          in branch mode also dso_from, symbol_from, dso_to,\n"
 		"                          symbol_to, cycles (default comm,dso_from,symbol_from,\n"
 		"                          symbol_to,cycles)\n"
@@ -295,7 +297,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 's':
 			if (ans_report_check_sort(optarg, &bad, &badlen))
-				return tool_usage_error(CMD, "--sort: unknown key '%.*s' (keys: sym, dso, comm, pid; "
+				return tool_usage_error(CMD, "--sort: unknown key '%.*s' (keys: sym, dso, comm, pid, trace; "
 							"in branch mode dso_from, symbol_from, dso_to, symbol_to, cycles)",
 							badlen, bad);
 			o.sort = optarg;
