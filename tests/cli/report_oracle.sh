@@ -240,6 +240,33 @@ else
 	same_text trace_not_tracepoint "$A" --sort trace
 fi
 
+# perf record --call-graph dwarf: the user stack copied into each sample is unwound with the
+# binaries' call frame information (libdwfl, as perf): the self tables are perf's line for line,
+# and the unwound callers are there (symt_alpha's caller symt_spin, as perf script shows it).
+D="$T_TMP/dwarf.data"
+if ! perf_record -q --call-graph dwarf -e cpu-clock -F 2000 -o "$D" -- "$TARGET" spin 0.5 >/dev/null 2>"$T_TMP/rec.err"; then
+	fail dwarf_record "perf record --call-graph dwarf failed: $(head -c 300 "$T_TMP/rec.err")"
+else
+	same_text dwarf_self "$D" --no-children -g none
+	same_text dwarf_self_dso_sym "$D" --no-children -g none --sort dso,sym
+	perf script -i "$D" 2>/dev/null >"$T_TMP/dwarf.perf"
+	"$PERFRING" script -i "$D" 2>"$T_TMP/dwarf.err" >"$T_TMP/dwarf.pr"
+	t_check dwarf_unwound_callers "symt_alpha's samples: perf and perfring script do not both show symt_spin as its caller in most of them" \
+		python3 - "$T_TMP/dwarf.perf" "$T_TMP/dwarf.pr" <<'PY'
+import re, sys
+def callers(path):
+    n = hit = 0
+    for block in open(path, errors="replace").read().split("\n\n"):
+        frames = [l.split()[1] for l in block.splitlines()[1:] if l.startswith("\t") and len(l.split()) > 1]
+        if frames and frames[0].startswith("symt_alpha+"):
+            n += 1
+            hit += len(frames) > 1 and frames[1].startswith("symt_spin+")
+    return n, hit
+(pn, ph), (rn, rh) = callers(sys.argv[1]), callers(sys.argv[2])
+assert pn > 20 and pn == rn and ph == rh and rh > rn * 0.9, (pn, ph, rn, rh)
+PY
+fi
+
 # Bad input.
 : >"$T_TMP/empty.data"
 t_one_line_error report_empty_file "empty.data" "$PERFRING" report -i "$T_TMP/empty.data"

@@ -483,6 +483,45 @@ static int trace_text(struct report *r, const struct ans_sample *a)
 	return r->cur_trace < 0 ? -ENOMEM : 0;
 }
 
+/*
+ * A sample whose own entry is not its chain's first frame (ans_sample.own:
+ * an unwound stack sampled in inlined functions): perf's entry for the
+ * sample is the symbol, its call chain starts with the inlined functions,
+ * and in children mode every frame of the chain, the first too, is a
+ * caller's entry (the sample's own one counted once).
+ */
+static int add_sample_own(struct report *r, const struct ans_sample *a, int32_t comm)
+{
+	struct ans_sample own = *a;
+	uint32_t self, *ents = NULL, *funcs = NULL;
+	size_t j, n = a->nframes;
+	int32_t dso;
+
+	own.frames = (struct ans_frame *)a->own; /* add_node() reads frames[0] of it; nframes stays the chain's */
+	if (add_node(r, &own, 0, true, comm, &self, &dso))
+		return -ENOMEM;
+	if (r->graph) {
+		ents = graph_scratch(r->graph, 2 * n);
+		if (!ents)
+			return -ENOMEM;
+		funcs = ents + n;
+	}
+	for (j = 0; j < n; j++) {
+		uint32_t e = self;
+
+		if (r->children && add_node(r, a, j, false, comm, &e, &dso))
+			return -ENOMEM;
+		if (!r->children)
+			dso = dso_id(r, &a->frames[j]);
+		if (funcs) {
+			ents[j] = e;
+			if (dso < 0 || graph_frame(r, a, j, dso, funcs))
+				return -ENOMEM;
+		}
+	}
+	return funcs ? graph_sample(r->graph, self, ents, funcs, (uint32_t)n, a->period) : 0;
+}
+
 static int add_sample(struct report *r, const struct ans_sample *a)
 {
 	uint64_t period = a->period;
@@ -503,6 +542,8 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	comm = ans_intern_str(r->strs, a->comm);
 	if (comm < 0 || (r->trace_key && trace_text(r, a)))
 		return -ENOMEM;
+	if (a->own)
+		return add_sample_own(r, a, comm);
 	if (add_node(r, a, 0, true, comm, &self, &dso))
 		return -ENOMEM;
 	if (r->graph && n) {
@@ -1023,7 +1064,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	struct worker w = { .r = { .o = opts }, .cmd = cmd, .path = path },
 		      w2 = { .r = { .o = opts }, .cmd = cmd, .path = path };
 	struct report *r = &w.r;
-	struct ans_opts aopts = { .inlines = opts->exports.inline_frames };
+	struct ans_opts aopts = { .inlines = opts->exports.inline_frames, .inline_entries = !opts->exports.inline_frames };
 	struct entry **list = NULL;
 	struct row *rows = NULL, **rowp = NULL;
 	struct ans_group groups[64];

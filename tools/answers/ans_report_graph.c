@@ -276,7 +276,7 @@ int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint64_t
 	/* perf: a known function by its start in its binary (a KSYMBOL's at 0
 	 * in a binary of each registration), else the address */
 	return func_id(g, dso, named, named ? (f->ksym_reg ? 0 : f->shown_addr - f->offset) : f->addr,
-		       named ? f->ksym_reg : 0, f->name, id);
+		       named ? f->ksym_reg | f->inline_id : 0, f->name, id);
 }
 
 uint32_t *graph_scratch(struct graph *g, size_t n)

@@ -14,6 +14,7 @@
 #include "answers/ans_fcache.h"
 #include "answers/ans_intern.h"
 #include "answers/ans_samples.h"
+#include "answers/ans_unwind.h"
 #include "answers/ans_threads.h"
 #include "perfdata/pd_common.h"
 #include "shared/tool.h"
@@ -40,6 +41,10 @@ struct ans_reader {
 	struct perfring_decoded d;
 	struct ans_frame *frames;
 	size_t frames_cap;
+	uint64_t *ips;      /* the user frames ans_unwind() found */
+	size_t ips_cap;
+	struct ans_frame own; /* ans_sample.own */
+	struct ans_unwinder *unwinder; /* made at the first sample with a stack copy */
 	char comm_buf[24];
 	void *tracing;      /* pipe mode: a copy of the HEADER_TRACING_DATA payload */
 	size_t tracing_len;
@@ -136,6 +141,20 @@ static void load_build_ids(struct ans_reader *r)
 	}
 }
 
+/* An event of the file (its attrs known at open) copies user stacks to unwind. */
+static bool any_stack_copy(struct perfring_perfdata *pd)
+{
+	int i;
+
+	for (i = 0; i < perfring_perfdata_attr_cnt(pd); i++) {
+		const struct perfring_perfdata_attr *a = perfring_perfdata_attr(pd, i);
+
+		if (a && (a->cfg.sample_type & PERF_SAMPLE_REGS_USER) && (a->cfg.sample_type & PERF_SAMPLE_STACK_USER))
+			return true;
+	}
+	return false;
+}
+
 struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts)
 {
 	struct perfring_procs_opts popts = { .sz = sizeof(popts), .no_build_ids = true };
@@ -165,7 +184,8 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 		return NULL;
 	}
 	sopts.lines = r->opts.lines;
-	sopts.inlines = r->opts.inlines;
+	/* unwound stacks name their inlined functions, as perf's do */
+	sopts.inlines = r->opts.inlines || any_stack_copy(r->pd);
 	sopts.kallsyms = r->opts.kallsyms;
 	r->procs = perfring_procs_new(&popts);
 	r->sym = perfring_symbolizer_new(&sopts);
@@ -201,6 +221,8 @@ void ans_close(struct ans_reader *r)
 	free(r->names);
 	free(r->attrs);
 	free(r->frames);
+	free(r->ips);
+	ans_unwinder_free(r->unwinder);
 	free(r->kregs);
 	free(r->tracing);
 	if (r->vdso_fd >= 0)
@@ -532,6 +554,116 @@ static int reserve_frames(struct ans_reader *r, size_t n)
 	return 0;
 }
 
+/* name is a compiler's clone of fn (fn.constprop.0, fn.part.0, fn.isra.0, fn.cold) */
+static bool is_clone_of(const char *name, const char *fn)
+{
+	size_t n = strlen(fn);
+
+	return !strncmp(name, fn, n) && name[n] == '.';
+}
+
+/*
+ * The unwound frame at r->frames[*n] as perf's unwind_entry() appends it:
+ * when DWARF describes the address, a frame per function of its inline
+ * chain, innermost first, each named "FUNCTION (inlined)" unless it is the
+ * binary's symbol there (perf's new_inline_sym()); else the frame itself.
+ * The outermost function is named as addr2line (perf's) names it: by the
+ * binary's symbol (__GI___qsort_r, not DWARF's __qsort_r), but a clone's by
+ * DWARF's source name, which then counts as inlined (get_common_cache_info
+ * for get_common_cache_info.constprop.0). *n moves past what was added.
+ */
+static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size_t *n, size_t max)
+{
+	const struct ans_frame base = r->frames[*n];
+	struct perfring_sym_result res;
+	uint32_t j;
+
+	if (!base.name || !base.mapped || base.kernel ||
+	    perfring_symbolize(r->sym, r->procs, pid, addr, PERF_RECORD_MISC_USER, &res) != 0 || !res.nr_frames) {
+		(*n)++;
+		return 0;
+	}
+	for (j = 0; j < res.nr_frames && *n < max; j++) {
+		const char *fn = res.frames[j].function ? ans_demangle(r->demangler, res.frames[j].function) : "??";
+		struct ans_frame *f = &r->frames[(*n)++];
+		char buf[512];
+		int32_t id;
+
+		*f = base;
+		f->inlined = NULL;
+		f->ninlined = 0;
+		if (!strcmp(fn, base.name) || (j + 1 == res.nr_frames && !is_clone_of(base.name, fn)))
+			continue; /* the symbol itself */
+		snprintf(buf, sizeof(buf), "%s (inlined)", fn);
+		id = ans_intern_str(r->names_strs, buf);
+		if (id < 0)
+			return -ENOMEM;
+		f->name = ans_intern_get(r->names_strs, id);
+		f->name_len = (uint32_t)strlen(f->name);
+		f->inline_id = 0x80000000u | (uint32_t)id;
+	}
+	return 0;
+}
+
+/*
+ * A sample with a copy of its user stack (perf record --call-graph dwarf):
+ * its call chain's kernel part, then the user frames unwound from the
+ * stack, as perf's thread__resolve_callchain() puts them (callee order).
+ * With no frame at all (no call chain, nothing unwound) the sampled ip.
+ */
+static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
+{
+	const struct perfring_sample *s = out->s;
+	size_t max = (size_t)r->max_stack, n = 0, nu, k;
+	unsigned cpumode = PERF_RECORD_MISC_USER;
+	uint64_t i, ip;
+
+	if (reserve_frames(r, max) || r->ips_cap < max) {
+		uint64_t *ips = realloc(r->ips, max * sizeof(*ips));
+
+		if (!ips || reserve_frames(r, max))
+			return -ENOMEM;
+		r->ips = ips;
+		r->ips_cap = max;
+	}
+	for (i = 0; out->has_callchain && i < s->callchain.nr && n < max; i++) {
+		ip = perfring_u64_at(&s->callchain, i);
+		if (perfring_callchain_is_context(ip)) {
+			if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER)
+				break; /* a guest's or the hypervisor's: not unwound here */
+			cpumode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+			continue;
+		}
+		name_frame(r, s->pid, ip, cpumode, &r->frames[n++]);
+	}
+	if (!r->unwinder && !(r->unwinder = ans_unwinder_new()))
+		return -ENOMEM;
+	nu = n < max ? ans_unwind(r->unwinder, r->procs, s, r->ips, max - n) : 0;
+	for (k = 0; k < nu && n < max; k++) {
+		size_t at = n;
+
+		name_frame(r, s->pid, r->ips[k], PERF_RECORD_MISC_USER, &r->frames[n]);
+		if (!r->opts.inline_entries) {
+			/* a caller's pc is already its call's (less one) */
+			n++;
+			continue;
+		}
+		if (at == 0)
+			r->own = r->frames[0];
+		if (inline_frames(r, s->pid, r->ips[k], &n, max))
+			return -ENOMEM;
+		/* perf's entry for the sample is its symbol; the inlined
+		 * functions at the sampled pc are only in its call chain */
+		if (at == 0 && (n > 1 || r->frames[0].inline_id))
+			out->own = &r->own;
+	}
+	if (!n)
+		name_frame(r, s->pid, s->ip, perfring_misc_cpumode(out->d->misc), &r->frames[n++]);
+	out->frames = r->frames;
+	out->nframes = n;
+	return 0;
+}
+
 /* The frames of a sample, as perf's thread__resolve_callchain_sample() walks them. */
 static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 {
@@ -540,6 +672,8 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 	uint64_t i, nr = s->callchain.nr, ip;
 	size_t n = 0;
 
+	if (ans_unwind_wanted(s) && r->max_stack > 0)
+		return sample_frames_unwound(r, out);
 	if (!out->has_callchain || !nr) {
 		if (reserve_frames(r, 1))
 			return -ENOMEM;

@@ -49,6 +49,12 @@ struct ans_frame {
 	 * function itself (the outermost call site) is inlined[ninlined].line. */
 	const struct perfring_sym_frame *inlined;
 	uint32_t ninlined;
+	/* A function DWARF says the frame's address is in, other than the
+	 * binary's symbol there (one inlined, or a clone's source name), made a
+	 * frame of its own for an unwound stack as perf's append_inlines()
+	 * does: name is "FUNCTION (inlined)", the rest the address's frame;
+	 * inline_id tells such functions apart (0 for any other frame). */
+	uint32_t inline_id;
 	const char *reason;   /* when name is NULL: why */
 	uint32_t name_len, dso_len; /* strlen() of name (0 when NULL) and dso */
 };
@@ -66,12 +72,21 @@ struct ans_sample {
 	bool has_callchain;                /* the event records call chains */
 	struct ans_frame *frames;          /* [0] the leaf; valid until the next ans_next() */
 	size_t nframes;
+	/* The sample's own frame when it is not frames[0]: an unwound stack
+	 * whose sampled pc is in inlined functions (frames[0] the innermost of
+	 * them, as perf's call chain has it; own the binary's symbol there, as
+	 * perf's entry for the sample). NULL otherwise. */
+	const struct ans_frame *own;
 };
 
 struct ans_opts {
 	bool no_symbols;      /* frames without names (faster: script --dump-like uses) */
 	bool lines;           /* source file and line of each frame (DWARF) */
 	bool inlines;         /* the inlined functions of each frame (DWARF; implies lines) */
+	/* An unwound stack's inlined functions as frames of their own, as perf
+	 * report's call chains have them (ans_frame.inline_id); without, they
+	 * are the frames' inlined lists when inlines is set, as script shows them. */
+	bool inline_entries;
 	int max_stack;        /* 0: /proc/sys/kernel/perf_event_max_stack, else 127 */
 	const char *kallsyms; /* NULL: /proc/kallsyms */
 	/* Readers sharing a file's samples, in blocks of share_block (0: 1)

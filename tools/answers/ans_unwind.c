@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The user part of a sample's call chain from its stack, for recordings
+ * made with `perf record --call-graph dwarf`: the kernel copies the user
+ * registers (PERF_SAMPLE_REGS_USER) and the top of the user stack
+ * (PERF_SAMPLE_STACK_USER) into each sample, and the reader unwinds them
+ * with the binaries' call frame information (.eh_frame, .debug_frame), as
+ * perf's util/unwind-libdw.c does with elfutils' libdwfl:
+ *
+ * - the binaries the frames are in are reported to a Dwfl as modules at
+ *   their load bias (the mapping's start less its file offset), as the
+ *   unwinding reaches them;
+ * - the first frame's registers are the sample's (x86-64: perf's register
+ *   numbers put in DWARF's order);
+ * - memory is the stack copy, else the bytes of the binary mapped there;
+ * - each frame gives its pc; a caller's is its return address less one (the
+ *   call instruction's, as perf takes it).
+ *
+ * One Dwfl per sample, as perf makes it (a Dwfl caches the modules, but its
+ * thread state is per process and unwinding replaces it); the binaries'
+ * ELF handles are libdwfl's to keep per module.
+ */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "answers/ans_unwind.h"
+
+/* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h). */
+enum {
+	PR_X86_AX = 0, PR_X86_BX = 1, PR_X86_CX = 2, PR_X86_DX = 3, PR_X86_SI = 4, PR_X86_DI = 5, PR_X86_BP = 6,
+	PR_X86_SP = 7, PR_X86_IP = 8, PR_X86_R8 = 16,
+};
+#define PERF_SAMPLE_REGS_ABI_64 2
+
+/* The sample being unwound: what the callbacks read (their arg). */
+struct unwind_ctx {
+	const struct perfring_procs *procs;
+	const struct perfring_sample *s;
+	uint32_t pid;
+	Dwfl *dwfl;
+	uint64_t sp;
+	const uint8_t *stack;
+	uint64_t stack_len;
+	uint64_t *ips;
+	size_t n, max;
+	bool stale;         /* a module of the Dwfl is no longer what the process maps there */
+	/* the last binary read for memory outside the stack */
+	char path[256];
+	int fd;
+};
+
+/* A Dwfl per process, kept: its modules (their ELF and CFI read once) serve every sample. */
+struct uw_proc {
+	uint32_t pid;
+	Dwfl *dwfl;
+};
+
+struct ans_unwinder {
+	struct unwind_ctx c;
+	struct uw_proc *procs;
+	size_t nprocs, cap;
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* Register r (perf's number) of the sample's user registers: false when the mask has not got it. */
+static bool reg(const struct perfring_regs *regs, int r, uint64_t *v)
+{
+	uint64_t below;
+
+	if (!(regs->mask & (1ull << r)))
+		return false;
+	below = regs->mask & ((1ull << r) - 1);
+	if ((uint64_t)__builtin_popcountll(below) >= regs->regs.nr)
+		return false;
+	*v = perfring_u64_at(&regs->regs, (uint64_t)__builtin_popcountll(below));
+	return true;
+}
+
+/* The module of the binary mapped at ip, reported on first need (perf's
+ * report_module()). A module the process no longer maps there (after an
+ * exec, a dlclose) marks the Dwfl stale: the sample is unwound again with
+ * a new one. */
+static Dwfl_Module *module_at(struct unwind_ctx *c, uint64_t ip)
+{
+	struct perfring_map_hit hit;
+	Dwfl_Module *m = dwfl_addrmodule(c->dwfl, ip);
+	const char *base, *file = NULL;
+	Dwarf_Addr start = 0;
+
+	if (perfring_procs_lookup(c->procs, c->pid, ip, &hit) || hit.anon || !hit.path || hit.path[0] != '/')
+		return NULL;
+	if (m) {
+		dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, &file, NULL);
+		if (file && !strcmp(file, hit.path))
+			return m;
+		c->stale = true;
+		return NULL;
+	}
+	base = strrchr(hit.path, '/') + 1;
+	return dwfl_report_elf(c->dwfl, base, hit.path, -1, hit.start - hit.pgoff, false);
+}
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	if (*thread_argp) /* one thread: the sample's */
+		return 0;
+	*thread_argp = arg;
+	return dwfl_pid(dwfl);
+}
+
+/* Any thread of the process is the sample's (its registers are the sample's). */
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+/* 8 bytes of the binary mapped at addr (a value outside the stack copy: a constant, a GOT entry). */
+static bool binary_word(struct unwind_ctx *c, uint64_t addr, Dwarf_Word *out)
+{
+	struct perfring_map_hit hit;
+
+	if (perfring_procs_lookup(c->procs, c->pid, addr, &hit) || hit.anon || !hit.path || hit.path[0] != '/' ||
+	    strlen(hit.path) >= sizeof(c->path))
+		return false;
+	if (c->fd < 0 || strcmp(c->path, hit.path)) {
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = open(hit.path, O_RDONLY | O_CLOEXEC);
+		strcpy(c->path, hit.path);
+		if (c->fd < 0)
+			return false;
+	}
+	return pread(c->fd, out, sizeof(*out), (off_t)hit.file_offset) == (ssize_t)sizeof(*out);
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct unwind_ctx *c = arg;
+
+	(void)dwfl;
+	if (addr + sizeof(*result) < addr)
+		return false;
+	if (addr < c->sp || addr + sizeof(*result) > c->sp + c->stack_len)
+		return binary_word(c, addr, result);
+	memcpy(result, c->stack + (addr - c->sp), sizeof(*result));
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	/* DWARF's x86-64 order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, then rip */
+	static const int order[17] = { PR_X86_AX, PR_X86_DX, PR_X86_CX, PR_X86_BX, PR_X86_SI, PR_X86_DI,
+				       PR_X86_BP, PR_X86_SP, PR_X86_R8,	    PR_X86_R8 + 1, PR_X86_R8 + 2,
+				       PR_X86_R8 + 3, PR_X86_R8 + 4, PR_X86_R8 + 5, PR_X86_R8 + 6, PR_X86_R8 + 7,
+				       PR_X86_IP };
+	struct unwind_ctx *c = arg;
+	Dwarf_Word regs[17];
+	int i;
+
+	for (i = 0; i < 17; i++) {
+		uint64_t v = 0;
+
+		reg(&c->s->regs_user, order[i], &v); /* one the mask lacks: 0, as perf has it */
+		regs[i] = v;
+	}
+	return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int frame(Dwfl_Frame *state, void *arg)
+{
+	struct unwind_ctx *c = arg;
+	bool activation;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	module_at(c, pc); /* its CFI is needed for the next frame */
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (!activation)
+		pc--;
+	c->ips[c->n++] = pc;
+	return c->n < c->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+bool ans_unwind_wanted(const struct perfring_sample *s)
+{
+	return (s->present & PERF_SAMPLE_REGS_USER) && (s->present & PERF_SAMPLE_STACK_USER) &&
+	       s->regs_user.abi == PERF_SAMPLE_REGS_ABI_64 && s->stack_user.size && s->stack_user.dyn_size;
+}
+
+struct ans_unwinder *ans_unwinder_new(void)
+{
+	struct ans_unwinder *u = calloc(1, sizeof(*u));
+
+	if (u)
+		u->c.fd = -1;
+	return u;
+}
+
+void ans_unwinder_free(struct ans_unwinder *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nprocs; i++)
+		dwfl_end(u->procs[i].dwfl);
+	free(u->procs);
+	if (u->c.fd >= 0)
+		close(u->c.fd);
+	free(u);
+}
+
+/* The process's Dwfl slot (made empty when new), or NULL when out of memory. */
+static struct uw_proc *proc_slot(struct ans_unwinder *u, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < u->nprocs; i++)
+		if (u->procs[i].pid == pid)
+			return &u->procs[i];
+	if (u->nprocs == u->cap) {
+		size_t cap = u->cap ? u->cap * 2 : 16;
+		struct uw_proc *v = realloc(u->procs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		u->procs = v;
+		u->cap = cap;
+	}
+	u->procs[u->nprocs] = (struct uw_proc){ pid, NULL };
+	return &u->procs[u->nprocs++];
+}
+
+/* One try with the process's Dwfl (made and attached when there is none): the frames found. */
+static size_t unwind_once(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip)
+{
+	struct unwind_ctx *c = &u->c;
+
+	c->n = 0;
+	c->stale = false;
+	if (!p->dwfl) {
+		p->dwfl = dwfl_begin(&callbacks);
+		c->dwfl = p->dwfl;
+		/* the first module tells libdwfl the machine */
+		if (!p->dwfl || !module_at(c, ip) || !dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &thread_callbacks, c)) {
+			if (p->dwfl)
+				dwfl_end(p->dwfl);
+			p->dwfl = NULL;
+			return 0;
+		}
+	}
+	c->dwfl = p->dwfl;
+	if (!module_at(c, ip))
+		return 0;
+	dwfl_getthread_frames(p->dwfl, (pid_t)c->s->tid, frame, c);
+	/* what was found before a frame it could not unwind stays, as with perf */
+	return c->n;
+}
+
+size_t ans_unwind(struct ans_unwinder *u, const struct perfring_procs *procs, const struct perfring_sample *s,
+		  uint64_t *ips, size_t max)
+{
+	struct unwind_ctx *c = &u->c;
+	struct uw_proc *p;
+	uint64_t ip;
+	size_t n;
+
+#if !defined(__x86_64__)
+	return 0; /* the registers' order is x86-64's */
+#endif
+	if (!max || !ans_unwind_wanted(s) || !reg(&s->regs_user, PR_X86_IP, &ip) ||
+	    !reg(&s->regs_user, PR_X86_SP, &c->sp))
+		return 0;
+	p = proc_slot(u, s->pid);
+	if (!p)
+		return 0;
+	c->procs = procs;
+	c->s = s;
+	c->pid = s->pid;
+	c->ips = ips;
+	c->max = max;
+	c->stack = s->stack_user.data;
+	c->stack_len = s->stack_user.dyn_size < s->stack_user.size ? s->stack_user.dyn_size : s->stack_user.size;
+	n = unwind_once(u, p, ip);
+	if (c->stale) { /* the process mapped other binaries since: a new Dwfl */
+		dwfl_end(p->dwfl);
+		p->dwfl = NULL;
+		n = unwind_once(u, p, ip);
+	}
+	return n;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * DWARF unwinding of a sample's copied user stack (perf record --call-graph
+ * dwarf), with elfutils' libdwfl as perf does it (ans_unwind.c).
+ */
+#ifndef PERFRING_TOOL_ANS_UNWIND_H
+#define PERFRING_TOOL_ANS_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <perfring/record.h>
+#include <perfring/symbol.h>
+
+/* Keeps a Dwfl per process (the binaries' ELF and call frame information
+ * read once for all its samples). */
+struct ans_unwinder;
+struct ans_unwinder *ans_unwinder_new(void);
+void ans_unwinder_free(struct ans_unwinder *u);
+
+/* The sample carries user registers (64-bit) and a user stack to unwind. */
+bool ans_unwind_wanted(const struct perfring_sample *s);
+
+/* The user frames of s, innermost first, into ips (at most max): the
+ * sampled user pc, then each caller's return address less one, as far as
+ * the binaries' call frame information and the stack copy go. Binaries are
+ * found by the process's maps in procs (the files as recorded). Returns the
+ * number of frames (0: none, e.g. no binary for the pc, or not x86-64). */
+size_t ans_unwind(struct ans_unwinder *u, const struct perfring_procs *procs, const struct perfring_sample *s,
+		  uint64_t *ips, size_t max);
+
+#endif
