@@ -5,10 +5,12 @@
 # into inl_outer; inl_step calls inl_callee).
 #
 # perf 6.1 (its stable releases) shows inlined frames only for call chains it
-# unwinds from DWARF (perf record --call-graph dwarf): for frame-pointer chains
-# (-g) the inline lookup was reverted (too slow), so its --inline output there has
-# none. perfring does not unwind DWARF stacks: for such a file it shows the ip
-# alone, the sample's leaf. So:
+# unwinds from DWARF (perf record --call-graph dwarf), with or without --inline:
+# for frame-pointer chains (-g) the inline lookup was reverted (too slow), so its
+# --inline output there has none. perfring unwinds DWARF stacks too (its
+# callers are checked in report_oracle.sh); here:
+# - without --inline, on the DWARF recording, each sample's leaf frame in the
+#   workload with the frames inlined at it, as perf script prints it by default;
 # - same samples, the leaf: on a --call-graph dwarf recording, each sample's leaf
 #   frame with the frames inlined at it is the same text as perf script --inline's
 #   (address, NAME+0xOFF (inlined) lines innermost first, then the function with its
@@ -124,6 +126,14 @@ python3 "$T_TMP/leaf.py" "$T_TMP/d.perf.src.groups" "$T_TMP/d.pr.src.groups" "$W
 t_check leaf_inline_lines_are_perfs "$(tr '\n' '|' <"$T_TMP/leafsrc.out")" grep -q ' differ=0$' "$T_TMP/leafsrc.out"
 t_check leaf_inline_text_is_perfs "no line 'ADDR inl_step+0xOFF (inlined)' as perf prints it in perfring's listing" \
 	grep -qE '^	 +[0-9a-f]+ inl_step\+0x[0-9a-f]+ \(inlined\)$' "$T_TMP/d.pr"
+
+# ---- the same without --inline: perf script shows them by default for unwound stacks ----
+perf script -i "$D" 2>/dev/null >"$T_TMP/dd.perf"
+"$PERFRING" script -i "$D" >"$T_TMP/dd.pr" 2>>"$T_TMP/d.err"
+parse "$T_TMP/dd.perf"
+parse "$T_TMP/dd.pr"
+python3 "$T_TMP/leaf.py" "$T_TMP/dd.perf.groups" "$T_TMP/dd.pr.groups" "$WORK" >"$T_TMP/leafdef.out" 2>&1
+t_check dwarf_default_inline_frames_are_perfs "$(tr '\n' '|' <"$T_TMP/leafdef.out")" grep -q ' differ=0$' "$T_TMP/leafdef.out"
 
 # ---- the callers (the -g recording) against perf's DWARF-unwound callers ----
 "$PERFRING" script -i "$F" --inline >"$T_TMP/f.pr" 2>"$T_TMP/f.err"

@@ -601,6 +601,10 @@ static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size
 		f->name = ans_intern_get(r->names_strs, id);
 		f->name_len = (uint32_t)strlen(f->name);
 		f->inline_id = 0x80000000u | (uint32_t)id;
+		id = ans_intern_str(r->names_strs, fn);
+		if (id < 0)
+			return -ENOMEM;
+		f->inline_name = ans_intern_get(r->names_strs, id);
 	}
 	return 0;
 }

@@ -55,6 +55,7 @@ struct ans_frame {
 	 * does: name is "FUNCTION (inlined)", the rest the address's frame;
 	 * inline_id tells such functions apart (0 for any other frame). */
 	uint32_t inline_id;
+	const char *inline_name; /* FUNCTION alone */
 	const char *reason;   /* when name is NULL: why */
 	uint32_t name_len, dso_len; /* strlen() of name (0 when NULL) and dso */
 };

@@ -307,7 +307,7 @@ static void print_chain_frame(struct obuf *o, const struct ans_frame *fr, uint32
 		line = fr->inlined[fr->ninlined].line;
 	}
 	ob_ch(o, '\t');
-	print_frame_text(o, fr, fr->shown_addr, fl, lines, file, line, NULL);
+	print_frame_text(o, fr, fr->shown_addr, fl, lines, file, line, fr->inline_id ? fr->inline_name : NULL);
 	ob_ch(o, '\n');
 }
 
@@ -748,7 +748,9 @@ static int second_end(struct second *s)
 int ans_script_run(const char *cmd, const char *path, const struct ans_script_opts *opts)
 {
 	struct ans_opts aopts = { .lines = opts->lines || ans_fields_want_lines(&opts->fields),
-				  .inlines = opts->exports.inline_frames };
+				  .inlines = opts->exports.inline_frames,
+				  /* perf script shows an unwound stack's inlined functions by default */
+				  .inline_entries = !opts->exports.inline_frames };
 	struct script_ctx c = { .f = stdout, .name_width = -1, .lines = opts->lines,
 				.inlines = opts->exports.inline_frames, .fields = &opts->fields };
 	uint32_t fl;
