@@ -28,13 +28,20 @@
 /* Open path as ELF (mapped; the descriptor is closed at once). */
 int pr_elf_open(const char *path, Elf **out)
 {
+	struct stat st;
 	Elf *elf;
 	int fd, err;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The path comes from the recording: a FIFO or a terminal there must
+	 * not block the reader (O_NONBLOCK), and only a regular file is read. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -ENOEXEC;
+	}
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {

@@ -216,6 +216,29 @@ TEST(symbol_missing_file_is_unknown)
 	perfring_symbolizer_free(s);
 }
 
+/* A recording names a FIFO (or a terminal) as a mapped file: refused at
+ * once, not opened for reading (that blocks until a writer comes). */
+TEST(symbol_fifo_is_refused_not_waited_for)
+{
+	struct perfring_symbolizer *s = new_sym(false, NULL);
+	struct perfring_sym_result r;
+	char dir[64], fifo[128];
+	int rc;
+
+	REQUIRE(s);
+	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	REQUIRE(mkfifo(fifo, 0600) == 0);
+	alarm(20); /* a blocked open fails the test instead of hanging it */
+	rc = perfring_symbolize_file(s, fifo, NULL, 0, 0x1000, &r);
+	alarm(0);
+	CHECK_EQ_INT(rc, -ENOEXEC);
+	CHECK(r.name == NULL && r.reason);
+	unlink(fifo);
+	perfring_symbolizer_free(s);
+	st_rmdir(dir);
+}
+
 TEST(symbol_stripped_uses_dynsym_or_says_unknown)
 {
 	struct perfring_symbolizer *s;

@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -89,6 +90,14 @@ static bool reg(const struct perfring_regs *regs, int r, uint64_t *v)
 	return true;
 }
 
+/* The recording names the files: only a regular one is opened (a FIFO would block). */
+static bool regular_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
 /* The module of the binary mapped at ip, reported on first need (perf's
  * report_module()). A module the process no longer maps there (after an
  * exec, a dlclose) marks the Dwfl stale: the sample is unwound again with
@@ -109,6 +118,8 @@ static Dwfl_Module *module_at(struct unwind_ctx *c, uint64_t ip)
 		c->stale = true;
 		return NULL;
 	}
+	if (!regular_file(hit.path))
+		return NULL;
 	base = strrchr(hit.path, '/') + 1;
 	return dwfl_report_elf(c->dwfl, base, hit.path, -1, hit.start - hit.pgoff, false);
 }
@@ -141,7 +152,7 @@ static bool binary_word(struct unwind_ctx *c, uint64_t addr, Dwarf_Word *out)
 	if (c->fd < 0 || strcmp(c->path, hit.path)) {
 		if (c->fd >= 0)
 			close(c->fd);
-		c->fd = open(hit.path, O_RDONLY | O_CLOEXEC);
+		c->fd = regular_file(hit.path) ? open(hit.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 		strcpy(c->path, hit.path);
 		if (c->fd < 0)
 			return false;
