@@ -274,7 +274,13 @@ t_one_line_error report_missing_file "nothere.data" "$PERFRING" report -i "$T_TM
 if perf_record -q -e dummy -o "$T_TMP/nosamples.data" -- true >/dev/null 2>&1; then
 	t_one_line_error report_no_samples "no samples" "$PERFRING" report -i "$T_TMP/nosamples.data"
 fi
-t_usage_error report_bad_sort "unknown key 'symbol'" report --sort symbol
+t_usage_error report_bad_sort "unknown key 'symbl'" report --sort symbl
+t_usage_error report_unsupported_sort "unknown key 'parent'" report --sort parent
+# perf's key names, and its prefixes of them ("symbol", "Sym", "s": the symbol key), as perf takes them
+"$PERFRING" report -i "$A" --sort dso,sym >"$T_TMP/sort.short" 2>/dev/null
+"$PERFRING" report -i "$A" --sort Dso,symbol >"$T_TMP/sort.long" 2>/dev/null
+t_check report_sort_perf_names "--sort Dso,symbol gives another table than --sort dso,sym" \
+	bash -c "[ -s '$T_TMP/sort.short' ] && cmp -s '$T_TMP/sort.short' '$T_TMP/sort.long'"
 t_usage_error report_bad_limit "--percent-limit" report --percent-limit lots
 t_usage_error report_stats_alone "--stats takes no other option" report --stats --sort sym
 

@@ -19,6 +19,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "shared/zalloc.h"
@@ -46,6 +47,39 @@ const struct rk_name rk_names[RK_MAX] = {
 /* perf report's sort in branch mode (default_branch_sort_order) */
 #define BRANCH_SORT "comm,dso_from,symbol_from,symbol_to,cycles"
 
+/*
+ * The key a --sort item names: one of ours by its name, else as perf
+ * finds it (sort_dimension__add(): the first of its keys, in its order,
+ * that the item begins, ignoring case), so "symbol", "sym" and "Sym" are
+ * the symbol key. -1: unknown, or one of perf's keys perfring has not.
+ */
+static int sort_key(const char *p, size_t n)
+{
+	static const struct {
+		const char *name;
+		int key;
+	} perf_keys[] = {
+		/* util/sort.c: the common keys, then branch mode's */
+		{ "pid", RK_PID },	     { "comm", RK_COMM },	 { "dso", RK_DSO },
+		{ "symbol", RK_SYM },	     { "parent", -1 },		 { "cpu", -1 },
+		{ "socket", -1 },	     { "srcline", -1 },		 { "srcfile", -1 },
+		{ "local_weight", -1 },	     { "weight", -1 },		 { "transaction", -1 },
+		{ "trace", RK_TRACE },	     { "dso_from", RK_DSO_FROM }, { "dso_to", RK_DSO_TO },
+		{ "symbol_from", RK_SYM_FROM }, { "symbol_to", RK_SYM_TO }, { "mispredict", -1 },
+		{ "in_tx", -1 },	     { "abort", -1 },		 { "cycles", RK_CYCLES },
+	};
+	size_t i;
+	int k;
+
+	for (k = 0; k < RK_MAX; k++)
+		if (n == strlen(rk_names[k].name) && !strncmp(p, rk_names[k].name, n))
+			return k;
+	for (i = 0; n && i < sizeof(perf_keys) / sizeof(perf_keys[0]); i++)
+		if (n <= strlen(perf_keys[i].name) && !strncasecmp(p, perf_keys[i].name, n))
+			return perf_keys[i].key;
+	return -1;
+}
+
 int ans_report_check_sort(const char *sort, const char **bad, int *badlen)
 {
 	const char *p = sort, *e;
@@ -55,10 +89,8 @@ int ans_report_check_sort(const char *sort, const char **bad, int *badlen)
 		e = strchr(p, ',');
 		if (!e)
 			e = p + strlen(p);
-		for (k = 0; k < RK_MAX; k++)
-			if ((size_t)(e - p) == strlen(rk_names[k].name) && !strncmp(p, rk_names[k].name, e - p))
-				break;
-		if (k == RK_MAX) {
+		k = sort_key(p, (size_t)(e - p));
+		if (k < 0) {
 			*bad = p;
 			*badlen = (int)(e - p);
 			return -1;
@@ -77,10 +109,8 @@ static int parse_sort(struct report *r, const char *sort)
 		e = strchr(p, ',');
 		if (!e)
 			e = p + strlen(p);
-		for (k = 0; k < RK_MAX; k++)
-			if ((size_t)(e - p) == strlen(rk_names[k].name) && !strncmp(p, rk_names[k].name, e - p))
-				break;
-		if (k == RK_MAX)
+		k = sort_key(p, (size_t)(e - p));
+		if (k < 0)
 			return -1;
 		for (i = 0; i < r->nkeys; i++)
 			if (r->keys[i] == (enum rkey)k)
