@@ -123,6 +123,15 @@ same_text text_percent_limit_forkexit-3.8 perf.data.forkexit-3.8 --percent-limit
 same_text text_percent_limit_piped.target-3.8 perf.data.piped.target-3.8 --percent-limit 2
 # branch mode
 same_text text_branch_callgraph_and_branch-3.8 perf.data.callgraph_and_branch-3.8 --sort sym
+# the chains' order (-g caller|callee, -G): graphs, children's sub-chains (callee order: from the
+# frame up to the root), equal children by depth (callee order: the shorter first), the level of
+# an unmapped frame (the nearest mapped one visited before it)
+same_text text_callee_callgraph-3.8 perf.data.callgraph-3.8 -g callee
+same_text text_callee_piped.target-3.8 perf.data.piped.target-3.8 -g graph,0.5,callee,function,percent
+same_text text_caller_no_children_callgraph-3.8 perf.data.callgraph-3.8 -g caller --no-children
+same_text text_inverted_sym_piped.target-3.8 perf.data.piped.target-3.8 -G --sort sym
+t_usage_error graph_mode_fractal "'fractal' is not none or graph" report -i "$CORPUS/perf.data.callgraph-3.8" -g fractal
+t_usage_error graph_key_address "'graph,0.5,address' is not none or graph" report -i "$CORPUS/perf.data.callgraph-3.8" -g graph,0.5,address
 
 # Branch keys and options on a file they do not apply to: a one-line error, exit status 1.
 t_one_line_error branch_key_without_branches "is a key of branch mode, and the file has no branch stacks" \

@@ -413,18 +413,19 @@ static bool keep_sample(const struct ans_report_opts *o, const struct ans_sample
 /*
  * The level ([k] or [.]) an entry made from frame j of sample a shows, as
  * perf's children mode gives it: the leaf's own (j 0, leaf); a caller's own
- * where a map holds it, else (perf visits the callers root first, and
- * fill_callchain_info() leaves al->level as it was) that of the nearest
- * caller above it a map holds, else the sample's. Asked only when an entry
- * is made.
+ * where a map holds it, else (perf visits the callers in the chains' order,
+ * root first with callers first, and fill_callchain_info() leaves al->level
+ * as it was) that of the nearest frame visited before it that a map holds
+ * (a caller above it; callee order: a callee below it), else the sample's.
+ * Asked only when an entry is made.
  */
-static bool frame_level_k(const struct ans_sample *a, size_t j, bool leaf)
+static bool frame_level_k(const struct ans_sample *a, size_t j, bool leaf, bool caller_order)
 {
 	size_t i;
 
 	if (leaf)
 		return a->frames[0].kernel;
-	for (i = j; i < a->nframes; i++)
+	for (i = j; caller_order ? i < a->nframes : i + 1 > 0; i += caller_order ? 1 : (size_t)-1)
 		if (a->frames[i].mapped || a->frames[i].name)
 			return a->frames[i].kernel;
 	return a->frames[0].kernel;
@@ -458,6 +459,7 @@ static inline int add_node(struct report *r, const struct ans_sample *a, size_t 
 	const struct ans_frame *f = a->nframes ? &a->frames[j] : NULL;
 	uint64_t key[KEY_WORDS], period = a->period;
 	struct entry *e;
+	size_t depth;
 	int32_t dso;
 
 	if (frame_key(r, a, f, leaf, comm, key, &dso))
@@ -467,15 +469,17 @@ static inline int add_node(struct report *r, const struct ans_sample *a, size_t 
 	if (!e)
 		return -ENOMEM;
 	if (e->stamp != r->stamp && !e->children && !e->self_samples && f)
-		e->kernel = frame_level_k(a, j, leaf); /* just made: it shows the level it was made with */
+		e->kernel = frame_level_k(a, j, leaf, r->caller_order); /* just made: it shows the level it was made with */
 	if (leaf) {
 		e->self += period;
 		e->self_samples++;
 	}
 	/* perf's callchain max_depth: the chain appended to the entry, the leaf's
-	 * own entry the whole chain, a caller's from it down to the leaf */
-	if ((leaf ? a->nframes : j + 1) > e->depth)
-		e->depth = (uint32_t)(leaf ? a->nframes : j + 1);
+	 * own entry the whole chain, a caller's from it down to the leaf (callee
+	 * order: from it up to the root) */
+	depth = leaf ? a->nframes : r->caller_order ? j + 1 : a->nframes - j;
+	if (depth > e->depth)
+		e->depth = (uint32_t)depth;
 	if (e->stamp != r->stamp) {
 		e->stamp = r->stamp;
 		e->children += period;
@@ -999,9 +1003,9 @@ static int worker_pass(struct worker *w)
 			/* perf's __hpp__sort_acc orders equal children by depth only with callchains in use (not -g none) */
 			r->callers_first = r->children && any_chain && opts->call_graph != 0;
 			/* the chains' order is set before that, from the options:
-			 * root first unless --no-children (or branch mode) */
-			if (want_graph(opts, r, any_chain) &&
-			    !(r->graph = graph_new(r->children, !r->branch && opts->children != 0)))
+			 * -g caller|callee, else root first unless --no-children */
+			r->caller_order = opts->graph_order >= 0 ? opts->graph_order == 1 : !r->branch && opts->children != 0;
+			if (want_graph(opts, r, any_chain) && !(r->graph = graph_new(r->children, r->caller_order)))
 				return worker_oom(w);
 			decided = true;
 		}

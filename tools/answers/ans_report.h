@@ -23,6 +23,10 @@ struct ans_report_opts {
 	 * (perf's 0.5 when 0, or --percent-limit when that is given). */
 	int call_graph;
 	double graph_min;
+	/* The chains' order (perf's -g caller|callee, -G): 1 callers first
+	 * (root first), 0 callees first, -1 as perf: callers with children,
+	 * callees with --no-children. */
+	int graph_order;
 	bool show_samples;      /* -n: a Samples column (the entry's own samples) */
 	bool quiet;             /* -q: no header lines */
 	/* Only the samples of these (comma-separated lists; NULL: all), as perf

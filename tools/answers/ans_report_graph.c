@@ -593,7 +593,7 @@ int graph_build(struct report *r, double min_percent)
 		uint64_t period = g->chains[i].period;
 		uint32_t j, nseen = 0, s;
 
-		if (!g->children && !g->caller_order) {
+		if (!g->caller_order && !g->children) {
 			err = add_to(g, self, funcs, n, period); /* leaf first */
 			continue;
 		}
@@ -608,14 +608,18 @@ int graph_build(struct report *r, double min_percent)
 				break;
 			}
 		}
+		/* the chain in the order perf's cursor walks it: root first
+		 * (caller order) or leaf first; ents along, the same way */
 		for (j = 0; j < n; j++)
-			rev[j] = funcs[n - 1 - j];
-		err = add_to(g, self, rev, n, period); /* root first */
+			rev[j] = g->caller_order ? funcs[n - 1 - j] : funcs[j];
+		err = add_to(g, self, rev, n, period);
 		if (!g->children)
 			continue;
+		/* each entry not yet met in the sample takes the chain from its
+		 * frame on: down to the leaf (caller order), up to the root */
 		seen[nseen++] = self;
 		for (j = 0; j < n && !err; j++) {
-			uint32_t e = ents[n - 1 - j];
+			uint32_t e = g->caller_order ? ents[n - 1 - j] : ents[j];
 
 			for (s = 0; s < nseen && seen[s] != e; s++)
 				;

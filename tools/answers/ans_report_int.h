@@ -97,6 +97,7 @@ struct report {
 	bool children;
 	bool branch;        /* branch mode: an entry per branch of the samples' branch stacks */
 	bool callers_first; /* children with call chains: equal ones caller first (perf's __hpp__sort_acc) */
+	bool caller_order;  /* chains root first (perf's callchain_param.order ORDER_CALLER) */
 	bool elide[RK_MAX]; /* keys a one-item filter makes the same everywhere: not shown */
 	struct ans_intern *strs;
 	struct entry *v;

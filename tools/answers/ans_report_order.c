@@ -158,7 +158,7 @@ static int cmp_row(const void *a, const void *b)
 	 * without a chain: not ordered so.
 	 */
 	if (sort_r->callers_first && lx && ly && lx->tid == ly->tid && lx->depth != ly->depth)
-		return lx->depth > ly->depth ? -1 : 1;
+		return (lx->depth > ly->depth) == sort_r->caller_order ? -1 : 1; /* callee order: the shorter first */
 	for (k = 0; k < sort_nr; k++)
 		if ((vx = report_row_val(x, k, false)) != (vy = report_row_val(y, k, false)))
 			return vx > vy ? -1 : 1;

@@ -64,10 +64,12 @@ void cmd_report_usage(FILE *f)
 		"      --percentage HOW    absolute (default): of all the event's samples;\n"
 		"                          relative: of the samples the filters keep\n"
 		"      --stdio             accepted, as perf's: the text output is the only one\n"
-		"  -g, --call-graph[=MODE] graph[,MIN] (the default when the file has call chains)\n"
-		"                          or none: under each entry its call graph as perf draws\n"
-		"                          it (callers first with children, callees first without),\n"
-		"                          branches of MIN percent (0.5, or --percent-limit) or more\n"
+		"  -g, --call-graph[=MODE] graph[,MIN][,caller|callee] (the default when the file has\n"
+		"                          call chains) or none: under each entry its call graph as\n"
+		"                          perf draws it (callers first with children, callees first\n"
+		"                          without, or as asked), branches of MIN percent (0.5, or\n"
+		"                          --percent-limit) or more; perf's words in any order\n"
+		"  -G, --inverted          the chains callers first (-g caller)\n"
 		"  -j, --json              one JSON object per event: samples, period, entries[] with the\n"
 		"                          keys, self and children percentages and periods\n"
 		ANS_EXPORT_HELP
@@ -211,10 +213,10 @@ static bool num_list(const char *s)
 	return *s != '\0';
 }
 
-/* An argument after -g that is its mode (perf takes `-g none`), not a file or option. */
+/* An argument after -g that is its mode (perf takes `-g none`, `-g caller`), not a file or option. */
 static bool looks_like_graph_spec(const char *s)
 {
-	static const char *const modes[] = { "none", "graph", "fractal", "flat", "folded" };
+	static const char *const modes[] = { "none", "graph", "fractal", "flat", "folded", "caller", "callee" };
 	size_t i, n;
 
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
@@ -225,26 +227,49 @@ static bool looks_like_graph_spec(const char *s)
 	return false;
 }
 
-/* -g's MODE[,MIN_PERCENT[,...]]: graph or none (NULL: graph). 0, or -1 when bad. */
+/* tok (n bytes) begins word, as perf's parse_callchain_*() match their words */
+static bool starts(const char *tok, size_t n, const char *word)
+{
+	return n && n <= strlen(word) && !strncmp(tok, word, n);
+}
+
+/*
+ * -g's comma-separated words in any order, as perf's
+ * parse_callchain_report_opt() takes them: none, or the mode graph, the
+ * threshold (a percentage), the order caller or callee, the key function
+ * and the value percent (each word or a start of it). perf's other modes,
+ * keys and values (and a print limit) are not drawn: -1.
+ */
 static int parse_call_graph(const char *spec, struct ans_report_opts *o)
 {
-	char *end;
+	const char *p = spec;
+	int numbers = 0;
 
-	if (!spec || !strcmp(spec, "graph")) {
-		o->call_graph = 1;
-		return 0;
-	}
-	if (!strcmp(spec, "none")) {
-		o->call_graph = 0;
-		return 0;
-	}
-	if (strncmp(spec, "graph,", 6))
-		return -1;
-	o->graph_min = strtod(spec + 6, &end);
-	/* perf's further fields (print limit, order, key) are not taken */
-	if (end == spec + 6 || *end || o->graph_min < 0 || o->graph_min > 100)
-		return -1;
 	o->call_graph = 1;
+	if (!spec)
+		return 0;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char *end;
+
+		if (starts(p, n, "none")) {
+			o->call_graph = 0;
+			return 0;
+		}
+		if (starts(p, n, "caller") || starts(p, n, "callee")) {
+			o->graph_order = starts(p, n, "caller");
+		} else if (!starts(p, n, "graph") && !starts(p, n, "function") && !starts(p, n, "percent")) {
+			double v = strtod(p, &end);
+
+			/* the first number is the threshold; a second, perf's print limit, is not taken */
+			if (!n || end != p + n || v < 0 || v > 100 || numbers++)
+				return -1;
+			o->graph_min = v;
+		}
+		p += n;
+		if (*p == ',' && !*++p)
+			return -1;
+	}
 	return 0;
 }
 
@@ -259,6 +284,7 @@ int cmd_report(int argc, char **argv)
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "inverted", no_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -276,14 +302,14 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ans_report_opts o = { .children = -1, .branch = -1, .call_graph = -1 };
+	struct ans_report_opts o = { .children = -1, .branch = -1, .call_graph = -1, .graph_order = -1 };
 	const char *path = "perf.data", *bad;
 	bool stats = false, other = false, header = false;
 	int c, idx, badlen;
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:s:bgjnqh", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:bgGjnqh", longopts, &idx)) != -1) {
 		if (c != 'i' && c != OPT_STATS && c != OPT_HEADER_ONLY && c != 'h' && c != OPT_STDIO)
 			other = true;
 		switch (c) {
@@ -324,10 +350,13 @@ int cmd_report(int argc, char **argv)
 			if (!spec && optind < argc && looks_like_graph_spec(argv[optind]))
 				spec = argv[optind++];
 			if (parse_call_graph(spec, &o))
-				return tool_usage_error(CMD, "--call-graph: '%s' is not graph[,MIN_PERCENT] or none "
-							"(perf's other modes are not drawn)", spec);
+				return tool_usage_error(CMD, "--call-graph: '%s' is not none or graph,MIN_PERCENT,caller|callee "
+							"(perf's other modes, keys and values are not drawn)", spec);
 			break;
 		}
+		case 'G': /* perf's --inverted: the chains callers first */
+			o.graph_order = 1;
+			break;
 		case 'j':
 			o.json = true;
 			break;
