@@ -135,6 +135,15 @@ parse "$T_TMP/dd.pr"
 python3 "$T_TMP/leaf.py" "$T_TMP/dd.perf.groups" "$T_TMP/dd.pr.groups" "$WORK" >"$T_TMP/leafdef.out" 2>&1
 t_check dwarf_default_inline_frames_are_perfs "$(tr '\n' '|' <"$T_TMP/leafdef.out")" grep -q ' differ=0$' "$T_TMP/leafdef.out"
 
+# and --json: those frames "inlined": true, the function's name alone
+"$PERFRING" script -i "$D" --json >"$T_TMP/dd.json" 2>>"$T_TMP/d.err"
+t_check dwarf_default_inline_json "--json of the DWARF recording: no frame marked inlined, or a name with ' (inlined)' in it" \
+	python3 -c '
+import json, sys
+fr = [f for l in open(sys.argv[1]) for f in json.loads(l)["frames"]]
+assert sum(1 for f in fr if f.get("inlined")) > 20, "no inlined frames"
+assert not [f for f in fr if "(inlined)" in (f.get("symbol") or "")], "a name with the suffix"' "$T_TMP/dd.json"
+
 # ---- the callers (the -g recording) against perf's DWARF-unwound callers ----
 "$PERFRING" script -i "$F" --inline >"$T_TMP/f.pr" 2>"$T_TMP/f.err"
 parse "$T_TMP/f.pr"

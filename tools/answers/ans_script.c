@@ -545,7 +545,7 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 			file = fr->inlined[fr->ninlined].file;
 			line = fr->inlined[fr->ninlined].line;
 		}
-		emit_frame(&e, fr, file, line, NULL);
+		emit_frame(&e, fr, file, line, fr->inline_id ? fr->inline_name : NULL);
 	}
 	pd_emit_arr_end(&e);
 	pd_emit_end(&e);
