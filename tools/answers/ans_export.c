@@ -278,8 +278,18 @@ int ans_export_add(struct ans_export *x, const struct ans_reader *r, const struc
 		x->frames = f;
 		x->cap = need;
 	}
-	for (i = 0; i < a->nframes; i++)
-		n += export_frames(&a->frames[i], &x->frames[n]);
+	for (i = 0; i < a->nframes; i++) {
+		const struct ans_frame *af = &a->frames[i];
+
+		n += export_frames(af, &x->frames[n]);
+		/* an unwound stack's inlined function (ans_frame.inline_id): its own
+		 * name; inlined into the next frame when that is at the same address
+		 * (a clone's source name is a function of its own) */
+		if (af->inline_id) {
+			x->frames[n - 1].name = af->inline_name;
+			x->frames[n - 1].inlined = i + 1 < a->nframes && a->frames[i + 1].addr == af->addr;
+		}
+	}
 	ps.pid = s->pid;
 	ps.tid = s->tid;
 	ps.comm = a->comm;
