@@ -21,6 +21,35 @@ uint64_t pr_hash_bytes(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
+struct pr_strblk {
+	struct pr_strblk *prev;
+	_Alignas(8) char mem[];
+};
+
+#define PR_STRBLK_SIZE (64u << 10)
+
+/* Room for an entry of need bytes (a multiple of 8), zeroed. */
+static struct pr_istr *entry_alloc(struct pr_strtab *t, size_t need)
+{
+	struct pr_istr *e;
+
+	if (!t->blk || t->size - t->used < need) {
+		size_t size = need > PR_STRBLK_SIZE ? need : PR_STRBLK_SIZE;
+		struct pr_strblk *b = malloc(sizeof(*b) + size);
+
+		if (!b)
+			return NULL;
+		b->prev = t->blk;
+		t->blk = b;
+		t->used = 0;
+		t->size = size;
+	}
+	e = (struct pr_istr *)(void *)(t->blk->mem + t->used);
+	t->used += need;
+	memset(e, 0, need);
+	return e;
+}
+
 static int grow(struct pr_strtab *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 256, i;
@@ -58,7 +87,7 @@ const char *pr_intern(struct pr_strtab *t, const char *s, size_t len)
 	for (j = h & (t->cap - 1); (e = t->slots[j]); j = (j + 1) & (t->cap - 1))
 		if (e->hash == h && !strncmp(e->s, s, len) && e->s[len] == '\0')
 			return e->s;
-	e = calloc(1, sizeof(*e) + len + 1);
+	e = entry_alloc(t, (sizeof(*e) + len + 1 + 7) & ~(size_t)7);
 	if (!e)
 		return NULL;
 	e->hash = h;
@@ -71,13 +100,15 @@ const char *pr_intern(struct pr_strtab *t, const char *s, size_t len)
 
 void pr_strtab_free(struct pr_strtab *t)
 {
-	size_t i;
+	while (t->blk) {
+		struct pr_strblk *prev = t->blk->prev;
 
-	for (i = 0; i < t->cap; i++)
-		free(t->slots[i]);
+		free(t->blk);
+		t->blk = prev;
+	}
 	free(t->slots);
 	t->slots = NULL;
-	t->cap = t->n = 0;
+	t->cap = t->n = t->used = t->size = 0;
 }
 
 void pr_build_id_hex(const uint8_t *id, size_t size, char *out)

@@ -22,9 +22,15 @@ struct pr_istr {
 	char s[];
 };
 
+struct pr_strblk;
 struct pr_strtab {
 	struct pr_istr **slots;
 	size_t cap, n;
+	/* the entries live in blocks (a symbol table's names are tens of
+	 * thousands of small strings: one allocation each cost more than the
+	 * rest of loading it), the newest first, freed with the table */
+	struct pr_strblk *blk;
+	size_t used, size;
 };
 
 /* The pooled copy of s[0..len) (NUL added), or NULL on ENOMEM. */

@@ -346,12 +346,19 @@ TEST(procs_kernel_relocated)
 	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	REQUIRE((f = fopen(path, "w")) != NULL);
+	/* with lines kallsyms never has, which the reader skips: not hex, no
+	 * name, an address of 17 digits, a data symbol, an unclosed module */
 	fputs("ffffffff82000000 T _text\n"
 	      "ffffffff82000000 T startup_64\n"
+	      "zzzz T not_an_address\n"
+	      "ffffffff82000800 T\n"
+	      "1ffffffff82000900 T too_long\n"
+	      "ffffffff82000a00 D some_data\n"
 	      "ffffffff82001000 T do_work\n"
 	      "ffffffff82002000 T other_work\n"
 	      "ffffffff82100000 T _etext\n"
-	      "ffffffffc0010000 t mod_fn\t[mymod]\n",
+	      "ffffffffc0010000 t mod_fn\t[mymod]\n"
+	      "ffffffffc0020000 t half_mod_fn\t[unclosed\n",
 	      f);
 	REQUIRE(fclose(f) == 0);
 	o.kallsyms = path;
@@ -371,6 +378,9 @@ TEST(procs_kernel_relocated)
 	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffffc0010004ull, PERF_RECORD_MISC_KERNEL, &r), 0);
 	CHECK(r.name && !strcmp(r.name, "mod_fn") && r.offset == 4);
 	CHECK(r.binary && !strcmp(r.binary, "[mymod]"));
+	/* the data symbol and the bad lines are no functions: startup_64 holds 0xa10 */
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff81000a10ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECKF(r.name && !strcmp(r.name, "startup_64"), "%s", r.name ? r.name : r.reason);
 	perfring_symbolizer_free(s);
 
 	/* The same boot (pgoff == _text now): as recorded. */
