@@ -155,7 +155,7 @@ int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *pat
 			nonzero++;
 		e.addr = addr;
 		e.end = 0;
-		e.name = pr_intern(strs, name, name_len);
+		e.name = pr_strtab_copy(strs, name, name_len);
 		if (n == 4) {
 			char buf[160];
 

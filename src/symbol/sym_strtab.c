@@ -98,6 +98,19 @@ const char *pr_intern(struct pr_strtab *t, const char *s, size_t len)
 	return e->s;
 }
 
+const char *pr_strtab_copy(struct pr_strtab *t, const char *s, size_t len)
+{
+	char *out;
+
+	len = strnlen(s, len);
+	out = (char *)entry_alloc(t, (len + 1 + 7) & ~(size_t)7);
+	if (!out)
+		return NULL;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	return out;
+}
+
 void pr_strtab_free(struct pr_strtab *t)
 {
 	while (t->blk) {

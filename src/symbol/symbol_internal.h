@@ -35,6 +35,9 @@ struct pr_strtab {
 
 /* The pooled copy of s[0..len) (NUL added), or NULL on ENOMEM. */
 const char *pr_intern(struct pr_strtab *t, const char *s, size_t len);
+/* A copy of s[0..len) kept as long as the pool, not shared (no lookup: for
+ * the many names of a table read once, whose copies need not be one). */
+const char *pr_strtab_copy(struct pr_strtab *t, const char *s, size_t len);
 static inline const char *pr_intern_str(struct pr_strtab *t, const char *s)
 {
 	return pr_intern(t, s, __builtin_strlen(s));
