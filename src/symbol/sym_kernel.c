@@ -114,6 +114,50 @@ static int kallsyms_line(char *line, unsigned long long *addr, char *type, char 
 	return 4;
 }
 
+/*
+ * Sort v by cmp_tent() when it is a few ascending runs, as kallsyms is (the
+ * kernel's symbols in address order, then a few that are not): the runs
+ * merged pairwise, in passes. -1 (nothing done) when it has many runs, or
+ * no memory: qsort() then.
+ */
+static int sort_runs(struct pr_tent *v, size_t n)
+{
+	size_t runs = 1, i, width;
+	struct pr_tent *tmp, *src = v, *dst;
+
+	for (i = 1; i < n; i++)
+		runs += cmp_tent(&v[i - 1], &v[i]) > 0;
+	if (runs == 1)
+		return 0;
+	if (runs > 64 || !(tmp = malloc(n * sizeof(*tmp))))
+		return -1;
+	dst = tmp;
+	/* Each pass merges neighbouring runs (found again each pass: few). */
+	for (width = runs; width > 1; width = (width + 1) / 2) {
+		size_t a = 0, out = 0;
+
+		while (a < n) {
+			size_t b = a + 1, c, x, y;
+
+			while (b < n && cmp_tent(&src[b - 1], &src[b]) <= 0)
+				b++;
+			c = b < n ? b + 1 : b;
+			while (c < n && cmp_tent(&src[c - 1], &src[c]) <= 0)
+				c++;
+			for (x = a, y = b; x < b || y < c;)
+				dst[out++] = y >= c || (x < b && cmp_tent(&src[x], &src[y]) <= 0) ? src[x++] : src[y++];
+			a = c;
+		}
+		struct pr_tent *swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	return 0;
+}
+
 int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *path)
 {
 	const char *core = pr_intern_str(strs, "[kernel.kallsyms]");
@@ -181,7 +225,8 @@ int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *pat
 		return fail_table(t, strs, ENOENT, "no text symbols in %s", path);
 	for (i = 0; i < t->n; i++)
 		t->v[i].end = i;
-	qsort(t->v, t->n, sizeof(*t->v), cmp_tent);
+	if (sort_runs(t->v, t->n))
+		qsort(t->v, t->n, sizeof(*t->v), cmp_tent);
 	for (i = 0; i < t->n; i++) {
 		struct pr_tent *e = &t->v[i];
 		uint64_t limit = e->addr + KSYM_LAST_MAX;

@@ -358,7 +358,9 @@ TEST(procs_kernel_relocated)
 	      "ffffffff82002000 T other_work\n"
 	      "ffffffff82100000 T _etext\n"
 	      "ffffffffc0010000 t mod_fn\t[mymod]\n"
-	      "ffffffffc0020000 t half_mod_fn\t[unclosed\n",
+	      "ffffffffc0020000 t half_mod_fn\t[unclosed\n"
+	      "ffffffff82000c00 t late_but_lower\n" /* out of address order, as a few are */
+	      "ffffffff82000b00 t lower_still\n",
 	      f);
 	REQUIRE(fclose(f) == 0);
 	o.kallsyms = path;
@@ -378,6 +380,11 @@ TEST(procs_kernel_relocated)
 	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffffc0010004ull, PERF_RECORD_MISC_KERNEL, &r), 0);
 	CHECK(r.name && !strcmp(r.name, "mod_fn") && r.offset == 4);
 	CHECK(r.binary && !strcmp(r.binary, "[mymod]"));
+	/* the lines out of order are in their places */
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff81000c04ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECKF(r.name && !strcmp(r.name, "late_but_lower") && r.offset == 4, "%s", r.name ? r.name : r.reason);
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff81000b08ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECKF(r.name && !strcmp(r.name, "lower_still") && r.offset == 8, "%s", r.name ? r.name : r.reason);
 	/* the data symbol and the bad lines are no functions: startup_64 holds 0xa10 */
 	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff81000a10ull, PERF_RECORD_MISC_KERNEL, &r), 0);
 	CHECKF(r.name && !strcmp(r.name, "startup_64"), "%s", r.name ? r.name : r.reason);
