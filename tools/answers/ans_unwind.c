@@ -57,16 +57,21 @@ struct unwind_ctx {
 	int fd;
 };
 
-/* A Dwfl per process, kept: its modules (their ELF and CFI read once) serve every sample. */
+/* A Dwfl per process, kept: its modules (their ELF and CFI read once) serve
+ * every sample. Each holds its binaries open: at most UW_PROCS are kept,
+ * the least recently used made again when needed. */
+#define UW_PROCS 32
 struct uw_proc {
 	uint32_t pid;
 	Dwfl *dwfl;
+	uint64_t used; /* the unwinder's count of samples when it last served */
 };
 
 struct ans_unwinder {
 	struct unwind_ctx c;
-	struct uw_proc *procs;
-	size_t nprocs, cap;
+	struct uw_proc procs[UW_PROCS];
+	size_t nprocs;
+	uint64_t samples;
 };
 
 static char *debuginfo_path;
@@ -239,32 +244,37 @@ void ans_unwinder_free(struct ans_unwinder *u)
 	if (!u)
 		return;
 	for (i = 0; i < u->nprocs; i++)
-		dwfl_end(u->procs[i].dwfl);
-	free(u->procs);
+		if (u->procs[i].dwfl)
+			dwfl_end(u->procs[i].dwfl);
 	if (u->c.fd >= 0)
 		close(u->c.fd);
 	free(u);
 }
 
-/* The process's Dwfl slot (made empty when new), or NULL when out of memory. */
+/* The process's Dwfl slot (made empty when new: a free one, else the least recently used). */
 static struct uw_proc *proc_slot(struct ans_unwinder *u, uint32_t pid)
 {
+	struct uw_proc *p, *old;
 	size_t i;
 
+	u->samples++;
 	for (i = 0; i < u->nprocs; i++)
-		if (u->procs[i].pid == pid)
+		if (u->procs[i].pid == pid) {
+			u->procs[i].used = u->samples;
 			return &u->procs[i];
-	if (u->nprocs == u->cap) {
-		size_t cap = u->cap ? u->cap * 2 : 16;
-		struct uw_proc *v = realloc(u->procs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		u->procs = v;
-		u->cap = cap;
+		}
+	if (u->nprocs < UW_PROCS) {
+		p = &u->procs[u->nprocs++];
+	} else {
+		for (p = old = &u->procs[0], i = 1; i < UW_PROCS; i++)
+			if (u->procs[i].used < old->used)
+				old = &u->procs[i];
+		p = old;
+		if (p->dwfl)
+			dwfl_end(p->dwfl);
 	}
-	u->procs[u->nprocs] = (struct uw_proc){ pid, NULL };
-	return &u->procs[u->nprocs++];
+	*p = (struct uw_proc){ pid, NULL, u->samples };
+	return p;
 }
 
 /* One try with the process's Dwfl (made and attached when there is none): the frames found. */
@@ -308,8 +318,6 @@ size_t ans_unwind(struct ans_unwinder *u, const struct perfring_procs *procs, co
 	    !reg(&s->regs_user, PR_X86_SP, &c->sp))
 		return 0;
 	p = proc_slot(u, s->pid);
-	if (!p)
-		return 0;
 	c->procs = procs;
 	c->s = s;
 	c->pid = s->pid;
