@@ -28,10 +28,11 @@ struct pr_strblk {
 
 #define PR_STRBLK_SIZE (64u << 10)
 
-/* Room for an entry of need bytes (a multiple of 8), zeroed. */
-static struct pr_istr *entry_alloc(struct pr_strtab *t, size_t need)
+/* Room for bytes (kept 8-aligned), zeroed. */
+static void *entry_alloc(struct pr_strtab *t, size_t bytes)
 {
-	struct pr_istr *e;
+	size_t need = (bytes + 7) & ~(size_t)7;
+	void *e;
 
 	if (!t->blk || t->size - t->used < need) {
 		size_t size = need > PR_STRBLK_SIZE ? need : PR_STRBLK_SIZE;
@@ -44,7 +45,7 @@ static struct pr_istr *entry_alloc(struct pr_strtab *t, size_t need)
 		t->used = 0;
 		t->size = size;
 	}
-	e = (struct pr_istr *)(void *)(t->blk->mem + t->used);
+	e = t->blk->mem + t->used;
 	t->used += need;
 	memset(e, 0, need);
 	return e;
@@ -87,7 +88,7 @@ const char *pr_intern(struct pr_strtab *t, const char *s, size_t len)
 	for (j = h & (t->cap - 1); (e = t->slots[j]); j = (j + 1) & (t->cap - 1))
 		if (e->hash == h && !strncmp(e->s, s, len) && e->s[len] == '\0')
 			return e->s;
-	e = entry_alloc(t, (sizeof(*e) + len + 1 + 7) & ~(size_t)7);
+	e = entry_alloc(t, sizeof(*e) + len + 1);
 	if (!e)
 		return NULL;
 	e->hash = h;
@@ -103,7 +104,7 @@ const char *pr_strtab_copy(struct pr_strtab *t, const char *s, size_t len)
 	char *out;
 
 	len = strnlen(s, len);
-	out = (char *)entry_alloc(t, (len + 1 + 7) & ~(size_t)7);
+	out = entry_alloc(t, len + 1);
 	if (!out)
 		return NULL;
 	memcpy(out, s, len);
