@@ -425,9 +425,15 @@ static bool frame_level_k(const struct ans_sample *a, size_t j, bool leaf, bool 
 
 	if (leaf)
 		return a->frames[0].kernel;
-	for (i = j; caller_order ? i < a->nframes : i + 1 > 0; i += caller_order ? 1 : (size_t)-1)
-		if (a->frames[i].mapped || a->frames[i].name)
-			return a->frames[i].kernel;
+	if (caller_order) {
+		for (i = j; i < a->nframes; i++)
+			if (a->frames[i].mapped || a->frames[i].name)
+				return a->frames[i].kernel;
+	} else {
+		for (i = j + 1; i-- > 0;)
+			if (a->frames[i].mapped || a->frames[i].name)
+				return a->frames[i].kernel;
+	}
 	return a->frames[0].kernel;
 }
 
@@ -910,20 +916,6 @@ static int worker_oom(const struct worker *w)
 	return w->quiet ? EXIT_ERROR : tool_error(w->cmd, "out of memory");
 }
 
-/* Whether an event of rd's file samples any of the sample_type bits. */
-static bool any_event_samples(struct ans_reader *rd, uint64_t bits)
-{
-	struct perfring_perfdata *pd = ans_perfdata(rd);
-	int i;
-
-	for (i = 0; i < perfring_perfdata_attr_cnt(pd); i++) {
-		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(pd, i);
-
-		if (at && (at->cfg.sample_type & bits))
-			return true;
-	}
-	return false;
-}
 
 /* --sort trace: the file's tracepoint formats (in a pipe they came before
  * the first sample); without them the samples' text is empty, said once. */
@@ -946,18 +938,18 @@ static int open_tracing(struct worker *w)
 	return 0;
 }
 
-static bool any_tracepoint(struct ans_reader *rd)
+/* The events of rd's file that are tracepoints (those known so far). */
+static int tracepoint_events(struct ans_reader *rd)
 {
 	struct perfring_perfdata *pd = ans_perfdata(rd);
-	int i;
+	int i, n = 0;
 
 	for (i = 0; i < perfring_perfdata_attr_cnt(pd); i++) {
 		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(pd, i);
 
-		if (at && at->attr && at->attr->type == PERF_TYPE_TRACEPOINT)
-			return true;
+		n += at && at->attr && at->attr->type == PERF_TYPE_TRACEPOINT;
 	}
-	return false;
+	return n;
 }
 
 /* Every event a tracepoint: perf report's default sort is then "trace". It
@@ -965,17 +957,9 @@ static bool any_tracepoint(struct ans_reader *rd)
 static bool all_tracepoints(struct ans_reader *rd)
 {
 	struct perfring_perfdata *pd = ans_perfdata(rd);
-	int i, n = perfring_perfdata_attr_cnt(pd);
+	int n = perfring_perfdata_attr_cnt(pd);
 
-	if (perfring_perfdata_is_pipe(pd) || !n)
-		return false;
-	for (i = 0; i < n; i++) {
-		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(pd, i);
-
-		if (!at || !at->attr || at->attr->type != PERF_TYPE_TRACEPOINT)
-			return false;
-	}
-	return true;
+	return !perfring_perfdata_is_pipe(pd) && n && tracepoint_events(rd) == n;
 }
 
 static int worker_pass(struct worker *w)
@@ -989,10 +973,10 @@ static int worker_pass(struct worker *w)
 	while ((ret = ans_next(w->rd, &a)) > 0) {
 		if (!decided) {
 			/* At the first sample: in pipe mode the events come as records before it. */
-			any_chain = any_event_samples(w->rd, PERF_SAMPLE_CALLCHAIN);
-			any_branch = any_event_samples(w->rd, PERF_SAMPLE_BRANCH_STACK);
+			any_chain = ans_any_event_samples(w->rd, PERF_SAMPLE_CALLCHAIN);
+			any_branch = ans_any_event_samples(w->rd, PERF_SAMPLE_BRANCH_STACK);
 			if (decide_branch(w->cmd, w->path, r, any_branch) ||
-			    (r->trace_key && any_tracepoint(w->rd) && open_tracing(w)))
+			    (r->trace_key && tracepoint_events(w->rd) && open_tracing(w)))
 				return EXIT_ERROR;
 			/* perf report's branch mode counts no call chains (cumulate_callchain off);
 			 * children need call chains, and perf drops them silently without:
@@ -1060,7 +1044,7 @@ static struct ans_reader *second_reader(const char *cmd, const char *path, const
 			return NULL; /* an error the first reader reports */
 	if (r->trace_key)
 		return ans_one_reader(rd, "--sort trace formats the samples on one reader"), NULL;
-	if (any_event_samples(rd, PERF_SAMPLE_BRANCH_STACK))
+	if (ans_any_event_samples(rd, PERF_SAMPLE_BRANCH_STACK))
 		return ans_one_reader(rd, "branch mode"), NULL;
 	second.share_n = 2;
 	second.share_i = 1;

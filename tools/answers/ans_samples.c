@@ -141,20 +141,6 @@ static void load_build_ids(struct ans_reader *r)
 	}
 }
 
-/* An event of the file (its attrs known at open) copies user stacks to unwind. */
-static bool any_stack_copy(struct perfring_perfdata *pd)
-{
-	int i;
-
-	for (i = 0; i < perfring_perfdata_attr_cnt(pd); i++) {
-		const struct perfring_perfdata_attr *a = perfring_perfdata_attr(pd, i);
-
-		if (a && (a->cfg.sample_type & PERF_SAMPLE_REGS_USER) && (a->cfg.sample_type & PERF_SAMPLE_STACK_USER))
-			return true;
-	}
-	return false;
-}
-
 struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts)
 {
 	struct perfring_procs_opts popts = { .sz = sizeof(popts), .no_build_ids = true };
@@ -185,7 +171,7 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	}
 	sopts.lines = r->opts.lines;
 	/* unwound stacks name their inlined functions, as perf's do */
-	sopts.inlines = r->opts.inlines || any_stack_copy(r->pd);
+	sopts.inlines = r->opts.inlines || ans_any_event_samples(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
 	sopts.kallsyms = r->opts.kallsyms;
 	r->procs = perfring_procs_new(&popts);
 	r->sym = perfring_symbolizer_new(&sopts);
@@ -622,10 +608,12 @@ static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
 	unsigned cpumode = PERF_RECORD_MISC_USER;
 	uint64_t i, ip;
 
-	if (reserve_frames(r, max) || r->ips_cap < max) {
+	if (reserve_frames(r, max))
+		return -ENOMEM;
+	if (r->ips_cap < max) {
 		uint64_t *ips = realloc(r->ips, max * sizeof(*ips));
 
-		if (!ips || reserve_frames(r, max))
+		if (!ips)
 			return -ENOMEM;
 		r->ips = ips;
 		r->ips_cap = max;
@@ -892,6 +880,19 @@ const char *ans_thread_comm(const struct ans_reader *r, uint32_t tid)
 uint64_t ans_lost_samples(const struct ans_reader *r)
 {
 	return r->lost_samples;
+}
+
+bool ans_any_event_samples(const struct ans_reader *r, uint64_t bits)
+{
+	int i;
+
+	for (i = 0; i < perfring_perfdata_attr_cnt(r->pd); i++) {
+		const struct perfring_perfdata_attr *at = perfring_perfdata_attr(r->pd, i);
+
+		if (at && (at->cfg.sample_type & bits) == bits)
+			return true;
+	}
+	return false;
 }
 
 struct perfring_perfdata *ans_perfdata(const struct ans_reader *r)

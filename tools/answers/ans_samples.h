@@ -124,6 +124,9 @@ bool ans_one_reader(const struct ans_reader *r, const char *why);
 void ans_share(struct ans_reader *r, uint32_t n, uint32_t i, uint32_t block);
 
 struct perfring_perfdata *ans_perfdata(const struct ans_reader *r);
+/* An event of the file (those known so far: in pipe mode they come as
+ * records before the samples) samples every field of bits. */
+bool ans_any_event_samples(const struct ans_reader *r, uint64_t bits);
 int ans_nevents(const struct ans_reader *r);
 const char *ans_event_name(const struct ans_reader *r, int event);
 /* The attr of event (NULL: none known). */

@@ -287,17 +287,31 @@ static struct tep_event *find(struct ans_tracing *t, uint64_t id, const void *ra
 	return ev;
 }
 
+/* The record's text as its format prints it (perf's TEP_PRINT_INFO) into s,
+ * initialized here (the caller destroys it), rec as find() made it: its
+ * event, or NULL (s untouched) when t has no format for id or the record
+ * does not fit it. */
+static struct tep_event *print_info(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu,
+				    struct tep_record *rec, struct trace_seq *s)
+{
+	struct tep_event *ev = find(t, id, raw, len, rec, cpu);
+
+	if (!ev)
+		return NULL;
+	trace_seq_init(s);
+	tep_print_event(t->tep, s, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(s);
+	return ev;
+}
+
 char *ans_tracing_text(struct ans_tracing *t, uint64_t id, const void *raw, size_t len, int cpu)
 {
 	struct tep_record rec;
 	struct trace_seq s;
 	char *out;
 
-	if (!find(t, id, raw, len, &rec, cpu))
+	if (!print_info(t, id, raw, len, cpu, &rec, &s))
 		return strdup("");
-	trace_seq_init(&s);
-	tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&s);
 	out = strndup(s.buffer, s.len);
 	trace_seq_destroy(&s);
 	return out;
@@ -308,11 +322,8 @@ void ans_tracing_print(struct ans_tracing *t, uint64_t id, const void *raw, size
 	struct tep_record rec;
 	struct trace_seq s;
 
-	if (!find(t, id, raw, len, &rec, cpu))
+	if (!print_info(t, id, raw, len, cpu, &rec, &s))
 		return;
-	trace_seq_init(&s);
-	tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&s);
 	fwrite(s.buffer, 1, s.len, f);
 	trace_seq_destroy(&s);
 }
@@ -327,14 +338,11 @@ void ans_tracing_emit(struct ans_tracing *t, uint64_t id, const void *raw, size_
 	unsigned long long v;
 	int i;
 
-	ev = find(t, id, raw, len, &rec, cpu);
+	ev = print_info(t, id, raw, len, cpu, &rec, &s);
 	if (!ev) {
 		pd_emit_null(e, "trace");
 		return;
 	}
-	trace_seq_init(&s);
-	tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&s);
 	pd_emit_str(e, "trace", s.buffer);
 	trace_seq_destroy(&s);
 	fields = tep_event_fields(ev);

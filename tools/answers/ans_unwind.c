@@ -16,9 +16,9 @@
  * - each frame gives its pc; a caller's is its return address less one (the
  *   call instruction's, as perf takes it).
  *
- * One Dwfl per sample, as perf makes it (a Dwfl caches the modules, but its
- * thread state is per process and unwinding replaces it); the binaries'
- * ELF handles are libdwfl's to keep per module.
+ * perf makes a Dwfl per sample; here one per process is kept (struct
+ * uw_proc), its modules' ELF and CFI read once for all the process's
+ * samples, each unwinding starting from that sample's registers.
  */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -44,7 +44,6 @@ enum {
 struct unwind_ctx {
 	const struct perfring_procs *procs;
 	const struct perfring_sample *s;
-	uint32_t pid;
 	Dwfl *dwfl;
 	uint64_t sp;
 	const uint8_t *stack;
@@ -112,12 +111,11 @@ static Dwfl_Module *module_at(struct unwind_ctx *c, uint64_t ip)
 	struct perfring_map_hit hit;
 	Dwfl_Module *m = dwfl_addrmodule(c->dwfl, ip);
 	const char *base, *file = NULL;
-	Dwarf_Addr start = 0;
 
-	if (perfring_procs_lookup(c->procs, c->pid, ip, &hit) || hit.anon || !hit.path || hit.path[0] != '/')
+	if (perfring_procs_lookup(c->procs, c->s->pid, ip, &hit) || hit.anon || !hit.path || hit.path[0] != '/')
 		return NULL;
 	if (m) {
-		dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, &file, NULL);
+		dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &file, NULL);
 		if (file && !strcmp(file, hit.path))
 			return m;
 		c->stale = true;
@@ -151,7 +149,7 @@ static bool binary_word(struct unwind_ctx *c, uint64_t addr, Dwarf_Word *out)
 {
 	struct perfring_map_hit hit;
 
-	if (perfring_procs_lookup(c->procs, c->pid, addr, &hit) || hit.anon || !hit.path || hit.path[0] != '/' ||
+	if (perfring_procs_lookup(c->procs, c->s->pid, addr, &hit) || hit.anon || !hit.path || hit.path[0] != '/' ||
 	    strlen(hit.path) >= sizeof(c->path))
 		return false;
 	if (c->fd < 0 || strcmp(c->path, hit.path)) {
@@ -254,7 +252,7 @@ void ans_unwinder_free(struct ans_unwinder *u)
 /* The process's Dwfl slot (made empty when new: a free one, else the least recently used). */
 static struct uw_proc *proc_slot(struct ans_unwinder *u, uint32_t pid)
 {
-	struct uw_proc *p, *old;
+	struct uw_proc *p;
 	size_t i;
 
 	u->samples++;
@@ -266,10 +264,9 @@ static struct uw_proc *proc_slot(struct ans_unwinder *u, uint32_t pid)
 	if (u->nprocs < UW_PROCS) {
 		p = &u->procs[u->nprocs++];
 	} else {
-		for (p = old = &u->procs[0], i = 1; i < UW_PROCS; i++)
-			if (u->procs[i].used < old->used)
-				old = &u->procs[i];
-		p = old;
+		for (p = &u->procs[0], i = 1; i < UW_PROCS; i++)
+			if (u->procs[i].used < p->used)
+				p = &u->procs[i];
 		if (p->dwfl)
 			dwfl_end(p->dwfl);
 	}
@@ -320,7 +317,6 @@ size_t ans_unwind(struct ans_unwinder *u, const struct perfring_procs *procs, co
 	p = proc_slot(u, s->pid);
 	c->procs = procs;
 	c->s = s;
-	c->pid = s->pid;
 	c->ips = ips;
 	c->max = max;
 	c->stack = s->stack_user.data;
