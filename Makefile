@@ -64,7 +64,7 @@ BENCH_SRCS := $(wildcard bench/*.c)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRCS))
 KERNEL_BINS := $(patsubst tests/kernel/%.c,$(O)/tests/kernel/%,$(KERNEL_SRCS))
-HELPER_BINS := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS))
+HELPER_BINS := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS)) $(O)/tests/helpers/names_work
 BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRCS))
 EXAMPLE_BINS := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 TOOL := $(O)/perfring
@@ -198,6 +198,12 @@ $(O)/tests/helpers/prof_work: tests/helpers/prof_work.c
 $(O)/tests/helpers/inline_work: tests/helpers/inline_work.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O2 -g -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
+
+# The DWARF names test's workload (tests/helpers/names_work.cc, names_asm.S): C++ and assembly,
+# -O2 -g so that Mixer::step is inlined and the assembler writes a subprogram per name.
+$(O)/tests/helpers/names_work: tests/helpers/names_work.cc tests/helpers/names_asm.S
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -g -fno-omit-frame-pointer -o $@ $^
 
 $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)

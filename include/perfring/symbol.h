@@ -170,7 +170,11 @@ enum perfring_sym_source {
 
 /* A source location, and the function it is in. */
 struct perfring_sym_frame {
-	const char *function; /* from DWARF; NULL if it has no name */
+	/* From DWARF: the linkage name when the compiler gave one (mangled
+	 * C++, an asm label such as glibc's __GI_ names), else the source
+	 * name, as addr2line names it (and perf, which asks addr2line); like
+	 * a symbol's name, not demangled. NULL if it has no name. */
+	const char *function;
 	const char *file;     /* NULL when unknown */
 	uint32_t line, column;
 };

@@ -113,12 +113,20 @@ static bool find_cu(Dwarf *dw, uint64_t vaddr, Dwarf_Die *cu)
 	return false;
 }
 
+/* A function's name as addr2line gives it: the linkage name first (the
+ * symbol a C++ function or an asm-labelled C one has: __GI___qsort_r for
+ * DWARF's __qsort_r), else the source name; both through the abstract
+ * origin and specification of an inlined instance or out-of-line copy. */
 static const char *die_name(Dwarf_Die *die)
 {
+	static const int attrs[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name };
 	Dwarf_Attribute a;
+	const char *s;
+	size_t i;
 
-	if (dwarf_attr_integrate(die, DW_AT_name, &a))
-		return dwarf_formstring(&a);
+	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+		if (dwarf_attr_integrate(die, attrs[i], &a) && (s = dwarf_formstring(&a)))
+			return s;
 	return NULL;
 }
 
@@ -144,6 +152,38 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, struct pr_strtab *strs, str
 		loc->line = (uint32_t)v;
 	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_column, &a), &v) == 0)
 		loc->column = (uint32_t)v;
+}
+
+/* The size of a function's one range, 0 when it has none or several. */
+static Dwarf_Addr die_span(Dwarf_Die *die)
+{
+	Dwarf_Addr lo, hi;
+
+	return dwarf_lowpc(die, &lo) == 0 && dwarf_highpc(die, &hi) == 0 && hi > lo ? hi - lo : 0;
+}
+
+/*
+ * The assembler writes a subprogram per name a function has (glibc's
+ * syscall wrappers: __socketpair, __GI___socketpair, socketpair,
+ * __GI_socketpair, all over the same bytes); addr2line, whose names perf
+ * shows, takes the narrowest function holding the address and, of equal
+ * ones, the last. dwarf_getscopes() gives the first: look on among its
+ * later siblings. Only in assembler units: a compiler writes one per
+ * function, and looking on costs a walk over the unit.
+ */
+static void last_equal_subprogram(Dwarf_Die *cu, Dwarf_Die *fn, uint64_t vaddr)
+{
+	Dwarf_Addr span = die_span(fn), s;
+	Dwarf_Die sib = *fn;
+
+	if (dwarf_srclang(cu) != DW_LANG_Mips_Assembler || !span)
+		return;
+	while (dwarf_siblingof(&sib, &sib) == 0)
+		if (dwarf_tag(&sib) == DW_TAG_subprogram && dwarf_haspc(&sib, vaddr) > 0 && (s = die_span(&sib)) &&
+		    s <= span) {
+			*fn = sib;
+			span = s;
+		}
 }
 
 int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inlines, uint64_t vaddr,
@@ -184,6 +224,8 @@ int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inl
 		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
 			cur = scopes[i];
 			found = true;
+			if (tag == DW_TAG_subprogram)
+				last_equal_subprogram(&cu, &cur, vaddr);
 		}
 	}
 	free(scopes);

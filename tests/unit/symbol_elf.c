@@ -409,6 +409,62 @@ TEST(symbol_lines_match_llvm_symbolizer)
 	CHECK(compared > 50);
 }
 
+/*
+ * The functions DWARF names, innermost first, as addr2line (binutils, which
+ * perf asks) names them: a C++ function by its linkage (mangled) name, of an
+ * assembler's several subprograms over one function's bytes the last. Every
+ * third byte of names_work's functions (C++, and assembly with three names).
+ */
+TEST(symbol_dwarf_names_match_addr2line)
+{
+	static char out[1 << 16];
+	struct st_sym fns[64];
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	char work[PATH_MAX];
+	int n, i, compared = 0, mangled = 0, asm_last = 0;
+
+	if (st_helper("names_work", work, sizeof(work)) || (n = st_nm(work, "", fns, 64)) < 4)
+		SKIP("tests/helpers/names_work not built");
+	if (!st_have("addr2line"))
+		SKIP("addr2line (binutils) missing: the oracle");
+	s = new_sym(true, NULL);
+	REQUIREF(s, "symbolizer_new: %s", perfring_errmsg());
+	for (i = 0; i < n; i++) {
+		uint64_t a;
+
+		if (strncmp(fns[i].name, "_ZN5names", 9) && strstr(fns[i].name, "names_asm_loop") == NULL)
+			continue;
+		for (a = fns[i].addr; a < fns[i].addr + fns[i].size; a += 3) {
+			char *line, *save = NULL;
+			uint32_t k = 0;
+
+			if (sym_vaddr(s, work, NULL, 0, a, &r) ||
+			    st_run(out, sizeof(out), "addr2line -f -i -e '%s' %#llx", work, (unsigned long long)a)) {
+				th_fail(__FILE__, __LINE__, "%s+%#llx: perfring gave no name, or addr2line failed",
+					fns[i].name, (unsigned long long)(a - fns[i].addr));
+				continue;
+			}
+			/* addr2line -f -i: a function line, then its file:line, innermost first */
+			for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save), k++) {
+				CHECKF(k < r.nr_frames && r.frames[k].function && !strcmp(r.frames[k].function, line),
+				       "%#llx frame %u: perfring %s, addr2line %s", (unsigned long long)a, k,
+				       k < r.nr_frames && r.frames[k].function ? r.frames[k].function : "(none)", line);
+				mangled += !strncmp(line, "_ZN5names", 9);
+				asm_last += !strcmp(line, "__GI_names_asm_loop");
+				strtok_r(NULL, "\n", &save); /* its file:line */
+			}
+			CHECKF(k == r.nr_frames, "%#llx: perfring %u frames, addr2line %u", (unsigned long long)a,
+			       r.nr_frames, k);
+			compared++;
+		}
+	}
+	printf("  %d addresses compared (%d C++ linkage names, %d of the assembler's last name)\n", compared,
+	       mangled, asm_last);
+	CHECK(compared > 20 && mangled > 0 && asm_last > 0);
+	perfring_symbolizer_free(s);
+}
+
 TEST(symbol_debug_file_by_build_id)
 {
 	uint8_t id[PERFRING_BUILD_ID_MAX];

@@ -111,7 +111,7 @@ static inline int st_nm(const char *file, const char *prefix, struct st_sym *out
 
 		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &t, name) != 4)
 			continue;
-		if ((t != 'T' && t != 't') || strncmp(name, prefix, strlen(prefix)))
+		if ((t != 'T' && t != 't' && t != 'W') || strncmp(name, prefix, strlen(prefix)))
 			continue;
 		snprintf(out[n].name, sizeof(out[n].name), "%.63s", name);
 		out[n].addr = a;

@@ -213,7 +213,7 @@ static int make_profile(struct ans_export *x, const struct ans_reader *r)
 /* The frames af stands for, leaf first, into pf (room for 1 + af->ninlined):
  * its inlined functions innermost first, each marked inlined (the next frame
  * is the function it is in), then its own function. Returns how many. */
-static size_t export_frames(const struct ans_frame *af, struct prof_frame *pf)
+static size_t export_frames(const struct ans_reader *r, const struct ans_frame *af, struct prof_frame *pf)
 {
 	size_t n = 0, k;
 
@@ -244,7 +244,7 @@ static size_t export_frames(const struct ans_frame *af, struct prof_frame *pf)
 		if (!in->function)
 			continue;
 		pf[n + 1] = pf[n];
-		pf[n].name = in->function;
+		pf[n].name = ans_function_name(r, in->function);
 		pf[n].sym_off = 0;
 		pf[n].file = in->file;
 		pf[n].line = in->line;
@@ -281,7 +281,7 @@ int ans_export_add(struct ans_export *x, const struct ans_reader *r, const struc
 	for (i = 0; i < a->nframes; i++) {
 		const struct ans_frame *af = &a->frames[i];
 
-		n += export_frames(af, &x->frames[n]);
+		n += export_frames(r, af, &x->frames[n]);
 		/* an unwound stack's inlined function (ans_frame.inline_id): its own
 		 * name; inlined into the next frame when that is at the same address
 		 * (a clone's source name is a function of its own) */

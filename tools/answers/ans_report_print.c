@@ -32,6 +32,15 @@ static int branch_dso_len(const struct report *r, const struct branch_end *b)
 	return b->sym ? (int)strlen(ans_intern_get(r->strs, b->dso)) : 16;
 }
 
+#define INLINED_SUFFIX " (inlined)"
+#define INLINED_LEN (sizeof(INLINED_SUFFIX) - 1)
+
+/* A symbol's text (len bytes) names an inlined function: "[.] NAME (inlined)". */
+static bool is_inlined_text(const char *text, size_t len)
+{
+	return len > INLINED_LEN && !memcmp(text + len - INLINED_LEN, INLINED_SUFFIX, INLINED_LEN);
+}
+
 /* The text of key k of entry e, into buf. */
 static const char *key_text(const struct report *r, enum rkey k, const struct entry *e, char *buf, size_t len)
 {
@@ -168,6 +177,10 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 				: (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, made[j].e->pid_comm)
 								      : key_text(r, r->keys[i], made[j].e, buf, sizeof(buf)));
 
+			/* perf sizes the symbol column by the function's name: an
+			 * inlined one's " (inlined)" runs past it */
+			if (r->keys[i] == RK_SYM && is_inlined_text(buf, (size_t)w))
+				w -= INLINED_LEN;
 			if (w > width[i])
 				width[i] = w;
 		}

@@ -505,6 +505,11 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 	}
 }
 
+const char *ans_function_name(const struct ans_reader *r, const char *function)
+{
+	return ans_demangle(r->demangler, function);
+}
+
 /* A caller's frame is a return address: the instruction after the call,
  * which can be past the end of the inlined function that made the call (or
  * on another line). Its inline chain and line are those of the call, at
@@ -540,23 +545,15 @@ static int reserve_frames(struct ans_reader *r, size_t n)
 	return 0;
 }
 
-/* name is a compiler's clone of fn (fn.constprop.0, fn.part.0, fn.isra.0, fn.cold) */
-static bool is_clone_of(const char *name, const char *fn)
-{
-	size_t n = strlen(fn);
-
-	return !strncmp(name, fn, n) && name[n] == '.';
-}
-
 /*
  * The unwound frame at r->frames[*n] as perf's unwind_entry() appends it:
  * when DWARF describes the address, a frame per function of its inline
  * chain, innermost first, each named "FUNCTION (inlined)" unless it is the
  * binary's symbol there (perf's new_inline_sym()); else the frame itself.
- * The outermost function is named as addr2line (perf's) names it: by the
- * binary's symbol (__GI___qsort_r, not DWARF's __qsort_r), but a clone's by
- * DWARF's source name, which then counts as inlined (get_common_cache_info
- * for get_common_cache_info.constprop.0). *n moves past what was added.
+ * DWARF names functions as addr2line (perf's) does, so the outermost one
+ * too can differ from the symbol: __GI___libc_read at read, a clone's
+ * source name at get_common_cache_info.constprop.0; it then counts as
+ * inlined, as in perf. *n moves past what was added.
  */
 static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size_t *n, size_t max)
 {
@@ -570,15 +567,21 @@ static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size
 		return 0;
 	}
 	for (j = 0; j < res.nr_frames && *n < max; j++) {
-		const char *fn = res.frames[j].function ? ans_demangle(r->demangler, res.frames[j].function) : "??";
-		struct ans_frame *f = &r->frames[(*n)++];
+		const char *fn = ans_demangle(r->demangler, res.frames[j].function);
+		struct ans_frame *f;
 		char buf[512];
 		int32_t id;
 
+		if (!fn && j + 1 < res.nr_frames)
+			continue; /* an unnamed inlined scope: no frame (as addr2line's "??" gives none in perf) */
+		f = &r->frames[(*n)++];
 		*f = base;
 		f->inlined = NULL;
 		f->ninlined = 0;
-		if (!strcmp(fn, base.name) || (j + 1 == res.nr_frames && !is_clone_of(base.name, fn)))
+		/* where in this function: the address's line, or the call site of the one inlined into it */
+		f->file = res.frames[j].file;
+		f->line = res.frames[j].line;
+		if (!fn || !strcmp(fn, base.name))
 			continue; /* the symbol itself */
 		snprintf(buf, sizeof(buf), "%s (inlined)", fn);
 		id = ans_intern_str(r->names_strs, buf);
@@ -635,7 +638,7 @@ static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
 		size_t at = n;
 
 		name_frame(r, s->pid, r->ips[k], PERF_RECORD_MISC_USER, &r->frames[n]);
-		if (!r->opts.inline_entries) {
+		if (!r->opts.inline_entries && !r->opts.inlines) {
 			/* a caller's pc is already its call's (less one) */
 			n++;
 			continue;

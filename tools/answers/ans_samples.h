@@ -85,8 +85,10 @@ struct ans_opts {
 	bool lines;           /* source file and line of each frame (DWARF) */
 	bool inlines;         /* the inlined functions of each frame (DWARF; implies lines) */
 	/* An unwound stack's inlined functions as frames of their own, as perf
-	 * report's call chains have them (ans_frame.inline_id); without, they
-	 * are the frames' inlined lists when inlines is set, as script shows them. */
+	 * report's call chains have them (ans_frame.inline_id); with inlines
+	 * too (perf unwinds them so with or without --inline). Other call
+	 * chains' inlined functions are the frames' inlined lists when
+	 * inlines is set, as script --inline shows them. */
 	bool inline_entries;
 	int max_stack;        /* 0: /proc/sys/kernel/perf_event_max_stack, else 127 */
 	const char *kallsyms; /* NULL: /proc/kallsyms */
@@ -132,6 +134,9 @@ const char *ans_event_name(const struct ans_reader *r, int event);
 /* The attr of event (NULL: none known). */
 const struct perf_event_attr *ans_event_attr(const struct ans_reader *r, int event);
 /* Name an address of pid in cpumode as a frame (a sample's data address, say). */
+/* A DWARF function name (perfring_sym_frame.function: a linkage name, mangled
+ * for C++) as frames are named: demangled, as perf shows it; NULL for NULL. */
+const char *ans_function_name(const struct ans_reader *r, const char *function);
 void ans_name_addr(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct ans_frame *f);
 uint64_t ans_bad_samples(const struct ans_reader *r);
 /* The sum of the LOST_SAMPLES records' counts read so far (perf report's "Total Lost Samples"). */

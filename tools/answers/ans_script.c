@@ -288,7 +288,8 @@ static void print_frame_text(struct obuf *o, const struct ans_frame *fr, uint64_
 /* A call-chain frame, after the functions inlined at its address when they
  * are shown (innermost first, each with its line; the frame's own line is
  * then that of the outermost call site, inlined[ninlined]). */
-static void print_chain_frame(struct obuf *o, const struct ans_frame *fr, uint32_t fl, int lines, bool inlines)
+static void print_chain_frame(const struct ans_reader *r, struct obuf *o, const struct ans_frame *fr, uint32_t fl,
+			      int lines, bool inlines)
 {
 	const char *file = fr->file;
 	uint32_t line = fr->line, k;
@@ -300,7 +301,8 @@ static void print_chain_frame(struct obuf *o, const struct ans_frame *fr, uint32
 			if (!in->function)
 				continue; /* an unnamed scope: no frame (as in the exports) */
 			ob_ch(o, '\t');
-			print_frame_text(o, fr, fr->shown_addr, fl, lines, in->file, in->line, in->function);
+			print_frame_text(o, fr, fr->shown_addr, fl, lines, in->file, in->line,
+					 ans_function_name(r, in->function));
 			ob_ch(o, '\n');
 		}
 		file = fr->inlined[fr->ninlined].file;
@@ -450,7 +452,7 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sa
 		if (chain) {
 			ob_ch(o, '\n');
 			for (i = 0; i < a->nframes; i++)
-				print_chain_frame(o, &a->frames[i], fl, lines, c->inlines);
+				print_chain_frame(c->r, o, &a->frames[i], fl, lines, c->inlines);
 		} else if (a->nframes) {
 			/* perf prints the sampled ip itself there, not its offset in the binary. */
 			ob_ch(o, ' ');
@@ -540,7 +542,7 @@ static void print_json(struct script_ctx *c, const struct ans_sample *a)
 				const struct perfring_sym_frame *in = &fr->inlined[k];
 
 				if (in->function)
-					emit_frame(&e, fr, in->file, in->line, in->function);
+					emit_frame(&e, fr, in->file, in->line, ans_function_name(c->r, in->function));
 			}
 			file = fr->inlined[fr->ninlined].file;
 			line = fr->inlined[fr->ninlined].line;

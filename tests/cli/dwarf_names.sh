@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The names of functions DWARF describes, in call chains unwound from DWARF (perf record
+# --call-graph dwarf), against perf's, on a file recorded here of tests/helpers/names_work
+# (C++ and assembly, -O2 -g). perf names such a frame as addr2line does:
+# - by the linkage name when the compiler wrote one (mangled C++, or an asm label like
+#   glibc's __GI_ names), demangled: names::spin<names::Mixer>, names::Mixer::step;
+# - of an assembler's several subprograms over the same bytes (one per symbol), the last:
+#   __GI_names_asm_loop, where the symbol table's name is names_asm_loop;
+# - "NAME (inlined)" when that name is not the symbol's, the outermost function too.
+# Checked: perf script's whole listing (with and without --inline) and perf report's
+# tables (--no-children with its call graphs, children without) are perfring's, and
+# perf's have the names above (the test cannot pass on a listing without them).
+. "$(dirname "$0")/lib.sh"
+. "$T_ROOT/tests/helpers/export_lib.sh"
+
+WORK="$PERFRING_BUILD/tests/helpers/names_work"
+export_need dwarf_names "$PERFRING" "$WORK"
+D="$T_TMP/dwarf.data"
+export_record dwarf_names "$D" --call-graph dwarf -F 999 "$WORK" 300
+
+perf script -i "$D" >"$T_TMP/perf.script" 2>/dev/null
+perf_shows() { # NAME FRAME-PATTERN
+	t_check "$1" "no '$2' frame in perf script's listing" grep -q -- "$2" "$T_TMP/perf.script"
+}
+perf_shows perf_shows_cxx_template 'names::spin<names::Mixer>+0x[0-9a-f]* ('
+perf_shows perf_shows_cxx_inlined 'names::Mixer::step+0x[0-9a-f]* (inlined)'
+perf_shows perf_shows_asm_last_name '__GI_names_asm_loop+0x[0-9a-f]* (inlined)'
+t_run "$T_TMP/ours.script" "$T_TMP/err" "$PERFRING" script -i "$D"
+t_same_output script_names "script" "$T_TMP/perf.script" "$T_TMP/ours.script" "$T_TMP/err" __GI_names_asm_loop
+perf script --inline -i "$D" >"$T_TMP/perf.inline" 2>/dev/null
+t_run "$T_TMP/ours.inline" "$T_TMP/err" "$PERFRING" script --inline -i "$D"
+t_same_output script_inline_names "script --inline" "$T_TMP/perf.inline" "$T_TMP/ours.inline" "$T_TMP/err" \
+	__GI_names_asm_loop
+
+# report: the header lines and tips perf adds aside, the same text. (perf's children
+# graphs can order two equal branches by where its heap put their binaries' records,
+# and --sort sym,dso can split one inlined function's entry in two, its comparison
+# of inlined and other symbols not being an order: those are left out.)
+norm() { grep -v '^# To display\|^# perfring report of\|(Tip:\|^#$\|^$' | sed 's/ *$//'; }
+report_same() { # NAME OPTION...
+	local name=$1
+	shift
+	perf report -i "$D" --stdio "$@" 2>/dev/null | norm >"$T_TMP/perf.report"
+	"$PERFRING" report -i "$D" "$@" 2>"$T_TMP/err" | norm >"$T_TMP/ours.report"
+	t_check "$name" "perfring report $* differs from perf's: $(diff "$T_TMP/perf.report" "$T_TMP/ours.report" |
+		head -n 4 | tr '\n' ' ')" bash -c "grep -q 'names::Mixer::step (inlined)' '$T_TMP/perf.report' &&
+		cmp -s '$T_TMP/perf.report' '$T_TMP/ours.report'"
+}
+report_same report_names_no_children --no-children
+report_same report_names_sym_no_children --no-children --sort sym
+report_same report_names_children_table -g none
+t_finish
