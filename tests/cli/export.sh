@@ -31,7 +31,9 @@ export_need export "$DRIVER" "$WORK"
 # export_cmd FORMAT FILE OUT sets CMD, the command that writes FILE's export to OUT; FORMAT is
 # folded (by samples), folded-period, pprof or speedscope. export_to runs it (its standard
 # output, perfring report's table, is not looked at).
-if [ -x "$PERFRING" ] && "$PERFRING" report --help 2>&1 | grep -q -- '--pprof'; then
+# (the help read whole first: grep -q at a pipeline's end can leave perfring a SIGPIPE that
+# pipefail makes the pipeline's failure; lib.sh)
+if [ -x "$PERFRING" ] && grep -q -- '--pprof' <<<"$("$PERFRING" report --help 2>&1)"; then
 	HAVE_REPORT=1
 	echo "exporter: $PERFRING report"
 	export_cmd() {
