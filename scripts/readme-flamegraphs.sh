@@ -21,7 +21,7 @@ mkdir -p "$out"
 cd "$root"
 
 perf record -q -g -F 999 -o "$tmp/work.data" "$build/tests/helpers/prof_work" 1000
-if "$build/perfring" report --help 2>&1 | grep -q -- --pprof; then
+if grep -q -- --pprof <<<"$("$build/perfring" report --help 2>&1)"; then
 	"$build/perfring" report -i "$tmp/work.data" --folded "$out/work.folded" --pprof "$tmp/work.pb.gz" \
 		--speedscope "$tmp/work.json" >/dev/null
 else # before perfring report had the export options: the same profile code through the test driver
