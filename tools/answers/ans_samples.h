@@ -133,10 +133,10 @@ int ans_nevents(const struct ans_reader *r);
 const char *ans_event_name(const struct ans_reader *r, int event);
 /* The attr of event (NULL: none known). */
 const struct perf_event_attr *ans_event_attr(const struct ans_reader *r, int event);
-/* Name an address of pid in cpumode as a frame (a sample's data address, say). */
 /* A DWARF function name (perfring_sym_frame.function: a linkage name, mangled
  * for C++) as frames are named: demangled, as perf shows it; NULL for NULL. */
 const char *ans_function_name(const struct ans_reader *r, const char *function);
+/* Name an address of pid in cpumode as a frame (a sample's data address, say). */
 void ans_name_addr(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct ans_frame *f);
 uint64_t ans_bad_samples(const struct ans_reader *r);
 /* The sum of the LOST_SAMPLES records' counts read so far (perf report's "Total Lost Samples"). */
