@@ -6,7 +6,9 @@
 #   glibc's __GI_ names), demangled: names::spin<names::Mixer>, names::Mixer::step;
 # - of an assembler's several subprograms over the same bytes (one per symbol), the last:
 #   __GI_names_asm_loop, where the symbol table's name is names_asm_loop;
-# - "NAME (inlined)" when that name is not the symbol's, the outermost function too.
+# - "NAME (inlined)" when that name is not the symbol's, the outermost function too;
+# and where the stack perf copied ran out (names::descend's deep frames), a last frame at
+# 0xffffffffffffffff, as perf built with libunwind (Debian's) shows it.
 # Checked: perf script's whole listing (with and without --inline) and perf report's
 # tables (--no-children with its call graphs, children without) are perfring's, and
 # perf's have the names above (the test cannot pass on a listing without them).
@@ -29,6 +31,8 @@ perf_shows() { # NAME FRAME-PATTERN
 perf_shows perf_shows_cxx_template 'names::spin<names::Mixer>+0x[0-9a-f]* ('
 perf_shows perf_shows_cxx_inlined 'names::Mixer::step+0x[0-9a-f]* (inlined)'
 perf_shows perf_shows_asm_last_name '__GI_names_asm_loop+0x[0-9a-f]* (inlined)'
+# where the stack copy ran out, perf (libunwind) ends with a frame at 0 less one
+perf_shows perf_shows_ran_out_frame '^	ffffffffffffffff \[unknown\] (\[unknown\])$'
 t_run "$T_TMP/ours.script" "$T_TMP/err" "$PERFRING" script -i "$D"
 t_same_output script_names "script" "$T_TMP/perf.script" "$T_TMP/ours.script" "$T_TMP/err" __GI_names_asm_loop
 perf script --inline -i "$D" >"$T_TMP/perf.inline" 2>/dev/null

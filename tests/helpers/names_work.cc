@@ -6,6 +6,8 @@
  * - C++: main -> names::spin<names::Mixer> (a template) -> names::Mixer::run,
  *   into which names::Mixer::step is forced inline: DWARF names them by
  *   their mangled linkage names, shown demangled;
+ * - every other round under names::descend, 24 frames of over 512 bytes:
+ *   deeper than the stack perf copies (8 KiB), unwinding runs out of it;
  * - assembly (names_asm.S): names_asm_loop has three names (names_asm_loop,
  *   __names_asm_loop, __GI_names_asm_loop, as glibc's syscall wrappers
  *   have), the assembler writes a DWARF subprogram for each, and addr2line
@@ -38,6 +40,19 @@ template <typename T> __attribute__((noinline)) uint64_t spin(T &m, uint64_t n)
 	m.run(n);
 	return m.v + names_asm_loop(n);
 }
+
+/* spin() under depth frames of 512 bytes and more: deeper than the 8 KiB of
+ * stack perf record --call-graph dwarf copies, so that the unwinding runs
+ * out of stack. */
+__attribute__((noinline)) uint64_t descend(Mixer &m, int depth, uint64_t n)
+{
+	volatile char pad[512];
+
+	pad[0] = (char)depth;
+	if (depth == 0)
+		return spin(m, n);
+	return descend(m, depth - 1, n) + (uint64_t)pad[0];
+}
 } // namespace names
 
 volatile uint64_t names_sink;
@@ -51,6 +66,6 @@ int main(int argc, char **argv)
 	names::Mixer m{1};
 
 	for (long i = 0; i < rounds; i++)
-		names_sink = names::spin(m, 200000);
+		names_sink = i % 2 ? names::descend(m, 24, 200000) : names::spin(m, 200000);
 	return 0;
 }

@@ -181,6 +181,11 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			 * inlined one's " (inlined)" runs past it */
 			if (r->keys[i] == RK_SYM && is_inlined_text(buf, (size_t)w))
 				w -= INLINED_LEN;
+			/* an entry without a symbol widens the binary's column to an
+			 * address's 16 digits (perf's unresolved_col_width), unless
+			 * --dso chose the binaries */
+			if (r->keys[i] == RK_DSO && !made[j].e->sym && !r->o->dsos && w < 16)
+				w = 16;
 			if (w > width[i])
 				width[i] = w;
 		}

@@ -51,6 +51,7 @@ struct unwind_ctx {
 	uint64_t *ips;
 	size_t n, max;
 	bool stale;         /* a module of the Dwfl is no longer what the process maps there */
+	bool ran_out;       /* unwinding the frame after the last one read past the stack copy and failed */
 	/* the last binary read for memory outside the stack */
 	char path[256];
 	int fd;
@@ -170,8 +171,12 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	(void)dwfl;
 	if (addr + sizeof(*result) < addr)
 		return false;
-	if (addr < c->sp || addr + sizeof(*result) > c->sp + c->stack_len)
-		return binary_word(c, addr, result);
+	if (addr < c->sp || addr + sizeof(*result) > c->sp + c->stack_len) {
+		if (binary_word(c, addr, result))
+			return true;
+		c->ran_out |= addr >= c->sp;
+		return false;
+	}
 	memcpy(result, c->stack + (addr - c->sp), sizeof(*result));
 	return true;
 }
@@ -212,6 +217,9 @@ static int frame(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
 	module_at(c, pc); /* its CFI is needed for the next frame */
+	/* asking whether this frame is an activation unwinds the next one:
+	 * its reads are the ones ran_out is to tell about */
+	c->ran_out = false;
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
 	if (!activation)
@@ -295,8 +303,14 @@ static size_t unwind_once(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip
 	c->dwfl = p->dwfl;
 	if (!module_at(c, ip))
 		return 0;
+	c->ran_out = false;
 	dwfl_getthread_frames(p->dwfl, (pid_t)c->s->tid, frame, c);
-	/* what was found before a frame it could not unwind stays, as with perf */
+	/* What was found before a frame it could not unwind stays, as with
+	 * perf. Where the stack copy ran out (a caller's frame past its end),
+	 * perf (built with libunwind, as Debian's) reads the return address
+	 * as 0 and shows one more frame, at 0 less one: so here too. */
+	if (c->ran_out && c->n && c->n < c->max)
+		c->ips[c->n++] = UINT64_MAX;
 	return c->n;
 }
 
