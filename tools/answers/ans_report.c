@@ -309,6 +309,29 @@ static int32_t dso_id(struct report *r, const struct ans_frame *f)
 	return ans_intern_ptr(r->strs, short_dso(f->dso));
 }
 
+/* The binaries of the file's build-id table, in its order, as the graph's
+ * first ones (named as dso_id() names a frame's binary). */
+static int graph_table_dsos(struct report *r, const struct perfring_perfdata *pd)
+{
+	const struct perfring_perfdata_info *info = perfring_perfdata_info(pd);
+	const struct perfring_perfdata_build_id *b;
+	char name[256];
+	uint32_t i;
+	int32_t id;
+
+	for (i = 0; info && i < info->nr_build_ids; i++) {
+		if (!(b = perfring_perfdata_build_id(pd, i)) || !b->filename)
+			continue;
+		if (b->pid == -1 && b->filename[0] == '/' && ans_kmod_name(b->filename, name, sizeof(name)))
+			id = ans_intern_str(r->strs, name);
+		else
+			id = ans_intern_str(r->strs, short_dso(b->filename));
+		if (id < 0 || graph_dso_made(r->graph, id, i))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The key of frame f (NULL: a sample without frames) in sample a. */
 static int frame_key(struct report *r, const struct ans_sample *a, const struct ans_frame *f, bool leaf,
 		     int32_t comm, uint64_t *key, int32_t *dso)
@@ -989,7 +1012,9 @@ static int worker_pass(struct worker *w)
 			/* the chains' order is set before that, from the options:
 			 * -g caller|callee, else root first unless --no-children */
 			r->caller_order = opts->graph_order >= 0 ? opts->graph_order == 1 : !r->branch && opts->children != 0;
-			if (want_graph(opts, r, any_chain) && !(r->graph = graph_new(r->children, r->caller_order)))
+			if (want_graph(opts, r, any_chain) &&
+			    (!(r->graph = graph_new(r->children, r->caller_order)) ||
+			     graph_table_dsos(r, ans_perfdata(w->rd))))
 				return worker_oom(w);
 			decided = true;
 		}

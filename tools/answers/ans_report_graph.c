@@ -265,12 +265,22 @@ static uint64_t dso_rank(const struct graph *g, int32_t dso)
 	return dso >= 0 && dso < g->ndso_first ? g->dso_first[dso] : UINT64_MAX;
 }
 
+/* Ranks 1 .. GRAPH_TABLE_DSOS are the build-id table's binaries, made
+ * before any the chains meet (those rank above: first + 1 + this). */
+#define GRAPH_TABLE_DSOS (1u << 24)
+
+int graph_dso_made(struct graph *g, int32_t dso, uint32_t order)
+{
+	return order < GRAPH_TABLE_DSOS - 1 ? dso_seen(g, dso, 1 + (uint64_t)order) : 0;
+}
+
 int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint64_t first, uint32_t *id)
 {
 	bool named = f->name != NULL;
 
 	/* a pass meets the samples in order: a binary's first meeting is its earliest */
-	if (dso_rank(g, dso) == UINT64_MAX && dso_seen(g, dso, strcmp(f->dso, "[unknown]") ? first + 1 : 0))
+	if (dso_rank(g, dso) == UINT64_MAX &&
+	    dso_seen(g, dso, strcmp(f->dso, "[unknown]") ? first + 1 + GRAPH_TABLE_DSOS : 0))
 		return -ENOMEM;
 
 	/* perf: a known function by its start in its binary (a KSYMBOL's at 0
@@ -420,9 +430,11 @@ int graph_renumber(struct graph *g, const uint32_t *entry_map)
  * kid's dso object (then function start, or address) is below the new
  * one's, and append_chain_children() then goes left, so the tree holds them
  * from the highest. perf compares the dso objects' addresses, which follow
- * the order it made them in; here the order the chains first met the
- * binaries stands in for it (no binary, perf's NULL, is the lowest), the
- * same whichever readers shared the samples. Only equal periods print in
+ * the order it made them in: first those of the file's build-id table, in
+ * its order, as it reads the header (graph_dso_made()), then the others as
+ * events name them; for those the order the chains first met the binaries
+ * stands in (no binary, perf's NULL, is the lowest), the same whichever
+ * readers shared the samples. Only equal periods print in
  * this order; a kid goes before another when kid_before().
  */
 static bool kid_before(const struct graph *g, uint32_t a, uint32_t b)

@@ -184,6 +184,8 @@ int report_merge(struct report *r, const struct report *from);
 struct graph *graph_new(bool children, bool caller_order);
 void graph_free(struct graph *g);
 int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint64_t first, uint32_t *id);
+/* Binary dso is the order-th of the file's build-id table (perf makes those first). */
+int graph_dso_made(struct graph *g, int32_t dso, uint32_t order);
 uint32_t *graph_scratch(struct graph *g, size_t n);
 int graph_sample(struct graph *g, uint32_t self, const uint32_t *ents, const uint32_t *funcs, uint32_t n,
 		 uint64_t period);
