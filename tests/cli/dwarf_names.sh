@@ -40,10 +40,11 @@ t_run "$T_TMP/ours.inline" "$T_TMP/err" "$PERFRING" script --inline -i "$D"
 t_same_output script_inline_names "script --inline" "$T_TMP/perf.inline" "$T_TMP/ours.inline" "$T_TMP/err" \
 	__GI_names_asm_loop
 
-# report: the header lines and tips perf adds aside, the same text. (perf's children
-# graphs can order two equal branches by where its heap put their binaries' records,
-# and --sort sym,dso can split one inlined function's entry in two, its comparison
-# of inlined and other symbols not being an order: those are left out.)
+# report: the header lines and tips perf adds aside, the same text (children with their
+# graphs too: two equal branches from two binaries come in the order perf made its
+# binaries' records, the build-id table's first). --sort sym,dso is left out: perf can
+# split one inlined function's entry in two there, its comparison of inlined and other
+# symbols not being an order.
 norm() { grep -v '^# To display\|^# perfring report of\|(Tip:\|^#$\|^$' | sed 's/ *$//'; }
 report_same() { # NAME OPTION...
 	local name=$1
@@ -57,4 +58,5 @@ report_same() { # NAME OPTION...
 report_same report_names_no_children --no-children
 report_same report_names_sym_no_children --no-children --sort sym
 report_same report_names_children_table -g none
+report_same report_names_children_graphs
 t_finish
