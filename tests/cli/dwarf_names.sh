@@ -8,7 +8,8 @@
 #   __GI_names_asm_loop, where the symbol table's name is names_asm_loop;
 # - "NAME (inlined)" when that name is not the symbol's, the outermost function too;
 # and where the stack perf copied ran out (names::descend's deep frames), a last frame at
-# 0xffffffffffffffff, as perf built with libunwind (Debian's) shows it.
+# 0xffffffffffffffff, as perf built with libunwind (Debian's) shows it; samples in the vDSO
+# (names::clocks) unwound through the vDSO's image to their callers.
 # Checked: perf script's whole listing (with and without --inline) and perf report's
 # tables (--no-children with its call graphs, children without) are perfring's, and
 # perf's have the names above (the test cannot pass on a listing without them).
@@ -31,6 +32,8 @@ perf_shows() { # NAME FRAME-PATTERN
 perf_shows perf_shows_cxx_template 'names::spin<names::Mixer>+0x[0-9a-f]* ('
 perf_shows perf_shows_cxx_inlined 'names::Mixer::step+0x[0-9a-f]* (inlined)'
 perf_shows perf_shows_asm_last_name '__GI_names_asm_loop+0x[0-9a-f]* (inlined)'
+# samples in the vDSO, unwound through its image to their callers
+perf_shows perf_shows_vdso_caller 'names::clocks+0x[0-9a-f]* ('
 # where the stack copy ran out, perf (libunwind) ends with a frame at 0 less one
 perf_shows perf_shows_ran_out_frame '^	ffffffffffffffff \[unknown\] (\[unknown\])$'
 t_run "$T_TMP/ours.script" "$T_TMP/err" "$PERFRING" script -i "$D"

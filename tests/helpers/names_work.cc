@@ -8,6 +8,7 @@
  *   their mangled linkage names, shown demangled;
  * - every other round under names::descend, 24 frames of over 512 bytes:
  *   deeper than the stack perf copies (8 KiB), unwinding runs out of it;
+ * - names::clocks reads the clock: samples in the vDSO, unwound through it;
  * - assembly (names_asm.S): names_asm_loop has three names (names_asm_loop,
  *   __names_asm_loop, __GI_names_asm_loop, as glibc's syscall wrappers
  *   have), the assembler writes a DWARF subprogram for each, and addr2line
@@ -17,6 +18,7 @@
  */
 #include <cstdint>
 #include <cstdlib>
+#include <ctime>
 
 extern "C" uint64_t names_asm_loop(uint64_t n);
 
@@ -41,6 +43,20 @@ template <typename T> __attribute__((noinline)) uint64_t spin(T &m, uint64_t n)
 	return m.v + names_asm_loop(n);
 }
 
+/* The clock read in a loop: samples in the vDSO, unwound through its image
+ * (perf's copy in its build-id cache, or the running kernel's). */
+__attribute__((noinline)) uint64_t clocks(long n)
+{
+	struct timespec ts;
+	uint64_t sum = 0;
+
+	for (long i = 0; i < n; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		sum += (uint64_t)ts.tv_nsec;
+	}
+	return sum;
+}
+
 /* spin() under depth frames of 512 bytes and more: deeper than the 8 KiB of
  * stack perf record --call-graph dwarf copies, so that the unwinding runs
  * out of stack. */
@@ -57,15 +73,16 @@ __attribute__((noinline)) uint64_t descend(Mixer &m, int depth, uint64_t n)
 
 volatile uint64_t names_sink;
 
-/* A number of rounds, not a time: no clock read in the loop, so that no
- * sample falls in clock_gettime, whose caller's address is where bfd
- * (addr2line, perf) and libdw disagree on the end of an inlined range. */
+/* A number of rounds, not a time: main reads no clock, so that no sample
+ * falls in clock_gettime called from code inlined into main, whose caller's
+ * address ended an inlined range where bfd (addr2line, perf) and libdw
+ * disagree (names::clocks is a function of its own). */
 int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? strtol(argv[1], nullptr, 10) : 900;
 	names::Mixer m{1};
 
 	for (long i = 0; i < rounds; i++)
-		names_sink = i % 2 ? names::descend(m, 24, 200000) : names::spin(m, 200000);
+		names_sink = (i % 2 ? names::descend(m, 24, 200000) : names::spin(m, 200000)) + names::clocks(2000);
 	return 0;
 }

@@ -337,30 +337,47 @@ static const char *running_vdso(struct ans_reader *r)
 }
 
 /* The vDSO has no file: perf record keeps a copy in its build-id cache,
- * ~/.debug/[vdso]/BUILD_ID/vdso, which perf report names it from. Without
- * that copy (perf record -N, another home, perfring record) it is named by
- * the running kernel's vDSO, as perf does (vdso__dso_findnew()): when the
- * recording has no build id for it, or the same one (the symbolizer checks
- * it: another kernel's vDSO stays unnamed). */
-static int vdso_symbolize(struct ans_reader *r, const struct perfring_map_hit *hit, struct perfring_sym_result *res)
+ * ~/.debug/[vdso]/BUILD_ID/vdso, which perf report names it from (and
+ * unwinds through). Without that copy (perf record -N, another home,
+ * perfring record) it is the running kernel's vDSO, as perf takes it
+ * (vdso__dso_findnew()): when the recording has no build id for it, or the
+ * same one; another kernel's vDSO has no file here. */
+static const char *vdso_file(struct ans_reader *r, const struct perfring_map_hit *hit, char *buf, size_t len)
 {
-	char path[4096], hex[2 * PERFRING_BUILD_ID_MAX + 1];
+	char hex[2 * PERFRING_BUILD_ID_MAX + 1];
+	uint8_t id[PERFRING_BUILD_ID_MAX];
 	const char *home = getenv("HOME"), *running;
+	struct stat st;
 	size_t i;
+	int n;
 
-	if (strcmp(hit->path, "[vdso]"))
-		return -ENOENT;
 	if (hit->build_id_size && home) {
 		for (i = 0; i < hit->build_id_size; i++)
 			snprintf(hex + 2 * i, 3, "%02x", hit->build_id[i]);
-		snprintf(path, sizeof(path), "%s/.debug/[vdso]/%s/vdso", home, hex);
-		if (perfring_symbolize_file(r->sym, path, hit->build_id, hit->build_id_size, hit->file_offset, res) == 0)
-			return 0;
+		snprintf(buf, len, "%s/.debug/[vdso]/%s/vdso", home, hex);
+		if (!stat(buf, &st) && S_ISREG(st.st_mode))
+			return buf;
 	}
 	running = running_vdso(r);
-	if (!running)
+	if (!running || !hit->build_id_size)
+		return running;
+	n = perfring_elf_build_id(running, id);
+	return n == (int)hit->build_id_size && !memcmp(id, hit->build_id, (size_t)n) ? running : NULL;
+}
+
+static const char *vdso_file_cb(void *arg, const struct perfring_map_hit *hit, char *buf, size_t len)
+{
+	return vdso_file(arg, hit, buf, len);
+}
+
+static int vdso_symbolize(struct ans_reader *r, const struct perfring_map_hit *hit, struct perfring_sym_result *res)
+{
+	char path[4096];
+	const char *file;
+
+	if (strcmp(hit->path, "[vdso]") || !(file = vdso_file(r, hit, path, sizeof(path))))
 		return -ENOENT;
-	return perfring_symbolize_file(r->sym, running, hit->build_id_size ? hit->build_id : NULL, hit->build_id_size,
+	return perfring_symbolize_file(r->sym, file, hit->build_id_size ? hit->build_id : NULL, hit->build_id_size,
 				       hit->file_offset, res);
 }
 
@@ -631,8 +648,11 @@ static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
 		}
 		name_frame(r, s->pid, ip, cpumode, &r->frames[n++]);
 	}
-	if (!r->unwinder && !(r->unwinder = ans_unwinder_new()))
-		return -ENOMEM;
+	if (!r->unwinder) {
+		if (!(r->unwinder = ans_unwinder_new()))
+			return -ENOMEM;
+		ans_unwinder_set_vdso(r->unwinder, vdso_file_cb, r);
+	}
 	nu = n < max ? ans_unwind(r->unwinder, r->procs, s, r->ips, max - n) : 0;
 	for (k = 0; k < nu && n < max; k++) {
 		size_t at = n;

@@ -55,6 +55,10 @@ struct unwind_ctx {
 	/* the last binary read for memory outside the stack */
 	char path[256];
 	int fd;
+	/* where the vDSO's image is (ans_unwinder_set_vdso()) */
+	ans_vdso_file_fn vdso;
+	void *vdso_arg;
+	char vdso_path[4096];
 };
 
 /* A Dwfl per process, kept: its modules (their ELF and CFI read once) serve
@@ -111,21 +115,28 @@ static Dwfl_Module *module_at(struct unwind_ctx *c, uint64_t ip)
 {
 	struct perfring_map_hit hit;
 	Dwfl_Module *m = dwfl_addrmodule(c->dwfl, ip);
-	const char *base, *file = NULL;
+	const char *name, *file = NULL;
+	bool vdso;
 
-	if (perfring_procs_lookup(c->procs, c->s->pid, ip, &hit) || hit.anon || !hit.path || hit.path[0] != '/')
+	if (perfring_procs_lookup(c->procs, c->s->pid, ip, &hit) || !hit.path)
 		return NULL;
-	if (m) {
-		dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &file, NULL);
-		if (file && !strcmp(file, hit.path))
+	vdso = !strcmp(hit.path, "[vdso]"); /* a mapping without a file, but with an image */
+	if (!vdso && (hit.anon || hit.path[0] != '/'))
+		return NULL;
+	if (m) { /* the same binary still: by its file, the vDSO by its name */
+		name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &file, NULL);
+		if (vdso ? name && !strcmp(name, hit.path) : file && !strcmp(file, hit.path))
 			return m;
 		c->stale = true;
 		return NULL;
 	}
-	if (!regular_file(hit.path))
+	/* the vDSO has no file: its image as the recording had it (perf's copy) */
+	file = vdso ? (c->vdso ? c->vdso(c->vdso_arg, &hit, c->vdso_path, sizeof(c->vdso_path)) : NULL)
+		    : regular_file(hit.path) ? hit.path : NULL;
+	if (!file)
 		return NULL;
-	base = strrchr(hit.path, '/') + 1;
-	return dwfl_report_elf(c->dwfl, base, hit.path, -1, hit.start - hit.pgoff, false);
+	name = vdso ? hit.path : strrchr(hit.path, '/') + 1;
+	return dwfl_report_elf(c->dwfl, name, file, -1, hit.start - hit.pgoff, false);
 }
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -241,6 +252,12 @@ struct ans_unwinder *ans_unwinder_new(void)
 	if (u)
 		u->c.fd = -1;
 	return u;
+}
+
+void ans_unwinder_set_vdso(struct ans_unwinder *u, ans_vdso_file_fn fn, void *arg)
+{
+	u->c.vdso = fn;
+	u->c.vdso_arg = arg;
 }
 
 void ans_unwinder_free(struct ans_unwinder *u)

@@ -19,6 +19,12 @@ struct ans_unwinder;
 struct ans_unwinder *ans_unwinder_new(void);
 void ans_unwinder_free(struct ans_unwinder *u);
 
+/* The file holding the image of the vDSO hit is in (into buf, len bytes, or
+ * a string of the callee's), NULL when there is none: the vDSO has no file,
+ * and without one samples in it are not unwound. */
+typedef const char *(*ans_vdso_file_fn)(void *arg, const struct perfring_map_hit *hit, char *buf, size_t len);
+void ans_unwinder_set_vdso(struct ans_unwinder *u, ans_vdso_file_fn fn, void *arg);
+
 /* The sample carries user registers (64-bit) and a user stack to unwind. */
 bool ans_unwind_wanted(const struct perfring_sample *s);
 
