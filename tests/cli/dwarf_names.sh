@@ -9,7 +9,8 @@
 # - "NAME (inlined)" when that name is not the symbol's, the outermost function too;
 # and where the stack perf copied ran out (names::descend's deep frames), a last frame at
 # 0xffffffffffffffff, as perf built with libunwind (Debian's) shows it; samples in the vDSO
-# (names::clocks) unwound through the vDSO's image to their callers.
+# (names::clocks) unwound through the vDSO's image to their callers; and a binary rebuilt
+# after the recording unwound by perf's cached copy of the one recorded.
 # Checked: perf script's whole listing (with and without --inline) and perf report's
 # tables (--no-children with its call graphs, children without) are perfring's, and
 # perf's have the names above (the test cannot pass on a listing without them).
@@ -62,4 +63,23 @@ report_same report_names_no_children --no-children
 report_same report_names_sym_no_children --no-children --sort sym
 report_same report_names_children_table -g none
 report_same report_names_children_graphs
+# A binary rebuilt after the recording: perf unwinds by its copy in the build-id cache
+# (perf record put it there), and so must perfring, not by the new file's rules (whose frame
+# sizes differ here), which would give other callers.
+cat >"$T_TMP/rebuilt.c" <<'C'
+volatile unsigned long sink;
+__attribute__((noinline)) void leaf(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink += i * i; }
+__attribute__((noinline)) void mid(unsigned long n) { volatile char pad[PAD]; pad[0] = 1; leaf(n); sink += pad[0]; }
+int main(void) { for (int k = 0; k < 300; k++) mid(1000000); return 0; }
+C
+if ${CC:-cc} -O2 -g -fomit-frame-pointer -DPAD=64 -o "$T_TMP/rebuilt" "$T_TMP/rebuilt.c"; then
+	export_record dwarf_names "$T_TMP/rebuilt.data" --call-graph dwarf -F 999 "$T_TMP/rebuilt"
+	${CC:-cc} -O2 -g -fomit-frame-pointer -DPAD=4096 -o "$T_TMP/rebuilt" "$T_TMP/rebuilt.c"
+	perf script -i "$T_TMP/rebuilt.data" >"$T_TMP/perf.rebuilt" 2>/dev/null
+	t_run "$T_TMP/ours.rebuilt" "$T_TMP/err" "$PERFRING" script -i "$T_TMP/rebuilt.data"
+	t_same_output rebuilt_binary_unwound_by_cached_copy "script" "$T_TMP/perf.rebuilt" "$T_TMP/ours.rebuilt" \
+		"$T_TMP/err" 'mid+0x[0-9a-f]* ('
+else
+	fail rebuilt_binary_unwound_by_cached_copy "${CC:-cc} could not build the test program"
+fi
 t_finish

@@ -58,7 +58,7 @@ struct unwind_ctx {
 	/* where the vDSO's image is (ans_unwinder_set_vdso()) */
 	ans_vdso_file_fn vdso;
 	void *vdso_arg;
-	char vdso_path[4096];
+	char file_path[4096]; /* the file a new module is read from */
 };
 
 /* A Dwfl per process, kept: its modules (their ELF and CFI read once) serve
@@ -107,6 +107,39 @@ static bool regular_file(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/*
+ * The file whose call frame information unwinds through the binary a
+ * recording mapped (hit), as perf opens it: its copy in perf's build-id
+ * cache (~/.debug/.build-id/ab/cdef.../elf) first, else the file at the
+ * recorded path when its build id is the recorded one (or none was
+ * recorded). NULL when neither: a rebuilt or another machine's binary
+ * would unwind by the wrong rules (its names are unknown too).
+ */
+static const char *binary_file(const struct perfring_map_hit *hit, char *buf, size_t len)
+{
+	uint8_t id[PERFRING_BUILD_ID_MAX];
+	const char *home = getenv("HOME");
+	size_t i, n;
+	int got;
+
+	if (!hit->build_id_size)
+		return regular_file(hit->path) ? hit->path : NULL;
+	if (home) {
+		n = (size_t)snprintf(buf, len, "%s/.debug/.build-id/", home);
+		for (i = 0; i < hit->build_id_size && n + 4 < len; i++)
+			n += (size_t)snprintf(buf + n, len - n, i == 1 ? "/%02x" : "%02x", hit->build_id[i]);
+		if (n + 5 < len) {
+			memcpy(buf + n, "/elf", 5);
+			if (regular_file(buf))
+				return buf;
+		}
+	}
+	if (!regular_file(hit->path))
+		return NULL;
+	got = perfring_elf_build_id(hit->path, id);
+	return got == (int)hit->build_id_size && !memcmp(id, hit->build_id, (size_t)got) ? hit->path : NULL;
+}
+
 /* The module of the binary mapped at ip, reported on first need (perf's
  * report_module()). A module the process no longer maps there (after an
  * exec, a dlclose) marks the Dwfl stale: the sample is unwound again with
@@ -123,20 +156,18 @@ static Dwfl_Module *module_at(struct unwind_ctx *c, uint64_t ip)
 	vdso = !strcmp(hit.path, "[vdso]"); /* a mapping without a file, but with an image */
 	if (!vdso && (hit.anon || hit.path[0] != '/'))
 		return NULL;
-	if (m) { /* the same binary still: by its file, the vDSO by its name */
-		name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, &file, NULL);
-		if (vdso ? name && !strcmp(name, hit.path) : file && !strcmp(file, hit.path))
+	if (m) { /* the same binary still (a module is named by the recorded path) */
+		name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (name && !strcmp(name, hit.path))
 			return m;
 		c->stale = true;
 		return NULL;
 	}
-	/* the vDSO has no file: its image as the recording had it (perf's copy) */
-	file = vdso ? (c->vdso ? c->vdso(c->vdso_arg, &hit, c->vdso_path, sizeof(c->vdso_path)) : NULL)
-		    : regular_file(hit.path) ? hit.path : NULL;
+	file = vdso ? (c->vdso ? c->vdso(c->vdso_arg, &hit, c->file_path, sizeof(c->file_path)) : NULL)
+		    : binary_file(&hit, c->file_path, sizeof(c->file_path));
 	if (!file)
 		return NULL;
-	name = vdso ? hit.path : strrchr(hit.path, '/') + 1;
-	return dwfl_report_elf(c->dwfl, name, file, -1, hit.start - hit.pgoff, false);
+	return dwfl_report_elf(c->dwfl, hit.path, file, -1, hit.start - hit.pgoff, false);
 }
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
