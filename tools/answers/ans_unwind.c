@@ -196,9 +196,12 @@ static bool binary_word(struct unwind_ctx *c, uint64_t addr, Dwarf_Word *out)
 	    strlen(hit.path) >= sizeof(c->path))
 		return false;
 	if (c->fd < 0 || strcmp(c->path, hit.path)) {
+		char buf[4096];
+		const char *file = binary_file(&hit, buf, sizeof(buf)); /* the one the CFI came from */
+
 		if (c->fd >= 0)
 			close(c->fd);
-		c->fd = regular_file(hit.path) ? open(hit.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+		c->fd = file ? open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 		strcpy(c->path, hit.path);
 		if (c->fd < 0)
 			return false;
