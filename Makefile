@@ -331,6 +331,8 @@ fuzz: $(FUZZ_BINS)
 fuzz-long: fuzz
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} bash scripts/fuzz.sh $(O)
 
+# A target's extra sources are its prerequisites too (rules without a recipe add to the pattern's).
+$(foreach n,$(FUZZ_NAMES),$(eval $(O)/fuzz/$(n)_fuzz $(O)/fuzz/$(n)_replay: $(filter %.c,$(FUZZ_EXTRA_$(n)))))
 $(O)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_SUPPORT) $(LIB_SRCS) $(LIB_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -Isrc -Itests -Itools -D_GNU_SOURCE -o $@ $< $(LIB_SRCS) \
