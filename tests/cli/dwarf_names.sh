@@ -9,7 +9,9 @@
 # - "NAME (inlined)" when that name is not the symbol's, the outermost function too;
 # and where the stack perf copied ran out (names::descend's deep frames), a last frame at
 # 0xffffffffffffffff, as perf built with libunwind (Debian's) shows it; samples in the vDSO
-# (names::clocks) unwound through the vDSO's image to their callers; and a binary rebuilt
+# (names::clocks) unwound through the vDSO's image to their callers; a signal handler's
+# samples through the sigreturn trampoline, which perf shows as the byte before __restore_rt
+# (libunwind takes its pc as a return address); and a binary rebuilt
 # after the recording unwound by perf's cached copy of the one recorded.
 # Checked: perf script's whole listing (with and without --inline) and perf report's
 # tables (--no-children with its call graphs, children without) are perfring's, and
@@ -63,6 +65,28 @@ report_same report_names_no_children --no-children
 report_same report_names_sym_no_children --no-children --sort sym
 report_same report_names_children_table -g none
 report_same report_names_children_graphs
+# A signal handler's samples: their chains go through the sigreturn trampoline to the code
+# the signal interrupted (raise()). Only those samples are compared: around the signal's
+# delivery perf's libunwind now and then gives a frame out of nowhere (fffffffffffffff7).
+cat >"$T_TMP/signal.c" <<'C'
+#include <signal.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void burn(unsigned long n) { for (unsigned long i = 0; i < n; i++) sink += i ^ (i >> 3); }
+static void on_signal(int sig) { (void)sig; burn(2000000); }
+int main(void) { signal(SIGUSR1, on_signal); for (int i = 0; i < 60; i++) { raise(SIGUSR1); burn(300000); } return 0; }
+C
+# (the handler's call to burn is a tail call: its samples are those with raise() below)
+handler_blocks() { awk 'BEGIN { RS = ""; ORS = "\n\n" } /burn\+.*raise/' "$1"; }
+if ${CC:-cc} -O2 -g -o "$T_TMP/signal" "$T_TMP/signal.c"; then
+	export_record dwarf_names "$T_TMP/signal.data" --call-graph dwarf -F 999 "$T_TMP/signal"
+	perf script -i "$T_TMP/signal.data" 2>/dev/null | handler_blocks /dev/stdin >"$T_TMP/perf.signal"
+	"$PERFRING" script -i "$T_TMP/signal.data" 2>"$T_TMP/err" | handler_blocks /dev/stdin >"$T_TMP/ours.signal"
+	t_check signal_handler_chains "perf shows $(grep -c '^[^[:space:]]' "$T_TMP/perf.signal") handler samples (want 20 or more); difference: $(diff "$T_TMP/perf.signal" "$T_TMP/ours.signal" | head -n 4 | tr '\n' ' ')" \
+		bash -c "[ \$(grep -c '^[^[:space:]]' '$T_TMP/perf.signal') -ge 20 ] && cmp -s '$T_TMP/perf.signal' '$T_TMP/ours.signal'"
+else
+	fail signal_handler_chains "${CC:-cc} could not build the test program"
+fi
+
 # A binary rebuilt after the recording: perf unwinds by its copy in the build-id cache
 # (perf record put it there), and so must perfring, not by the new file's rules (whose frame
 # sizes differ here), which would give other callers.

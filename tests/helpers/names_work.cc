@@ -73,6 +73,7 @@ __attribute__((noinline)) uint64_t descend(Mixer &m, int depth, uint64_t n)
 
 volatile uint64_t names_sink;
 
+
 /* A number of rounds, not a time: main reads no clock, so that no sample
  * falls in clock_gettime called from code inlined into main, whose caller's
  * address ended an inlined range where bfd (addr2line, perf) and libdw
@@ -82,7 +83,8 @@ int main(int argc, char **argv)
 	long rounds = argc > 1 ? strtol(argv[1], nullptr, 10) : 900;
 	names::Mixer m{1};
 
-	for (long i = 0; i < rounds; i++)
+	for (long i = 0; i < rounds; i++) {
 		names_sink = (i % 2 ? names::descend(m, 24, 200000) : names::spin(m, 200000)) + names::clocks(2000);
+	}
 	return 0;
 }

@@ -49,6 +49,7 @@ struct unwind_ctx {
 	const uint8_t *stack;
 	uint64_t stack_len;
 	uint64_t *ips;
+	bool *act;          /* ips[i] is where the frame was (not a return address) */
 	size_t n, max;
 	bool stale;         /* a module of the Dwfl is no longer what the process maps there */
 	bool ran_out;       /* unwinding the frame after the last one read past the stack copy and failed */
@@ -73,6 +74,7 @@ struct uw_proc {
 
 struct ans_unwinder {
 	struct unwind_ctx c;
+	size_t act_cap;
 	struct uw_proc procs[UW_PROCS];
 	size_t nprocs;
 	uint64_t samples;
@@ -269,6 +271,7 @@ static int frame(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (!activation)
 		pc--;
+	c->act[c->n] = activation;
 	c->ips[c->n++] = pc;
 	return c->n < c->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
@@ -305,6 +308,7 @@ void ans_unwinder_free(struct ans_unwinder *u)
 			dwfl_end(u->procs[i].dwfl);
 	if (u->c.fd >= 0)
 		close(u->c.fd);
+	free(u->c.act);
 	free(u);
 }
 
@@ -333,6 +337,24 @@ static struct uw_proc *proc_slot(struct ans_unwinder *u, uint32_t pid)
 	return p;
 }
 
+/*
+ * libdwfl calls two frames in a row activations where a signal interrupted
+ * the code: the sigreturn trampoline (__restore_rt, which the handler
+ * returns into) and the interrupted frame. perf, built with libunwind,
+ * takes the trampoline's pc as a return address (less one, shown at the
+ * byte before __restore_rt) and the interrupted pc as it is: so here too.
+ */
+static void signal_trampolines(struct unwind_ctx *c)
+{
+	size_t i;
+
+	for (i = 1; i + 1 < c->n; i++)
+		if (c->act[i] && c->act[i + 1]) {
+			c->ips[i]--;
+			c->act[i] = false;
+		}
+}
+
 /* One try with the process's Dwfl (made and attached when there is none): the frames found. */
 static size_t unwind_once(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip)
 {
@@ -356,6 +378,7 @@ static size_t unwind_once(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip
 		return 0;
 	c->ran_out = false;
 	dwfl_getthread_frames(p->dwfl, (pid_t)c->s->tid, frame, c);
+	signal_trampolines(c);
 	/* What was found before a frame it could not unwind stays, as with
 	 * perf. Where the stack copy ran out (a caller's frame past its end),
 	 * perf (built with libunwind, as Debian's) reads the return address
@@ -382,6 +405,14 @@ size_t ans_unwind(struct ans_unwinder *u, const struct perfring_procs *procs, co
 	p = proc_slot(u, s->pid);
 	c->procs = procs;
 	c->s = s;
+	if (max > u->act_cap) {
+		bool *act = realloc(c->act, max * sizeof(*act));
+
+		if (!act)
+			return 0;
+		c->act = act;
+		u->act_cap = max;
+	}
 	c->ips = ips;
 	c->max = max;
 	c->stack = s->stack_user.data;
