@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "answers/ans_demangle.h"
+#include "answers/ans_buildid.h"
 #include "answers/ans_fcache.h"
 #include "answers/ans_intern.h"
 #include "answers/ans_samples.h"
@@ -344,25 +345,15 @@ static const char *running_vdso(struct ans_reader *r)
  * same one; another kernel's vDSO has no file here. */
 static const char *vdso_file(struct ans_reader *r, const struct perfring_map_hit *hit, char *buf, size_t len)
 {
-	char hex[2 * PERFRING_BUILD_ID_MAX + 1];
-	uint8_t id[PERFRING_BUILD_ID_MAX];
-	const char *home = getenv("HOME"), *running;
-	struct stat st;
-	size_t i;
-	int n;
+	const char *cached = ans_build_id_cached(hit->build_id, hit->build_id_size, true, buf, len);
+	const char *running;
 
-	if (hit->build_id_size && home) {
-		for (i = 0; i < hit->build_id_size; i++)
-			snprintf(hex + 2 * i, 3, "%02x", hit->build_id[i]);
-		snprintf(buf, len, "%s/.debug/[vdso]/%s/vdso", home, hex);
-		if (!stat(buf, &st) && S_ISREG(st.st_mode))
-			return buf;
-	}
+	if (cached)
+		return cached;
 	running = running_vdso(r);
 	if (!running || !hit->build_id_size)
 		return running;
-	n = perfring_elf_build_id(running, id);
-	return n == (int)hit->build_id_size && !memcmp(id, hit->build_id, (size_t)n) ? running : NULL;
+	return ans_build_id_is(running, hit->build_id, hit->build_id_size) ? running : NULL;
 }
 
 static const char *vdso_file_cb(void *arg, const struct perfring_map_hit *hit, char *buf, size_t len)

@@ -31,6 +31,7 @@
 
 #include <linux/perf_event.h>
 
+#include "answers/ans_buildid.h"
 #include "answers/ans_unwind.h"
 
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h). */
@@ -119,27 +120,14 @@ static bool regular_file(const char *path)
  */
 static const char *binary_file(const struct perfring_map_hit *hit, char *buf, size_t len)
 {
-	uint8_t id[PERFRING_BUILD_ID_MAX];
-	const char *home = getenv("HOME");
-	size_t i, n;
-	int got;
+	const char *cached;
 
 	if (!hit->build_id_size)
 		return regular_file(hit->path) ? hit->path : NULL;
-	if (home) {
-		n = (size_t)snprintf(buf, len, "%s/.debug/.build-id/", home);
-		for (i = 0; i < hit->build_id_size && n + 4 < len; i++)
-			n += (size_t)snprintf(buf + n, len - n, i == 1 ? "/%02x" : "%02x", hit->build_id[i]);
-		if (n + 5 < len) {
-			memcpy(buf + n, "/elf", 5);
-			if (regular_file(buf))
-				return buf;
-		}
-	}
-	if (!regular_file(hit->path))
-		return NULL;
-	got = perfring_elf_build_id(hit->path, id);
-	return got == (int)hit->build_id_size && !memcmp(id, hit->build_id, (size_t)got) ? hit->path : NULL;
+	cached = ans_build_id_cached(hit->build_id, hit->build_id_size, false, buf, len);
+	if (cached)
+		return cached;
+	return ans_build_id_is(hit->path, hit->build_id, hit->build_id_size) ? hit->path : NULL;
 }
 
 /* The module of the binary mapped at ip, reported on first need (perf's
@@ -197,7 +185,7 @@ static bool binary_word(struct unwind_ctx *c, uint64_t addr, Dwarf_Word *out)
 	if (perfring_procs_lookup(c->procs, c->s->pid, addr, &hit) || hit.anon || !hit.path || hit.path[0] != '/' ||
 	    strlen(hit.path) >= sizeof(c->path))
 		return false;
-	if (c->fd < 0 || strcmp(c->path, hit.path)) {
+	if (strcmp(c->path, hit.path)) { /* another binary: its file, once (-1: it has none) */
 		char buf[4096];
 		const char *file = binary_file(&hit, buf, sizeof(buf)); /* the one the CFI came from */
 
@@ -205,10 +193,8 @@ static bool binary_word(struct unwind_ctx *c, uint64_t addr, Dwarf_Word *out)
 			close(c->fd);
 		c->fd = file ? open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 		strcpy(c->path, hit.path);
-		if (c->fd < 0)
-			return false;
 	}
-	return pread(c->fd, out, sizeof(*out), (off_t)hit.file_offset) == (ssize_t)sizeof(*out);
+	return c->fd >= 0 && pread(c->fd, out, sizeof(*out), (off_t)hit.file_offset) == (ssize_t)sizeof(*out);
 }
 
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
