@@ -939,7 +939,6 @@ static int worker_oom(const struct worker *w)
 	return w->quiet ? EXIT_ERROR : tool_error(w->cmd, "out of memory");
 }
 
-
 /* --sort trace: the file's tracepoint formats (in a pipe they came before
  * the first sample); without them the samples' text is empty, said once. */
 static int open_tracing(struct worker *w)

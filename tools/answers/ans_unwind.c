@@ -335,10 +335,8 @@ static void signal_trampolines(struct unwind_ctx *c)
 	size_t i;
 
 	for (i = 1; i + 1 < c->n; i++)
-		if (c->act[i] && c->act[i + 1]) {
+		if (c->act[i] && c->act[i + 1])
 			c->ips[i]--;
-			c->act[i] = false;
-		}
 }
 
 /* One try with the process's Dwfl (made and attached when there is none): the frames found. */
