@@ -85,6 +85,10 @@ static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
  * (the pages stay in the page cache). Always safe: a private read-only
  * mapping of a file reads the file again where it is touched after this
  * (a feature section, say).
+ *
+ * With opts.readahead_thread a thread on another CPU does both
+ * (perfdata_readahead.c); the reader only tells it, once a window, where
+ * it is and what it holds.
  */
 void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t keep)
 {
@@ -98,11 +102,21 @@ void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t kee
 	end = in->map_len - start > PD_POPULATE_WINDOW ? start + PD_POPULATE_WINDOW : in->map_len;
 	if (upto > end)
 		end = upto < in->map_len ? (size_t)upto : in->map_len;
+	if (in->use_readahead && !in->readahead) {
+		in->readahead = pd_readahead_start(in->map, in->map_len, start);
+		in->use_readahead = false; /* one try */
+	}
+	if (keep > start)
+		keep = start;
+	if (in->readahead) {
+		/* the thread populates and releases; come back a window later to say where the reader is */
+		pd_readahead_progress(in->readahead, start, keep);
+		in->populated = end;
+		return;
+	}
 	if (madvise((uint8_t *)in->map + start, end - start, MADV_POPULATE_READ))
 		end = SIZE_MAX; /* not supported (or the file shrank): stop asking */
 	in->populated = end;
-	if (keep > start)
-		keep = start;
 	if (keep > in->released + 2 * PD_RELEASE_LAG) {
 		size_t to = (size_t)(keep - PD_RELEASE_LAG) & ~(size_t)4095;
 
@@ -156,6 +170,7 @@ void pd_input_discard(struct perfring_perfdata *pd, uint64_t off)
 
 void pd_input_close(struct pd_input *in)
 {
+	pd_readahead_stop(in->readahead);
 	if (in->map)
 		munmap(in->map, in->map_len);
 	free(in->own);

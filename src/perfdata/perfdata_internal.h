@@ -74,6 +74,8 @@ struct pd_input {
 	size_t map_len;
 	size_t populated;   /* bytes of the mapping populated ahead of the reader */
 	size_t released;    /* bytes of the mapping released behind it */
+	struct pd_readahead *readahead; /* populating and releasing on another CPU, or NULL */
+	bool use_readahead; /* perfring_perfdata_opts.readahead_thread: start one on a mapped file */
 	int fd;
 	bool close_fd;
 	bool stream;
@@ -228,6 +230,11 @@ static inline int pd_attr_idx_for_record(struct perfring_perfdata *pd, const uin
  * itself (open-time errors free the reader) and in error_offset. */
 int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* perfdata_readahead.c */
+struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from);
+void pd_readahead_progress(struct pd_readahead *ra, size_t pos, size_t keep);
+void pd_readahead_stop(struct pd_readahead *ra);
 
 /* perfdata_input.c */
 void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t keep);

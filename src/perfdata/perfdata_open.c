@@ -27,6 +27,7 @@ static struct perfring_perfdata *pd_alloc(const struct perfring_perfdata_opts *o
 	pd->in.fd = -1;
 	pd->in.populated = SIZE_MAX; /* only a mapped file is populated ahead */
 	pd->ordered = PR_OPT(opts, ordered, false);
+	pd->in.use_readahead = PR_OPT(opts, readahead_thread, false);
 	pd->max_queue_bytes = PR_OPT(opts, max_queue_bytes, 0);
 	if (!pd->max_queue_bytes)
 		pd->max_queue_bytes = (uint64_t)64 << 20;
