@@ -10,8 +10,11 @@
  * Each pass includes opening the file (header, attrs, features), as the
  * peers' passes do. With --ordered the records come in time order (what
  * linux-perf-data 0.6 and perf report always do); without, in file order.
+ * With --readahead-thread (also for --stats) the reader is opened with
+ * perfring_perfdata_opts.readahead_thread, as the perfring tool opens it: a
+ * second thread fills the mapping's page tables ahead of the reader.
  *
- *   perfdata_decode FILE [--reps N] [--ordered]
+ *   perfdata_decode FILE [--reps N] [--ordered] [--readahead-thread]
  *   perfdata_decode FILE --stats [--reps N]
  *           what `perf report --stats` does: time order, records counted
  *           by type and samples by event, nothing else decoded
@@ -44,10 +47,13 @@ struct result {
 	uint64_t records, kernel, samples, sum;
 };
 
+static bool readahead_thread; /* --readahead-thread */
+
 /* The measured pass: the whole file (or its first max records). */
 static BENCH_NOINLINE struct result decode_file(const char *path, bool ordered, uint64_t max)
 {
-	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = ordered };
+	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = ordered,
+					       .readahead_thread = readahead_thread };
 	struct result r = { 0, 0, 0, 0 };
 	struct perfring_perfdata_record rec;
 	struct perfring_perfdata *pd;
@@ -94,7 +100,8 @@ static BENCH_NOINLINE struct result decode_file(const char *path, bool ordered, 
  */
 static BENCH_NOINLINE struct result count_file(const char *path)
 {
-	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = true };
+	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = true,
+					       .readahead_thread = readahead_thread };
 	uint64_t by_type[PERF_RECORD_MAX + 64] = { 0 }, per_attr[64] = { 0 };
 	struct result r = { 0, 0, 0, 0 };
 	struct perfring_perfdata_record rec;
@@ -249,7 +256,7 @@ int main(int argc, char **argv)
 		{ "callgrind", no_argument, NULL, 'g' },	 { "max-records", required_argument, NULL, 'm' },
 		{ "floor", no_argument, NULL, 'f' },		 { "floor-pread", no_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 's' },		 { "floor-headers", no_argument, NULL, 'H' },
-		{ NULL, 0, NULL, 0 },
+		{ "readahead-thread", no_argument, NULL, 'R' }, { NULL, 0, NULL, 0 },
 	};
 	const char *name, *path;
 	uint64_t max = UINT64_MAX;
@@ -284,6 +291,9 @@ int main(int argc, char **argv)
 		case 's':
 			stats = true;
 			break;
+		case 'R':
+			readahead_thread = true;
+			break;
 		default:
 			goto usage;
 		}
@@ -291,7 +301,8 @@ int main(int argc, char **argv)
 	if (optind != argc - 1 || reps < 1)
 		goto usage;
 	path = argv[optind];
-	name = ordered ? "perfring-ordered" : "perfring";
+	name = ordered ? (readahead_thread ? "perfring-ordered" : "perfring-ordered-1thread")
+		       : (readahead_thread ? "perfring" : "perfring-1thread");
 
 	if (floor) {
 		t = calloc((size_t)reps, sizeof(*t));
@@ -360,6 +371,6 @@ int main(int argc, char **argv)
 	free(t);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s FILE [--reps N] [--ordered | --stats | --floor | --floor-pread | --floor-headers] [--callgrind [--max-records N]]\n", argv[0]);
+	fprintf(stderr, "usage: %s FILE [--reps N] [--ordered | --stats | --floor | --floor-pread | --floor-headers] [--readahead-thread] [--callgrind [--max-records N]]\n", argv[0]);
 	return 2;
 }

@@ -121,13 +121,18 @@ cat "$file" >/dev/null
 # Passes interleave (one of each reader per round), so that a neighbour's
 # load on this shared machine weighs on every reader alike. perfring in file
 # order and in time order (linux-perf-data 0.6 and perf report sort by time),
-# the peers, and the floor.
-pr_out= pro_out= rs_out= ps_times= fl_out= flp_out= flh_out= st_out=
+# the peers, and the floor. perfring reads as its tool does, with the
+# readahead thread (perfring_perfdata_opts.readahead_thread: a second CPU
+# fills the mapping's page tables); the -1thread figures are without it.
+pr_out= pro_out= rs_out= ps_times= fl_out= flp_out= flh_out= st_out= pr1_out= pro1_out= st1_out=
 for i in $(seq "$reps"); do
-	pr_out+=$("$bin/perfdata_decode" "$file" --reps 1)$'\n' || status=1
-	pro_out+=$("$bin/perfdata_decode" "$file" --reps 1 --ordered)$'\n' || status=1
+	pr_out+=$("$bin/perfdata_decode" "$file" --reps 1 --readahead-thread)$'\n' || status=1
+	pro_out+=$("$bin/perfdata_decode" "$file" --reps 1 --ordered --readahead-thread)$'\n' || status=1
+	pr1_out+=$("$bin/perfdata_decode" "$file" --reps 1)$'\n' || status=1
+	pro1_out+=$("$bin/perfdata_decode" "$file" --reps 1 --ordered)$'\n' || status=1
 	[ -n "$rust_bin" ] && { rs_out+=$("$rust_bin" "$file" 1)$'\n' || status=1; }
-	st_out+=$("$bin/perfdata_decode" "$file" --stats --reps 1)$'\n' || status=1
+	st_out+=$("$bin/perfdata_decode" "$file" --stats --reps 1 --readahead-thread)$'\n' || status=1
+	st1_out+=$("$bin/perfdata_decode" "$file" --stats --reps 1)$'\n' || status=1
 	t0=$(date +%s%N)
 	perf report --stats -i "$file" >"$O/perfdata-perf-stats.txt" 2>&1 || { echo "perf report --stats -i $file FAILED"; status=1; }
 	t=$(awk -v ns="$(( $(date +%s%N) - t0 ))" 'BEGIN { printf "%.6f", ns / 1e9 }')
@@ -136,16 +141,25 @@ for i in $(seq "$reps"); do
 	flp_out+=$("$bin/perfdata_decode" "$file" --floor-pread --reps 1)$'\n' || status=1
 	flh_out+=$("$bin/perfdata_decode" "$file" --floor-headers --reps 1)$'\n' || status=1
 done
-grep '^perfdata_decode_pass' <<<"$pr_out$pro_out$rs_out$ps_times$fl_out$flp_out$flh_out"
+grep '^perfdata_decode_pass' <<<"$pr_out$pro_out$pr1_out$pro1_out$rs_out$ps_times$fl_out$flp_out$flh_out"
 records=$(awk '/^perfdata_decode perfring / {print $4; exit}' <<<"$pr_out")
 t_pr=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pr_out" | median)
 t_pro=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pro_out" | median)
+t_pr1=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pr1_out" | median)
+t_pro1=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pro1_out" | median)
+sum_pr1=$(awk '/^perfdata_decode_pass/ {print $12; exit}' <<<"$pr1_out")
 sum_pr=$(awk '/^perfdata_decode_pass/ {print $12; exit}' <<<"$pr_out")
 line() { # name seconds note
 	awk -v c="$1" -v t="$2" -v n="$records" -v note="$3" 'BEGIN { if (t > 0) printf "perfdata_decode %s records %d seconds %.6f records_per_s %.0f ns_per_record %.1f (median%s)\n", c, n, t, n / t, t * 1e9 / n, note }'
 }
-line perfring "$t_pr" " of $reps"
-line perfring-ordered "$t_pro" " of $reps"
+line perfring "$t_pr" " of $reps, readahead thread"
+line perfring-ordered "$t_pro" " of $reps, readahead thread"
+line perfring-1thread "$t_pr1" " of $reps"
+line perfring-ordered-1thread "$t_pro1" " of $reps"
+if [ "$sum_pr1" != "$sum_pr" ]; then
+	echo "perfdata_decode MISMATCH: the sample field sums differ with and without the readahead thread ($sum_pr, $sum_pr1)"
+	status=1
+fi
 
 t_rs=
 if [ -n "$rust_bin" ]; then
@@ -175,20 +189,25 @@ ratio perfring/linux-perf-data "$t_pro" "$t_rs" " (time order, as linux-perf-dat
 ratio perfring/perf-report-stats "$t_pro" "$t_ps" " (time order, as perf report)"
 ratio perfring-fileorder/linux-perf-data "$t_pr" "$t_rs" " (file order)"
 ratio perfring-fileorder/perf-report-stats "$t_pr" "$t_ps" " (file order)"
+ratio perfring-1thread/linux-perf-data "$t_pro1" "$t_rs" " (time order, no readahead thread)"
+ratio perfring-1thread/perf-report-stats "$t_pro1" "$t_ps" " (time order, no readahead thread)"
+ratio perfring-fileorder-1thread/linux-perf-data "$t_pr1" "$t_rs" " (file order, no readahead thread)"
 
 # perf report --stats's own job (time order, records counted by type and
 # samples by event, nothing else decoded), checked against perf's counts.
 t_st=$(awk '/^perfdata_stats_pass/ {print $10}' <<<"$st_out" | median)
+t_st1=$(awk '/^perfdata_stats_pass/ {print $10}' <<<"$st1_out" | median)
 st_total=$(awk '/^perfdata_stats_pass/ {print $6; exit}' <<<"$st_out")
 st_samples=$(awk '/^perfdata_stats_pass/ {print $8; exit}' <<<"$st_out")
 ps_total=$(awk '/TOTAL events:/ {print $3; exit}' "$O/perfdata-perf-stats.txt")
 ps_samples=$(awk '/ SAMPLE events:/ {print $3; exit}' "$O/perfdata-perf-stats.txt")
-echo "perfdata_stats perfring seconds $t_st total $st_total samples $st_samples; perf report --stats: total $ps_total samples $ps_samples"
+echo "perfdata_stats perfring seconds $t_st (readahead thread; $t_st1 without) total $st_total samples $st_samples; perf report --stats: total $ps_total samples $ps_samples"
 if [ "$st_total" != "$ps_total" ] || [ "$st_samples" != "$ps_samples" ]; then
 	echo "perfdata_stats MISMATCH: perfring counted $st_total records, $st_samples samples; perf report --stats $ps_total, $ps_samples"
 	status=1
 else
 	awk -v a="$t_st" -v b="$t_ps" 'BEGIN { if (a > 0 && b > 0) printf "RATIO perfdata_stats perfring/perf-report-stats %.3f (time order, records counted as perf report --stats counts them, nothing else decoded)\n", a / b }'
+	awk -v a="$t_st1" -v b="$t_ps" 'BEGIN { if (a > 0 && b > 0) printf "RATIO perfdata_stats perfring-1thread/perf-report-stats %.3f (the same, no readahead thread)\n", a / b }'
 fi
 
 # The floor: no reader touches every byte of the file in less than this.
@@ -212,8 +231,9 @@ maxrss() { # name cmd...
 	[[ "$kb" =~ ^[0-9]+$ ]] && echo "perfdata_decode_maxrss $name $kb KB"
 }
 if [ -x /usr/bin/time ]; then
-	maxrss perfring "$bin/perfdata_decode" "$file" --reps 1
-	maxrss perfring-ordered "$bin/perfdata_decode" "$file" --reps 1 --ordered
+	maxrss perfring "$bin/perfdata_decode" "$file" --reps 1 --readahead-thread
+	maxrss perfring-ordered "$bin/perfdata_decode" "$file" --reps 1 --ordered --readahead-thread
+	maxrss perfring-ordered-1thread "$bin/perfdata_decode" "$file" --reps 1 --ordered
 	[ -n "$rust_bin" ] && maxrss linux-perf-data "$rust_bin" "$file" 1
 	maxrss perf-report-stats perf report --stats -i "$file"
 fi

@@ -160,7 +160,7 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 		r->opts = *opts;
 	r->max_stack = r->opts.max_stack > 0 ? r->opts.max_stack : read_max_stack();
 	if (r->opts.quiet) {
-		struct perfring_perfdata_opts pdopts = { .sz = sizeof(pdopts), .ordered = true };
+		struct perfring_perfdata_opts pdopts = { .sz = sizeof(pdopts), .ordered = true, .readahead_thread = true };
 
 		r->pd = perfring_perfdata_open(path, &pdopts);
 	} else {

@@ -68,7 +68,7 @@ const char *pd_type_name(uint32_t type)
 
 struct perfring_perfdata *pd_open(const char *cmd, const char *path, bool ordered)
 {
-	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = ordered };
+	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = ordered, .readahead_thread = true };
 	struct perfring_perfdata *pd;
 
 	pd = perfring_perfdata_open(path, &opts);
