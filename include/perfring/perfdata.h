@@ -55,16 +55,17 @@ struct perfring_perfdata_opts {
 	 * and the compressed record's offset. */
 	uint64_t max_decompressed;
 	/* Read a large regular file (16 MiB or more, mapped) with the help of
-	 * a thread of the reader's own on another CPU, which fills the
-	 * mapping's page tables (and reads cold pages from disk) ahead of
-	 * perfring_perfdata_next() and releases them behind it: about a third
-	 * less wall time on a warm 137 MB file (bench/perfdata_decode.c), the
-	 * same records in the same order, the same memory bound. Not started
-	 * on one CPU (the affinity mask's), on a pipe or a buffer, or when
-	 * the thread cannot be created (reading goes on without it). The
-	 * thread takes no signals; perfring_perfdata_free() stops and joins
-	 * it. A reader with this thread must not be used in a child after
-	 * fork(). */
+	 * a thread of the reader's own, which fills the mapping's page tables
+	 * (reading cold pages from disk) ahead of perfring_perfdata_next() and
+	 * releases them behind it: about a third less wall time on a warm
+	 * 137 MB file here (bench/perfdata_decode.c), the same records in the
+	 * same order, memory bounded as without it (a few MiB more of the file
+	 * mapped at a time). The thread runs on the process's CPUs other than
+	 * the one the reader was on when it started; it is not started when
+	 * the affinity mask has one CPU, on a pipe or a buffer, or when it
+	 * cannot be created (reading goes on without it). It takes no signals;
+	 * perfring_perfdata_free() stops and joins it. A reader with this
+	 * thread must not be used in a child after fork(). */
 	bool readahead_thread;
 };
 

@@ -140,9 +140,9 @@ static bool other_cpus(cpu_set_t *set)
 	return CPU_COUNT(set) > 0 && cpu >= 0;
 }
 
-/* Start the thread on a mapped file, from byte `from`; NULL (the reader
- * populates on its own) when the file is small, there is one CPU, or the
- * thread cannot start. The thread takes no signal: they stay the caller's.
+/* Start the thread on a mapped file, from byte `from`, on the CPUs other
+ * than the reader's; NULL (the reader populates on its own) when the file
+ * is small, there is one CPU, or the thread cannot start. The thread takes no signal: they stay the caller's.
  * It is named perfring-ra (top -H, ps -L, /proc/PID/task/TID/comm). */
 struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from)
 {
@@ -164,10 +164,13 @@ struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_attr_init(&attr);
 	if (!err) {
-		pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus); /* a hint: failing, it is not */
-		err = pthread_create(&ra->thread, &attr, readahead_main, ra);
+		err = pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
+		if (!err)
+			err = pthread_create(&ra->thread, &attr, readahead_main, ra);
 		pthread_attr_destroy(&attr);
 	}
+	if (err) /* the CPUs refused (a cpuset changed meanwhile, say): anywhere then */
+		err = pthread_create(&ra->thread, NULL, readahead_main, ra);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		free(ra);
