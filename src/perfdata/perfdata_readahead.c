@@ -69,6 +69,8 @@ struct pd_readahead {
 	_Atomic uint32_t seq;   /* futex word: bumped when reader or stop change */
 	_Atomic uint32_t waiting;
 	_Atomic bool stop;
+	_Atomic int reader_cpu; /* where the reader ran when it last said where it is */
+	cpu_set_t cpus;         /* the process's CPUs when the thread started */
 };
 
 static void futex_wait(_Atomic uint32_t *word, uint32_t val)
@@ -95,6 +97,25 @@ static void release_behind(struct pd_readahead *ra, size_t keep, size_t slack)
 		madvise(ra->map + from, to - from, MADV_DONTNEED);
 }
 
+/*
+ * Stay off the reader's CPU: the scheduler may move the reader onto the
+ * thread's (it did, in about one run of four here: the thread then only
+ * took turns with it). Checked before each window; a move is one
+ * sched_setaffinity() call, to the process's CPUs but the reader's.
+ */
+static void avoid_reader_cpu(struct pd_readahead *ra)
+{
+	int rcpu = atomic_load(&ra->reader_cpu);
+	cpu_set_t set;
+
+	if (rcpu < 0 || rcpu >= CPU_SETSIZE || rcpu != sched_getcpu())
+		return;
+	set = ra->cpus;
+	CPU_CLR(rcpu, &set);
+	if (CPU_COUNT(&set) > 0)
+		sched_setaffinity(0, sizeof(set), &set);
+}
+
 static void *readahead_main(void *arg)
 {
 	struct pd_readahead *ra = arg;
@@ -115,6 +136,7 @@ static void *readahead_main(void *arg)
 			atomic_store(&ra->waiting, 0);
 			continue;
 		}
+		avoid_reader_cpu(ra);
 		end = ra->len - p > PD_READAHEAD_WINDOW ? p + PD_READAHEAD_WINDOW : ra->len;
 		if (madvise(ra->map + p, end - p, MADV_POPULATE_READ))
 			end = ra->len; /* not supported, or the file shrank: the reader's faults do it */
@@ -129,15 +151,15 @@ static void *readahead_main(void *arg)
  * put the new thread on the reader's CPU (where it only took turns with the
  * reader) in about one start in three here.
  */
-static bool other_cpus(cpu_set_t *set)
+static bool other_cpus(cpu_set_t *all, cpu_set_t *set)
 {
 	int cpu = sched_getcpu();
 
-	if (sched_getaffinity(0, sizeof(*set), set))
+	if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(*all), all))
 		return false;
-	if (cpu >= 0 && cpu < CPU_SETSIZE)
-		CPU_CLR(cpu, set);
-	return CPU_COUNT(set) > 0 && cpu >= 0;
+	*set = *all;
+	CPU_CLR(cpu, set);
+	return CPU_COUNT(set) > 0;
 }
 
 /* Start the thread on a mapped file, from byte `from`, on the CPUs other
@@ -148,20 +170,22 @@ struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from)
 {
 	struct pd_readahead *ra;
 	pthread_attr_t attr;
-	sigset_t all, old;
-	cpu_set_t cpus;
+	sigset_t sigs, old;
+	cpu_set_t all, cpus;
 	int err;
 
-	if (len < PD_READAHEAD_MIN_FILE || !other_cpus(&cpus))
+	if (len < PD_READAHEAD_MIN_FILE || !other_cpus(&all, &cpus))
 		return NULL;
 	ra = calloc(1, sizeof(*ra));
 	if (!ra)
 		return NULL;
+	ra->cpus = all;
+	atomic_store(&ra->reader_cpu, -1);
 	ra->map = map;
 	ra->len = len;
 	atomic_store(&ra->reader, from);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	sigfillset(&sigs);
+	pthread_sigmask(SIG_SETMASK, &sigs, &old);
 	err = pthread_attr_init(&attr);
 	if (!err) {
 		err = pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
@@ -185,6 +209,7 @@ void pd_readahead_progress(struct pd_readahead *ra, size_t pos, size_t keep)
 {
 	atomic_store(&ra->reader, pos);
 	atomic_store(&ra->keep, keep);
+	atomic_store(&ra->reader_cpu, sched_getcpu());
 	/* the thread releases; should it not run for a while, the reader's
 	 * memory stays bounded all the same */
 	release_behind(ra, keep, PD_READAHEAD_RELEASE_SLACK);
