@@ -69,9 +69,15 @@ const char *pd_type_name(uint32_t type)
 struct perfring_perfdata *pd_open(const char *cmd, const char *path, bool ordered)
 {
 	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = ordered, .readahead_thread = true };
+
+	return pd_open_opts(cmd, path, &opts);
+}
+
+struct perfring_perfdata *pd_open_opts(const char *cmd, const char *path, const struct perfring_perfdata_opts *opts)
+{
 	struct perfring_perfdata *pd;
 
-	pd = perfring_perfdata_open(path, &opts);
+	pd = perfring_perfdata_open(path, opts);
 	if (!pd) {
 		const char *msg = perfring_errmsg();
 

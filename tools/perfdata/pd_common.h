@@ -15,9 +15,11 @@
  * when perf has none. The names are those of `perf report --stats`. */
 const char *pd_type_name(uint32_t type);
 
-/* Open PATH ("-": standard input); on failure print "perfring CMD: PATH: why"
- * and return NULL. */
+/* Open PATH ("-": standard input), a large file with the readahead thread;
+ * on failure print "perfring CMD: PATH: why" and return NULL. */
 struct perfring_perfdata *pd_open(const char *cmd, const char *path, bool ordered);
+/* The same with the caller's opts. */
+struct perfring_perfdata *pd_open_opts(const char *cmd, const char *path, const struct perfring_perfdata_opts *opts);
 
 /* After perfring_perfdata_next() failed with err: print the one-line error
  * with its offset; returns EXIT_ERROR. */
