@@ -59,7 +59,9 @@ if ! command -v go >/dev/null; then
 	skip script_pprof "go tool pprof is not installed (scripts/install-deps.sh installs golang-go)"
 elif "$PERFRING" script -i "$data" --pprof "$T_TMP/s.pb.gz" >/dev/null 2>"$T_TMP/sp.err" &&
 	"$PERFRING" report -i "$data" --pprof "$T_TMP/r.pb.gz" >/dev/null 2>&1; then
-	for idx in samples cpu-clock:pppH; do
+	# the event's name as perf gives it (cpu-clock:pppH where perf excludes guests, else :ppp)
+	ev=$(perf evlist -i "$data" 2>/dev/null | head -n 1)
+	for idx in samples "${ev:-cpu-clock}"; do
 		pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 -sample_index="$idx" "$T_TMP/s.pb.gz" >"$T_TMP/s.top"
 		pprof -top -nodecount=100000 -nodefraction=0 -edgefraction=0 -sample_index="$idx" "$T_TMP/r.pb.gz" >"$T_TMP/r.top"
 		t_check "script_pprof_top_is_report_${idx%%:*}" "$(diff "$T_TMP/r.top" "$T_TMP/s.top" | head -n 4 | tr '\n' '|')" \
@@ -76,7 +78,7 @@ elif "$PERFRING" script -i "$data" --pprof "$T_TMP/s.pb.gz" >/dev/null 2>"$T_TMP
 	t_check pprof_time_comment "no comment on the time: $(grep '^Comment' "$T_TMP/s.raw" | tr '\n' '|')" \
 		grep -q "^Comment: time_nanos is the first sample's time on perf's clock" "$T_TMP/s.raw"
 	t_check pprof_frequency_comment "$(grep '^Comment' "$T_TMP/s.raw" | tr '\n' '|')" \
-		grep -qx 'Comment: cpu-clock:pppH: sampled at 999 Hz' "$T_TMP/s.raw"
+		grep -qxF "Comment: $ev: sampled at 999 Hz" "$T_TMP/s.raw"
 	# Duration: the first to the last sample (pprof -top prints it to 10 microseconds).
 	want=$(perf script -i "$data" -F time --ns 2>/dev/null | tr -d ' :' | awk 'NR == 1 { f = $1 } { l = $1 } END { printf "%.2f", (l - f) * 1000 }')
 	got=$(sed -n 's/^Duration: \([0-9.]*\)ms.*/\1/p' "$T_TMP/s.top")
