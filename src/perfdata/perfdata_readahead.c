@@ -13,9 +13,9 @@
  * and releases (MADV_DONTNEED) what lies well behind the oldest byte the
  * reader holds, then waits on a futex until the reader moves. The reader
  * only says, once per MiB, where it is and what it holds. Releasing from
- * this thread also spares the reader's CPU the TLB shootdown each release
- * sends to the other CPUs that run the process: the release then
- * interrupts a thread that only waits.
+ * this thread takes the zapping (the page-table walk and the page
+ * accounting) off the reader too; the reader's CPU still takes the TLB
+ * shootdown each release sends, a release every 2 MiB.
  *
  * Nothing here is needed for correctness: a page the thread has not reached
  * faults in on the reader's touch, and a released page of a private
