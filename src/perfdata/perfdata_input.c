@@ -66,10 +66,6 @@ static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
 #ifndef PD_POPULATE_WINDOW
 #define PD_POPULATE_WINDOW (1u << 20)
 #endif
-/* How far behind what the reader still holds a mapped file's pages are released. */
-#ifndef PD_RELEASE_LAG
-#define PD_RELEASE_LAG (1u << 20)
-#endif
 
 /*
  * A mapped file is read front to back once: populate its page tables ahead

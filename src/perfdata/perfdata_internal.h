@@ -231,6 +231,12 @@ static inline int pd_attr_idx_for_record(struct perfring_perfdata *pd, const uin
 int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* How far behind what the reader still holds a mapped file's pages are
+ * released (by the reader, or by its readahead thread). */
+#ifndef PD_RELEASE_LAG
+#define PD_RELEASE_LAG (1u << 20)
+#endif
+
 /* perfdata_readahead.c */
 struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from);
 void pd_readahead_progress(struct pd_readahead *ra, size_t pos, size_t keep);

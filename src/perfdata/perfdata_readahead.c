@@ -21,7 +21,6 @@
  * faults in on the reader's touch, and a released page of a private
  * read-only file mapping reads the file again where it is touched.
  */
-#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -52,10 +51,6 @@
 #ifndef PD_READAHEAD_WINDOW
 #define PD_READAHEAD_WINDOW (1u << 20)
 #endif
-/* How far behind the oldest byte the reader holds it releases. */
-#ifndef PD_READAHEAD_RELEASE_LAG
-#define PD_READAHEAD_RELEASE_LAG (1u << 20)
-#endif
 /* How far behind the reader releases itself when the thread has not. */
 #define PD_READAHEAD_RELEASE_SLACK (8u << 20)
 
@@ -83,16 +78,16 @@ static void futex_wake(_Atomic uint32_t *word)
 	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* Release what lies more than slack bytes behind keep (down to a lag
- * behind it). Either thread may: whichever moves released forward first
- * releases that span. */
+/* Release what lies more than slack bytes behind keep (down to
+ * PD_RELEASE_LAG behind it, as the reader on its own does). Either thread
+ * may: whichever moves released forward first releases that span. */
 static void release_behind(struct pd_readahead *ra, size_t keep, size_t slack)
 {
 	size_t from = atomic_load(&ra->released), to;
 
 	if (keep <= from + slack)
 		return;
-	to = (keep - PD_READAHEAD_RELEASE_LAG) & ~(size_t)4095;
+	to = (keep - PD_RELEASE_LAG) & ~(size_t)4095;
 	if (to > from && atomic_compare_exchange_strong(&ra->released, &from, to))
 		madvise(ra->map + from, to - from, MADV_DONTNEED);
 }
@@ -125,7 +120,7 @@ static void *readahead_main(void *arg)
 		uint32_t s = atomic_load(&ra->seq);
 		size_t reader = atomic_load(&ra->reader), end;
 
-		release_behind(ra, atomic_load(&ra->keep), 2 * PD_READAHEAD_RELEASE_LAG);
+		release_behind(ra, atomic_load(&ra->keep), 2 * PD_RELEASE_LAG);
 		if (p < reader) /* the reader got ahead (its faults did the work): skip to it */
 			p = reader & ~(size_t)4095;
 		if (p >= ra->len || p >= reader + PD_READAHEAD_AHEAD) {
@@ -164,8 +159,9 @@ static bool other_cpus(cpu_set_t *all, cpu_set_t *set)
 
 /* Start the thread on a mapped file, from byte `from`, on the CPUs other
  * than the reader's; NULL (the reader populates on its own) when the file
- * is small, there is one CPU, or the thread cannot start. The thread takes no signal: they stay the caller's.
- * It is named perfring-ra (top -H, ps -L, /proc/PID/task/TID/comm). */
+ * is small, there is one CPU, or the thread cannot start. The thread takes
+ * no signal: they stay the caller's. It is named perfring-ra (top -H,
+ * ps -L, /proc/PID/task/TID/comm). */
 struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from)
 {
 	struct pd_readahead *ra;
