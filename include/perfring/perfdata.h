@@ -54,18 +54,27 @@ struct perfring_perfdata_opts {
 	 * the cap perfring_perfdata_next() fails with -E2BIG naming the cap
 	 * and the compressed record's offset. */
 	uint64_t max_decompressed;
-	/* Read a large regular file (16 MiB or more, mapped) with the help of
-	 * a thread of the reader's own, which fills the mapping's page tables
-	 * (reading cold pages from disk) ahead of perfring_perfdata_next() and
-	 * releases them behind it: about a third less wall time on a warm
-	 * 137 MB file here (bench/perfdata_decode.c), the same records in the
-	 * same order, memory bounded as without it (a few MiB more of the file
-	 * mapped at a time). The thread runs on the process's CPUs other than
-	 * the one the reader was on when it started; it is not started when
-	 * the affinity mask has one CPU, on a pipe or a buffer, or when it
-	 * cannot be created (reading goes on without it). It takes no signals;
-	 * perfring_perfdata_free() stops and joins it. A reader with this
-	 * thread must not be used in a child after fork(). */
+	/* Read a large input (a file or buffer of 16 MiB or more, not a pipe)
+	 * with a thread of the reader's own, on another CPU, which reads the
+	 * records ahead (in time order too: it queues and merges them) and
+	 * hands them over in batches: perfring_perfdata_next() then only takes
+	 * the next one, and the caller's thread spends its time on the
+	 * records. The same records in the same order, the same errors at the
+	 * same offsets (the caller's thread reads by itself whatever needs the
+	 * reader's own decisions: attrs, id indexes, features, compressed
+	 * records, payloads, the end and anything broken, and hands back to
+	 * the thread after); memory bounded as without it (4096 records more
+	 * at most). It pays when the caller does about as much per record as
+	 * reading takes (decoding every sample and its call chain: 26 -> 18 ms
+	 * for a 137 MB file here, bench/perfdata_decode.c); a caller that only
+	 * counts records, or one that spends microseconds on each, is faster
+	 * without it. The thread runs on the process's CPUs other than the
+	 * caller's; it is not started when the affinity mask has one CPU, or
+	 * when it cannot be created (reading goes on without it). It takes no
+	 * signals and logs nothing (what it meets is logged by the caller's
+	 * thread); perfring_perfdata_early_flushed() may count records it has
+	 * not delivered yet; perfring_perfdata_free() stops and joins it. A
+	 * reader with this thread must not be used in a child after fork(). */
 	bool readahead_thread;
 };
 

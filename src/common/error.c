@@ -14,6 +14,7 @@ static void *log_ctx;
 
 /* Large enough for a message naming a sysctl, a capability and a size. */
 static __thread char errmsg_buf[512];
+static __thread bool log_muted;
 
 const char *perfring_strerror(int err)
 {
@@ -46,6 +47,11 @@ const char *perfring_errmsg(void)
 	return errmsg_buf;
 }
 
+void pr_log_mute(bool mute)
+{
+	log_muted = mute;
+}
+
 void perfring_set_log(perfring_log_fn fn, enum perfring_log_level max_level, void *ctx)
 {
 	log_fn = fn;
@@ -64,7 +70,7 @@ static void emit(enum perfring_log_level level, const char *msg)
 {
 	perfring_log_fn fn = log_fn;
 
-	if (fn && level <= log_max)
+	if (fn && level <= log_max && !log_muted)
 		fn(level, msg, log_ctx);
 }
 

@@ -57,6 +57,23 @@ int pr_cpu_list_alloc(int (*list)(int *cpus, size_t cnt), int **out);
 /* Log a message that is not a failure (e.g. a skipped offline CPU). */
 void pr_log(enum perfring_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Keep the calling thread's messages (errors too) from the log callback: a
+ * library thread's, which the caller's thread says again where it applies.
+ * perfring_errmsg() is still set. */
+void pr_log_mute(bool mute);
+
+/* A spinning wait's pause: kinder to the other hardware thread of the core. */
+static inline void pr_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
 /* Options structs: the size the caller's binary knows (0 for NULL opts),
  * checked so that bytes the library does not know are zero (a newer
  * caller asking for something this library cannot do). Returns 0 or

@@ -82,9 +82,8 @@ static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
  * mapping of a file reads the file again where it is touched after this
  * (a feature section, say).
  *
- * With opts.readahead_thread a thread on another CPU does both
- * (perfdata_readahead.c); the reader only tells it, once a window, where
- * it is and what it holds.
+ * With opts.readahead_thread, the thread that reads ahead (perfdata_readahead.c)
+ * does both, as it reads.
  */
 void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t keep)
 {
@@ -98,18 +97,8 @@ void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t kee
 	end = in->map_len - start > PD_POPULATE_WINDOW ? start + PD_POPULATE_WINDOW : in->map_len;
 	if (upto > end)
 		end = upto < in->map_len ? (size_t)upto : in->map_len;
-	if (in->use_readahead && !in->readahead) {
-		in->readahead = pd_readahead_start(in->map, in->map_len, start);
-		in->use_readahead = false; /* one try */
-	}
 	if (keep > start)
 		keep = start;
-	if (in->readahead) {
-		/* the thread populates and releases; come back a window later to say where the reader is */
-		pd_readahead_progress(in->readahead, start, keep);
-		in->populated = end;
-		return;
-	}
 	if (madvise((uint8_t *)in->map + start, end - start, MADV_POPULATE_READ))
 		end = SIZE_MAX; /* not supported (or the file shrank): stop asking */
 	in->populated = end;
@@ -166,7 +155,6 @@ void pd_input_discard(struct perfring_perfdata *pd, uint64_t off)
 
 void pd_input_close(struct pd_input *in)
 {
-	pd_readahead_stop(in->readahead);
 	if (in->map)
 		munmap(in->map, in->map_len);
 	free(in->own);

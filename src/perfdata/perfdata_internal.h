@@ -74,8 +74,6 @@ struct pd_input {
 	size_t map_len;
 	size_t populated;   /* bytes of the mapping populated ahead of the reader */
 	size_t released;    /* bytes of the mapping released behind it */
-	struct pd_readahead *readahead; /* populating and releasing on another CPU, or NULL */
-	bool use_readahead; /* perfring_perfdata_opts.readahead_thread: start one on a mapped file */
 	int fd;
 	bool close_fd;
 	bool stream;
@@ -109,7 +107,8 @@ struct perfring_perfdata {
 	uint64_t error_offset;
 	uint64_t max_queue_bytes, max_decompressed; /* the opts, defaults applied */
 	uint64_t decompressed;   /* bytes expanded so far */
-	uint64_t early_flushed;  /* records delivered early by the queue's bound */
+	uint64_t early_flushed;  /* records delivered early by the queue's bound (atomic:
+				  * the readahead thread counts, the caller may read) */
 
 	/* file mode sections */
 	uint64_t attr_size;
@@ -163,6 +162,18 @@ struct perfring_perfdata {
 	char *sticky_msg;    /* its message, given again after the flush before it */
 	uint64_t max_time;   /* the largest time queued so far */
 	uint64_t next_flush; /* a round flushes up to this: the max time at the previous round */
+
+	/* set while the readahead thread owns the reader's state (only it reads these then) */
+	bool reading_ahead;
+	struct pd_ra_batch *ra_filling; /* the batch it fills */
+	uint64_t early_warn; /* an early flush began there (offset + 1): said by the caller's thread */
+
+	/* The readahead thread (perfdata_readahead.c), or NULL: what the
+	 * caller's thread looks at on every record while the thread writes the
+	 * state above, on a line of its own (sharing one with max_time made
+	 * the thread's reading half as fast). */
+	_Alignas(64) struct pd_readahead *ra;
+	bool use_ra;         /* opts.readahead_thread: start it when the input allows */
 };
 
 static inline uint16_t pd16(const struct perfring_perfdata *pd, const void *p)
@@ -237,10 +248,19 @@ int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *
 #define PD_RELEASE_LAG (1u << 20)
 #endif
 
+/* perfdata_next.c: one record the way perfring_perfdata_next() delivers it
+ * without the readahead thread; PD_NEXT_HANDBACK (only while the thread
+ * reads) when the thread must leave the record at pd->pos to the caller's
+ * thread. */
+#define PD_NEXT_HANDBACK 2
+int pd_next_step(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec);
+bool pd_next_is_plain(const struct perfring_perfdata *pd, const uint8_t *p, uint64_t avail);
+void pd_warn_early_flush(const struct perfring_perfdata *pd, uint64_t offset);
+
 /* perfdata_readahead.c */
-struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from);
-void pd_readahead_progress(struct pd_readahead *ra, size_t pos, size_t keep);
-void pd_readahead_stop(struct pd_readahead *ra);
+int pd_readahead_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec);
+size_t pd_ra_held(const struct perfring_perfdata *pd);
+void pd_readahead_stop(struct perfring_perfdata *pd);
 
 /* perfdata_input.c */
 void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t keep);

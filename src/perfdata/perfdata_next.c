@@ -260,6 +260,11 @@ static __attribute__((noinline)) void populate(struct perfring_perfdata *pd, uin
 			keep = at < keep ? at : keep;
 			break;
 		}
+	if (pd->reading_ahead) { /* and what the batches not yet delivered point at */
+		size_t held = pd_ra_held(pd);
+
+		keep = held < keep ? held : keep;
+	}
 	pd_input_populate(pd, want, keep);
 }
 
@@ -307,6 +312,33 @@ static inline int raw_next_fast(struct perfring_perfdata *pd, struct perfring_pe
 	return 1;
 }
 
+/*
+ * A record the reader only passes on, wholly within the avail bytes at p:
+ * a kernel record, or a user record the reader learns nothing from and
+ * that carries no payload. The readahead thread reads these only.
+ */
+bool pd_next_is_plain(const struct perfring_perfdata *pd, const uint8_t *p, uint64_t avail)
+{
+	uint32_t type = pd32(pd, p);
+	uint16_t size = pd16(pd, p + 6);
+
+	if (size < 8 || size > avail)
+		return false;
+	switch (type) {
+	case PERFRING_RECORD_HEADER_ATTR:
+	case PERFRING_RECORD_HEADER_TRACING_DATA:
+	case PERFRING_RECORD_ID_INDEX:
+	case PERFRING_RECORD_AUXTRACE:
+	case PERFRING_RECORD_EVENT_UPDATE:
+	case PERFRING_RECORD_HEADER_FEATURE:
+	case PERFRING_RECORD_COMPRESSED:
+	case PERFRING_RECORD_COMPRESSED2:
+		return false;
+	default:
+		return true;
+	}
+}
+
 static __attribute__((noinline)) int raw_next_slow(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
 {
 	uint64_t off = pd->pos, payload = 0;
@@ -315,6 +347,12 @@ static __attribute__((noinline)) int raw_next_slow(struct perfring_perfdata *pd,
 	uint16_t size;
 	int r;
 
+	/* The readahead thread leaves the rest, and anything wrong, to the
+	 * caller's thread: errors and the reader's own decisions come from there. */
+	if (pd->reading_ahead &&
+	    (pd->dlen != pd->dpos || off >= pd->fast_end || pd->fast_end - off < 8 ||
+	     !pd_next_is_plain(pd, pd->in.buf + (off - pd->in.base), pd->fast_end - off)))
+		return PD_NEXT_HANDBACK;
 	r = next_decompressed(pd, rec);
 	if (r)
 		return r;
@@ -707,6 +745,8 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 		while (queue_next_fast(pd))
 			;
 		r = raw_next(pd, rec);
+		if (r == PD_NEXT_HANDBACK)
+			return r;
 		if (r <= 0) {
 			pd->at_eof = true;
 			pd->sticky_err = r;
@@ -734,23 +774,46 @@ static int next_ordered(struct perfring_perfdata *pd, struct perfring_perfdata_r
 			size_t half = pd->nr_queue / 2 ? pd->nr_queue / 2 : 1;
 
 			start_flush(pd, UINT64_MAX, half);
-			if (!pd->early_flushed)
-				pr_log(PERFRING_LOG_WARN,
-				       "perf.data: at offset 0x%llx: time ordering reached its %llu-byte bound "
-				       "without a FINISHED_ROUND; delivering the oldest records early",
-				       (unsigned long long)rec->offset, (unsigned long long)pd->max_queue_bytes);
-			pd->early_flushed += half;
+			if (pd->early_flushed)
+				;
+			else if (pd->reading_ahead) /* said when the caller's thread gets there */
+				pd->early_warn = rec->offset + 1;
+			else
+				pd_warn_early_flush(pd, rec->offset);
+			__atomic_store_n(&pd->early_flushed, pd->early_flushed + half, __ATOMIC_RELAXED);
 		}
 	}
+}
+
+void pd_warn_early_flush(const struct perfring_perfdata *pd, uint64_t offset)
+{
+	pr_log(PERFRING_LOG_WARN,
+	       "perf.data: at offset 0x%llx: time ordering reached its %llu-byte bound "
+	       "without a FINISHED_ROUND; delivering the oldest records early",
+	       (unsigned long long)offset, (unsigned long long)pd->max_queue_bytes);
+}
+
+static inline int next_step(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	return pd->ordered ? next_ordered(pd, rec) : raw_next(pd, rec);
+}
+
+int pd_next_step(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	return next_step(pd, rec);
 }
 
 int perfring_perfdata_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
 {
 	if (!pd || !rec)
 		return pr_fail(EINVAL, "perfring_perfdata_next: %s is NULL", !pd ? "pd" : "rec");
-	if (pd->ordered)
-		return next_ordered(pd, rec);
-	return raw_next(pd, rec);
+	if (pd->ra || pd->use_ra) {
+		int r = pd_readahead_next(pd, rec);
+
+		if (r != PD_NEXT_HANDBACK)
+			return r;
+	}
+	return next_step(pd, rec);
 }
 
 void pd_next_free(struct perfring_perfdata *pd)

@@ -21,13 +21,14 @@ static struct perfring_perfdata *pd_alloc(const struct perfring_perfdata_opts *o
 
 	if (pr_opts_check(opts, opts ? opts->sz : 0, sizeof(*opts), "perfring_perfdata_opts"))
 		return pr_errno_null(EINVAL);
-	pd = calloc(1, sizeof(*pd));
+	pd = aligned_alloc(_Alignof(struct perfring_perfdata), sizeof(*pd)); /* the readahead fields' line */
 	if (!pd)
 		return pr_fail_null(ENOMEM, "perf.data: no memory for the reader");
+	memset(pd, 0, sizeof(*pd));
 	pd->in.fd = -1;
 	pd->in.populated = SIZE_MAX; /* only a mapped file is populated ahead */
 	pd->ordered = PR_OPT(opts, ordered, false);
-	pd->in.use_readahead = PR_OPT(opts, readahead_thread, false);
+	pd->use_ra = PR_OPT(opts, readahead_thread, false);
 	pd->max_queue_bytes = PR_OPT(opts, max_queue_bytes, 0);
 	if (!pd->max_queue_bytes)
 		pd->max_queue_bytes = (uint64_t)64 << 20;
@@ -316,6 +317,7 @@ void perfring_perfdata_free(struct perfring_perfdata *pd)
 {
 	if (!pd)
 		return;
+	pd_readahead_stop(pd); /* first: it reads the reader's state */
 	pd_next_free(pd);
 	pd_attrs_free(pd);
 	pd_features_free(pd);
@@ -330,7 +332,7 @@ uint64_t perfring_perfdata_error_offset(const struct perfring_perfdata *pd)
 
 uint64_t perfring_perfdata_early_flushed(const struct perfring_perfdata *pd)
 {
-	return pd ? pd->early_flushed : 0;
+	return pd ? __atomic_load_n(&pd->early_flushed, __ATOMIC_RELAXED) : 0;
 }
 
 bool perfring_perfdata_is_pipe(const struct perfring_perfdata *pd)

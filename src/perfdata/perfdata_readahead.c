@@ -1,25 +1,31 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The readahead thread (perfring_perfdata_opts.readahead_thread): a thread
- * of the reader's own that keeps a mapped perf.data file's page tables
- * filled ahead of the reader and emptied behind it.
+ * of the reader's own, on another CPU, that reads the records ahead of
+ * perfring_perfdata_next() and hands them over in batches, in the order
+ * the reader delivers them (time order too: the thread does the queueing
+ * and merging), so that the caller's thread only copies a 32-byte entry
+ * per record and spends its time on the records themselves.
  *
- * Reading a file through a mapping costs the kernel a page-table entry per
- * 4 KiB page to set up and one to tear down; on a virtual machine that is
- * most of reading a warm file at all (of 14 ms for 137 MB here, 7.5 to
- * populate it with MADV_POPULATE_READ and 2 to unmap it). The reader cannot
- * skip that work, but another CPU can do it meanwhile: the thread populates
- * a window ahead of the reader (reading cold pages from disk on the way)
- * and releases (MADV_DONTNEED) what lies well behind the oldest byte the
- * reader holds, then waits on a futex until the reader moves. The reader
- * only says, once per MiB, where it is and what it holds. Releasing from
- * this thread takes the zapping (the page-table walk and the page
- * accounting) off the reader too; the reader's CPU still takes the TLB
- * shootdown each release sends, a release every 2 MiB.
+ * The thread runs the reader's own code (pd_next_step()) on the reader's
+ * state, which it owns while it reads: the caller's thread does not touch
+ * that state until the thread hands it back. It reads only what needs no
+ * decision of the caller's thread: kernel records and the user records the
+ * reader passes on unread (FINISHED_ROUND, TIME_CONV, ...) wholly in
+ * memory. At anything else (an attr, an id index, a feature, compressed
+ * records, a payload, the end of the data or anything wrong) it stops
+ * before the record, and the caller's thread reads on by itself, as
+ * without the thread, from exactly there; it hands reading back to the
+ * thread when the next record is again one the thread reads. So the
+ * records, their order, the errors and their offsets are the same with
+ * the thread as without it.
  *
- * Nothing here is needed for correctness: a page the thread has not reached
- * faults in on the reader's touch, and a released page of a private
- * read-only file mapping reads the file again where it is touched.
+ * The batches are a ring of PD_RA_BATCHES: the thread fills one while the
+ * caller's thread delivers another; each side waits for the other
+ * spinning for a while, then on a futex. The bytes the records point at
+ * stay mapped until the caller's thread is past their batch: the thread
+ * releases the mapping behind the oldest record any undelivered batch
+ * holds.
  */
 #include <limits.h>
 #include <linux/futex.h>
@@ -27,45 +33,78 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/internal.h"
 #include "perfdata/perfdata_internal.h"
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+/* Smaller inputs are read by the caller's thread alone: starting the
+ * thread would cost more than it saves. */
+#define PD_RA_MIN_INPUT (16u << 20)
+/* Records a batch holds, batches in the ring: 4096 records (about 800 KB
+ * of a perf record -g file) read ahead at most; 64 to 512 per batch and
+ * 8 to 32 batches measured the same here. */
+#define PD_RA_BATCH 256
+#define PD_RA_BATCHES 16
+/* How long a side polls before it sleeps: about 20 us, longer than the
+ * other side takes to fill or deliver a batch, shorter than a futex's
+ * sleep and wake-up. */
+#ifndef PD_RA_SPIN
+#define PD_RA_SPIN 2000
 #endif
+/* After this many hand-backs (a file whose user records come all along)
+ * the caller's thread reads on alone. */
+#define PD_RA_MAX_HANDBACKS 64
 
-/* A file smaller than this is populated by the reader itself: the thread
- * would cost more than it saves. */
-#define PD_READAHEAD_MIN_FILE (16u << 20)
-/* How far ahead of the reader the thread populates, and how much per call
- * (4 to 32 MiB ahead, 512 KiB to 2 MiB per call: the same speed here; the
- * least ahead, the least memory). */
-#ifndef PD_READAHEAD_AHEAD
-#define PD_READAHEAD_AHEAD (4u << 20)
-#endif
-#ifndef PD_READAHEAD_WINDOW
-#define PD_READAHEAD_WINDOW (1u << 20)
-#endif
-/* How far behind the reader releases itself when the thread has not. */
-#define PD_READAHEAD_RELEASE_SLACK (8u << 20)
+enum { RA_IDLE, RA_RUN, RA_STOP };
+
+/*
+ * A record handed over: its offset in the input (48 bits) and its attr's
+ * index + 1 (16 bits, 0: none). The caller's thread reads the rest from the
+ * record's header, which its consumer reads anyway. Eight bytes, because
+ * each cache line of the batches moves between the two CPUs twice (written
+ * here, read there, written here again): with the 32-byte entries of a
+ * first version that traffic took a fifth of the thread's time.
+ */
+typedef uint64_t pd_ra_entry;
+#define PD_RA_ATTR_BITS 16
+
+struct pd_ra_batch {
+	uint32_t n;
+	/* after the entries: 1 more batches follow; 0 the end, < 0 an
+	 * error (ra->msg), PD_NEXT_HANDBACK: the caller's thread reads on */
+	int result;
+	uint64_t early_warn;  /* an early flush began: its record's offset + 1 */
+	size_t keep;          /* the lowest input offset the entries point at */
+	pd_ra_entry e[PD_RA_BATCH];
+};
 
 struct pd_readahead {
+	struct perfring_perfdata *pd;
 	pthread_t thread;
-	uint8_t *map;
-	size_t len;
-	_Atomic size_t reader;  /* the reader's position in the mapping */
-	_Atomic size_t keep;    /* the oldest byte the reader still holds */
-	_Atomic size_t released; /* released from the start up to here */
-	_Atomic uint32_t seq;   /* futex word: bumped when reader or stop change */
-	_Atomic uint32_t waiting;
-	_Atomic bool stop;
-	_Atomic int reader_cpu; /* where the reader ran when it last said where it is */
-	cpu_set_t cpus;         /* the process's CPUs when the thread started */
+	cpu_set_t cpus;            /* the process's CPUs when the thread started */
+	/* each word on a line of its own: one side writes it, the other polls it */
+	_Alignas(64) _Atomic uint32_t head;   /* batches published by the thread */
+	_Atomic uint32_t head_sleeper;        /* the caller's thread sleeps on head */
+	_Alignas(64) _Atomic uint32_t tail;   /* batches delivered by the caller's thread */
+	_Atomic uint32_t tail_sleeper;        /* the thread sleeps on tail ... */
+	_Atomic uint32_t tail_want;           /* ... until it is this */
+	_Atomic int reader_cpu;               /* where the caller's thread took its last batch */
+	_Alignas(64) _Atomic uint32_t state;  /* RA_*: futex word the idle thread sleeps on */
+	/* the caller's side, with its own copies of what it needs of the
+	 * reader's state (whose lines the thread writes) */
+	_Alignas(64) uint32_t cur;  /* the batch being delivered: tail */
+	uint32_t at;                /* its next entry */
+	bool running;               /* the thread owns the reader's state */
+	bool swapped;
+	unsigned handbacks;
+	const uint8_t *buf;         /* the input: bytes [0, len) */
+	struct pd_attr **attrs;
+	char msg[512];              /* the error ending the last batch */
+	struct pd_ra_batch ring[PD_RA_BATCHES];
 };
 
 static void futex_wait(_Atomic uint32_t *word, uint32_t val)
@@ -78,29 +117,81 @@ static void futex_wake(_Atomic uint32_t *word)
 	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/* Release what lies more than slack bytes behind keep (down to
- * PD_RELEASE_LAG behind it, as the reader on its own does). Either thread
- * may: whichever moves released forward first releases that span. */
-static void release_behind(struct pd_readahead *ra, size_t keep, size_t slack)
+/*
+ * The caller's thread waits for the thread to publish a batch past head:
+ * it polls a while, then sleeps on the futex, saying so in head_sleeper.
+ * The thread stores head, then checks head_sleeper; both sides use
+ * sequentially consistent accesses, so one of them sees the other.
+ */
+static void wait_head(struct pd_readahead *ra, uint32_t head)
 {
-	size_t from = atomic_load(&ra->released), to;
+	int i;
 
-	if (keep <= from + slack)
-		return;
-	to = (keep - PD_RELEASE_LAG) & ~(size_t)4095;
-	if (to > from && atomic_compare_exchange_strong(&ra->released, &from, to))
-		madvise(ra->map + from, to - from, MADV_DONTNEED);
+	for (i = 0; i < PD_RA_SPIN; i++) {
+		if (atomic_load_explicit(&ra->head, memory_order_acquire) != head)
+			return;
+		pr_cpu_relax();
+	}
+	while (atomic_load(&ra->head) == head) {
+		atomic_store(&ra->head_sleeper, 1);
+		if (atomic_load(&ra->head) == head)
+			futex_wait(&ra->head, head);
+		atomic_store(&ra->head_sleeper, 0);
+	}
+}
+
+static void publish_head(struct pd_readahead *ra, uint32_t head)
+{
+	atomic_store(&ra->head, head);
+	if (atomic_load(&ra->head_sleeper))
+		futex_wake(&ra->head);
+}
+
+static bool tail_reached(struct pd_readahead *ra, uint32_t upto)
+{
+	return (int32_t)(atomic_load(&ra->tail) - upto) >= 0 || atomic_load(&ra->state) == RA_STOP;
+}
+
+/* The thread waits until the caller's thread has delivered the batches
+ * before upto (or it is told to stop), the same way. */
+static void wait_tail(struct pd_readahead *ra, uint32_t upto)
+{
+	int i;
+
+	for (i = 0; i < PD_RA_SPIN; i++) {
+		if (tail_reached(ra, upto))
+			return;
+		pr_cpu_relax();
+	}
+	while (!tail_reached(ra, upto)) {
+		uint32_t tail;
+
+		atomic_store(&ra->tail_want, upto);
+		atomic_store(&ra->tail_sleeper, 1);
+		tail = atomic_load(&ra->tail);
+		if ((int32_t)(tail - upto) < 0 && atomic_load(&ra->state) != RA_STOP)
+			futex_wait(&ra->tail, tail);
+		atomic_store(&ra->tail_sleeper, 0);
+	}
+}
+
+/* The caller's thread has delivered the batches before tail. */
+static void publish_tail(struct pd_readahead *ra, uint32_t tail)
+{
+	atomic_store(&ra->tail, tail);
+	if (atomic_load(&ra->tail_sleeper) && (int32_t)(tail - atomic_load(&ra->tail_want)) >= 0)
+		futex_wake(&ra->tail);
 }
 
 /*
- * Stay off the reader's CPU: the scheduler may move the reader onto the
- * thread's (it did, in about one run of four here: the thread then only
- * took turns with it). Checked before each window; a move is one
- * sched_setaffinity() call, to the process's CPUs but the reader's.
+ * Stay off the caller's CPU: the scheduler may move the caller's thread
+ * onto the thread's (about one run in four here, when the readahead thread
+ * only populated the mapping), and the two then take turns on one CPU.
+ * Checked once a batch; a move is one sched_setaffinity() call.
  */
 static void avoid_reader_cpu(struct pd_readahead *ra)
 {
-	int rcpu = atomic_load(&ra->reader_cpu);
+	int rcpu = atomic_load_explicit(&ra->reader_cpu, memory_order_relaxed);
 	cpu_set_t set;
 
 	if (rcpu < 0 || rcpu >= CPU_SETSIZE || rcpu != sched_getcpu())
@@ -111,40 +202,94 @@ static void avoid_reader_cpu(struct pd_readahead *ra)
 		sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Read records into the next batches until the reader's code says stop. */
+static void read_ahead(struct pd_readahead *ra)
+{
+	struct perfring_perfdata *pd = ra->pd;
+	uint32_t head = atomic_load_explicit(&ra->head, memory_order_relaxed);
+	struct perfring_perfdata_record rec;
+	int r = 1;
+
+	pd->reading_ahead = true;
+	while (r == 1) {
+		struct pd_ra_batch *b;
+		uint32_t n;
+
+		/* room for one more batch */
+		for (;;) {
+			uint32_t tail = atomic_load_explicit(&ra->tail, memory_order_acquire);
+
+			if (atomic_load_explicit(&ra->state, memory_order_relaxed) == RA_STOP)
+				goto out;
+			if (head - tail < PD_RA_BATCHES)
+				break;
+			/* full: wait until half of it is free, to be woken once
+			 * for PD_RA_BATCHES / 2 batches, not once for each */
+			wait_tail(ra, head - PD_RA_BATCHES / 2);
+		}
+		avoid_reader_cpu(ra);
+		b = &ra->ring[head % PD_RA_BATCHES];
+		b->keep = SIZE_MAX;
+		b->early_warn = 0;
+		pd->ra_filling = b;
+		for (n = 0; n < PD_RA_BATCH; n++) {
+			uint64_t a;
+
+			r = pd_next_step(pd, &rec);
+			if (r != 1)
+				break;
+			/* pub is a pd_attr's first member */
+			a = rec.attr ? (uint64_t)((const struct pd_attr *)rec.attr)->idx + 1 : 0;
+			b->e[n] = rec.offset << PD_RA_ATTR_BITS | a;
+			b->keep = rec.offset < b->keep ? rec.offset : b->keep;
+		}
+		b->n = n;
+		if (pd->early_warn) {
+			b->early_warn = pd->early_warn;
+			pd->early_warn = 0;
+		}
+		b->result = r;
+		if (r < 0)
+			snprintf(ra->msg, sizeof(ra->msg), "%s", perfring_errmsg());
+		pd->ra_filling = NULL;
+		if (r != 1) {
+			/* the state goes back to the caller's thread with this
+			 * batch: idle first, so that its restart is not undone */
+			pd->reading_ahead = false;
+			atomic_store(&ra->state, RA_IDLE);
+		}
+		publish_head(ra, ++head);
+	}
+	return;
+out:
+	pd->ra_filling = NULL;
+	pd->reading_ahead = false;
+}
+
 static void *readahead_main(void *arg)
 {
 	struct pd_readahead *ra = arg;
-	size_t p = atomic_load(&ra->reader) & ~(size_t)4095; /* populated up to here */
 
-	while (!atomic_load(&ra->stop)) {
-		uint32_t s = atomic_load(&ra->seq);
-		size_t reader = atomic_load(&ra->reader), end;
+	/* what goes wrong here is said by the caller's thread, with the batch */
+	pr_log_mute(true);
+	for (;;) {
+		uint32_t s = atomic_load(&ra->state);
 
-		release_behind(ra, atomic_load(&ra->keep), 2 * PD_RELEASE_LAG);
-		if (p < reader) /* the reader got ahead (its faults did the work): skip to it */
-			p = reader & ~(size_t)4095;
-		if (p >= ra->len || p >= reader + PD_READAHEAD_AHEAD) {
-			/* far enough ahead: sleep until the reader moves (or stop) */
-			atomic_store(&ra->waiting, 1);
-			if (atomic_load(&ra->seq) == s) /* else the reader moved meanwhile */
-				futex_wait(&ra->seq, s);
-			atomic_store(&ra->waiting, 0);
+		if (s == RA_STOP)
+			break;
+		if (s == RA_IDLE) {
+			futex_wait(&ra->state, RA_IDLE);
 			continue;
 		}
-		avoid_reader_cpu(ra);
-		end = ra->len - p > PD_READAHEAD_WINDOW ? p + PD_READAHEAD_WINDOW : ra->len;
-		if (madvise(ra->map + p, end - p, MADV_POPULATE_READ))
-			end = ra->len; /* not supported, or the file shrank: the reader's faults do it */
-		p = end;
+		read_ahead(ra);
 	}
 	return NULL;
 }
 
 /*
- * The CPUs the thread may run on: the process's, less the one the reader
+ * The CPUs the thread may run on: the process's, less the one the caller
  * runs on now; false when that leaves none. Left to itself the scheduler
- * put the new thread on the reader's CPU (where it only took turns with the
- * reader) in about one start in three here.
+ * put a new thread on the caller's CPU in about one start in three here.
  */
 static bool other_cpus(cpu_set_t *all, cpu_set_t *set)
 {
@@ -157,12 +302,11 @@ static bool other_cpus(cpu_set_t *all, cpu_set_t *set)
 	return CPU_COUNT(set) > 0;
 }
 
-/* Start the thread on a mapped file, from byte `from`, on the CPUs other
- * than the reader's; NULL (the reader populates on its own) when the file
- * is small, there is one CPU, or the thread cannot start. The thread takes
+/* Start the thread, idle; NULL (the caller's thread reads alone) when the
+ * input is small, there is one CPU, or the thread cannot start. It takes
  * no signal: they stay the caller's. It is named perfring-ra (top -H,
  * ps -L, /proc/PID/task/TID/comm). */
-struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from)
+static struct pd_readahead *start(struct perfring_perfdata *pd)
 {
 	struct pd_readahead *ra;
 	pthread_attr_t attr;
@@ -170,16 +314,16 @@ struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from)
 	cpu_set_t all, cpus;
 	int err;
 
-	if (len < PD_READAHEAD_MIN_FILE || !other_cpus(&all, &cpus))
+	if (pd->in.stream || pd->in.len < PD_RA_MIN_INPUT || pd->in.len >> (64 - PD_RA_ATTR_BITS) ||
+	    pd->nr_attrs >= (1 << PD_RA_ATTR_BITS) - 1 || !other_cpus(&all, &cpus))
 		return NULL;
-	ra = calloc(1, sizeof(*ra));
+	ra = aligned_alloc(64, (sizeof(*ra) + 63) & ~(size_t)63);
 	if (!ra)
 		return NULL;
+	memset(ra, 0, sizeof(*ra));
+	ra->pd = pd;
 	ra->cpus = all;
 	atomic_store(&ra->reader_cpu, -1);
-	ra->map = map;
-	ra->len = len;
-	atomic_store(&ra->reader, from);
 	sigfillset(&sigs);
 	pthread_sigmask(SIG_SETMASK, &sigs, &old);
 	err = pthread_attr_init(&attr);
@@ -196,31 +340,129 @@ struct pd_readahead *pd_readahead_start(void *map, size_t len, size_t from)
 		free(ra);
 		return NULL;
 	}
-	pthread_setname_np(ra->thread, "perfring-ra"); /* what top and ps show */
+	pthread_setname_np(ra->thread, "perfring-ra");
 	return ra;
 }
 
-/* The reader is at pos and holds nothing before keep. */
-void pd_readahead_progress(struct pd_readahead *ra, size_t pos, size_t keep)
+/* The thread may read on from pd->pos: what it reads is there whole, and
+ * the reader has nothing of its own to deliver first. */
+static bool can_read_ahead(const struct perfring_perfdata *pd)
 {
-	atomic_store(&ra->reader, pos);
-	atomic_store(&ra->keep, keep);
-	atomic_store(&ra->reader_cpu, sched_getcpu());
-	/* the thread releases; should it not run for a while, the reader's
-	 * memory stays bounded all the same */
-	release_behind(ra, keep, PD_READAHEAD_RELEASE_SLACK);
-	atomic_fetch_add(&ra->seq, 1);
-	if (atomic_load(&ra->waiting))
-		futex_wake(&ra->seq);
+	uint64_t off = pd->pos;
+
+	if (pd->at_eof || pd->dlen != pd->dpos || off >= pd->fast_end || pd->fast_end - off < 8)
+		return false;
+	return pd_next_is_plain(pd, pd->in.buf + (off - pd->in.base), pd->fast_end - off);
 }
 
-void pd_readahead_stop(struct pd_readahead *ra)
+/* The next entry of the batches, or the end of reading ahead: 1 with *rec,
+ * PD_NEXT_HANDBACK when the caller's thread reads on, or the result that
+ * ended reading (0, or an error, said again here in the caller's thread). */
+static int take(struct perfring_perfdata *pd, struct pd_readahead *ra, struct perfring_perfdata_record *rec)
 {
+	for (;;) {
+		struct pd_ra_batch *b = &ra->ring[ra->cur % PD_RA_BATCHES];
+		uint32_t head;
+		int result;
+
+		if (ra->at == 0) { /* a new batch: wait until it is there */
+			head = atomic_load_explicit(&ra->head, memory_order_acquire);
+			if (head == ra->cur) {
+				wait_head(ra, head);
+				continue;
+			}
+			atomic_store_explicit(&ra->reader_cpu, sched_getcpu(), memory_order_relaxed);
+			if (b->early_warn)
+				pd_warn_early_flush(pd, b->early_warn - 1);
+		}
+		if (ra->at < b->n) {
+			pd_ra_entry e = b->e[ra->at++];
+			unsigned a = e & ((1u << PD_RA_ATTR_BITS) - 1);
+			const uint8_t *p = ra->buf + (e >> PD_RA_ATTR_BITS);
+			uint32_t type;
+			uint16_t misc, size;
+
+			memcpy(&type, p, 4);
+			memcpy(&misc, p + 4, 2);
+			memcpy(&size, p + 6, 2);
+			rec->offset = e >> PD_RA_ATTR_BITS;
+			rec->from_compressed = false;
+			rec->type = ra->swapped ? __builtin_bswap32(type) : type;
+			rec->misc = ra->swapped ? __builtin_bswap16(misc) : misc;
+			rec->size = ra->swapped ? __builtin_bswap16(size) : size;
+			rec->data = p;
+			rec->payload = NULL;
+			rec->payload_len = 0;
+			rec->attr = a ? &ra->attrs[a - 1]->pub : NULL;
+			return 1;
+		}
+		/* the batch is delivered (its last record is no longer held):
+		 * the thread may fill it again, so its result is read first */
+		result = b->result;
+		ra->at = 0;
+		publish_tail(ra, ++ra->cur);
+		if (result != 1) {
+			ra->running = false;
+			if (result < 0)
+				return pr_fail(-result, "%s", ra->msg);
+			return result;
+		}
+	}
+}
+
+int pd_readahead_next(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	struct pd_readahead *ra = pd->ra;
+
+	if (!ra) { /* started at the first record it can read (one try) */
+		if (!can_read_ahead(pd))
+			return PD_NEXT_HANDBACK;
+		pd->use_ra = false;
+		ra = pd->ra = start(pd);
+		if (!ra)
+			return PD_NEXT_HANDBACK;
+	}
+	if (!ra->running) {
+		if (ra->handbacks >= PD_RA_MAX_HANDBACKS || !can_read_ahead(pd))
+			return PD_NEXT_HANDBACK;
+		ra->handbacks++;
+		ra->running = true;
+		ra->buf = pd->in.buf;
+		ra->attrs = pd->attrs; /* the caller's thread may have added one meanwhile */
+		ra->swapped = pd->swapped;
+		atomic_store(&ra->state, RA_RUN); /* the reader's state is the thread's now */
+		futex_wake(&ra->state);
+	}
+	return take(pd, ra, rec);
+}
+
+/* The lowest input offset the batches not yet delivered (and the one being
+ * filled) point at; called by the thread while it reads. */
+size_t pd_ra_held(const struct perfring_perfdata *pd)
+{
+	const struct pd_readahead *ra = pd->ra;
+	uint32_t head = atomic_load_explicit(&ra->head, memory_order_relaxed);
+	uint32_t i = atomic_load_explicit(&ra->tail, memory_order_acquire);
+	size_t keep = SIZE_MAX;
+
+	for (; i != head; i++)
+		if (ra->ring[i % PD_RA_BATCHES].keep < keep)
+			keep = ra->ring[i % PD_RA_BATCHES].keep;
+	if (pd->ra_filling && pd->ra_filling->keep < keep)
+		keep = pd->ra_filling->keep;
+	return keep;
+}
+
+void pd_readahead_stop(struct perfring_perfdata *pd)
+{
+	struct pd_readahead *ra = pd->ra;
+
 	if (!ra)
 		return;
-	atomic_store(&ra->stop, true);
-	atomic_fetch_add(&ra->seq, 1);
-	futex_wake(&ra->seq);
+	atomic_store(&ra->state, RA_STOP);
+	futex_wake(&ra->state);
+	futex_wake(&ra->tail);
 	pthread_join(ra->thread, NULL);
 	free(ra);
+	pd->ra = NULL;
 }
