@@ -44,7 +44,9 @@
 
 /* Smaller inputs are read by the caller's thread alone: starting the
  * thread would cost more than it saves. */
+#ifndef PD_RA_MIN_INPUT
 #define PD_RA_MIN_INPUT (16u << 20)
+#endif
 /* Records a batch holds, batches in the ring: 4096 records (about 800 KB
  * of a perf record -g file) read ahead at most. Decoding the bench file in
  * time order here: 18.3 ms; 20.1 with batches of 64, 19.3 with 8 batches;
