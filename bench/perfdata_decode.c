@@ -11,8 +11,8 @@
  * peers' passes do. With --ordered the records come in time order (what
  * linux-perf-data 0.6 and perf report always do); without, in file order.
  * With --readahead-thread (also for --stats) the reader is opened with
- * perfring_perfdata_opts.readahead_thread, as the perfring tool opens it: a
- * second thread fills the mapping's page tables ahead of the reader.
+ * perfring_perfdata_opts.readahead_thread: a second thread reads (and
+ * orders) the records ahead, and perfring_perfdata_next() takes them.
  *
  *   perfdata_decode FILE [--reps N] [--ordered] [--readahead-thread]
  *   perfdata_decode FILE --stats [--reps N]
