@@ -126,13 +126,21 @@ $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(PROG_LIBS)
 
-# The readahead thread over the corpus, whose files are all below the 16 MiB it
-# waits for: its source built into the test with no threshold (the archive's
-# copy is then not linked; "len < 0" is then always false, which is the point).
+# The readahead thread's tests build its source in with their own settings
+# (the archive's copy is then not linked). Over the corpus, whose files are all
+# below the 16 MiB it waits for: no threshold ("len < 0" is then always false,
+# which is the point), and the thread retiring after 8 batches whenever the
+# caller waited at all, so that both ways are read. The other test keeps it
+# from retiring: its files are read ahead to the end.
 $(O)/tests/unit/perfdata_readahead_thread_corpus: tests/unit/perfdata_readahead_thread_corpus.c \
 		src/perfdata/perfdata_readahead.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Wno-type-limits -Isrc -DPD_RA_MIN_INPUT=0 -o $@ $< src/perfdata/perfdata_readahead.c $(PROG_LIBS)
+	$(CC) $(PROG_CFLAGS) -Wno-type-limits -Isrc -DPD_RA_MIN_INPUT=0 -DPD_RA_JUDGE_BATCHES=8 -DPD_RA_RETIRE_PCT=0 \
+		-o $@ $< src/perfdata/perfdata_readahead.c $(PROG_LIBS)
+$(O)/tests/unit/perfdata_readahead_thread: tests/unit/perfdata_readahead_thread.c \
+		src/perfdata/perfdata_readahead.c $(TEST_SUPPORT) $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Isrc -DPD_RA_RETIRE_PCT=101 -o $@ $< src/perfdata/perfdata_readahead.c $(PROG_LIBS)
 
 # Fault-injection tests route the library's allocations and syscalls through
 # tests/unit/fault.h (link-time --wrap: works with the static library, ASan

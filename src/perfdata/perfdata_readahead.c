@@ -65,6 +65,20 @@
 #ifndef PD_RA_SPIN_NS
 #define PD_RA_SPIN_NS 400000
 #endif
+/* After this many batches each side judges whether the thread pays: when
+ * the caller spent more than this share of the time waiting for batches
+ * (it only counts records, say) or the thread waiting for room (the caller
+ * spends microseconds on each), the thread hands back for good and is
+ * joined. Measured on the bench file: the caller waits 4% of the time
+ * decoding in file order, 23% in time order, 71% counting; the thread 99%
+ * when the caller prints every record. Counting took 15.3 ms with the
+ * thread to the end, 13.7 with it retiring, 12.5 without it. */
+#ifndef PD_RA_JUDGE_BATCHES
+#define PD_RA_JUDGE_BATCHES 256
+#endif
+#ifndef PD_RA_RETIRE_PCT
+#define PD_RA_RETIRE_PCT 50
+#endif
 /* After this many hand-backs (a file whose user records come all along)
  * the caller's thread reads on alone. */
 #define PD_RA_MAX_HANDBACKS 64
@@ -105,6 +119,10 @@ struct pd_readahead {
 	_Atomic uint32_t tail_want;           /* ... until it is this */
 	_Atomic int reader_cpu;               /* where the caller's thread took its last batch */
 	_Alignas(64) _Atomic uint32_t state;  /* RA_*: futex word the idle thread sleeps on */
+	_Atomic bool retire;       /* asked by the caller's thread: hand back for good */
+	_Atomic bool retired;      /* the thread handed back for good */
+	uint64_t t_start, t_waited; /* the thread's: since it started reading, waiting for room */
+	uint32_t t_batches;
 	/* the caller's side, with its own copies of what it needs of the
 	 * reader's state (whose lines the thread writes) */
 	_Alignas(64) uint32_t cur;  /* the batch being delivered: tail */
@@ -112,6 +130,8 @@ struct pd_readahead {
 	bool running;               /* the thread owns the reader's state */
 	bool swapped;
 	unsigned handbacks;
+	uint32_t c_batches;         /* batches taken, and the time spent waiting for them */
+	uint64_t c_start, c_waited;
 	const uint8_t *buf;         /* the input: bytes [0, len) */
 	struct pd_attr **attrs;
 	char msg[512];              /* the error ending the last batch */
@@ -260,14 +280,24 @@ static void read_ahead(struct pd_readahead *ra)
 				break;
 			/* full: wait until half of it is free, to be woken once
 			 * for PD_RA_BATCHES / 2 batches, not once for each */
+			uint64_t t0 = now_ns();
+
 			wait_tail(ra, head - PD_RA_BATCHES / 2);
+			ra->t_waited += now_ns() - t0;
 		}
+		if (!ra->t_start)
+			ra->t_start = now_ns();
+		if (++ra->t_batches == PD_RA_JUDGE_BATCHES &&
+		    ra->t_waited > (now_ns() - ra->t_start) / 100 * PD_RA_RETIRE_PCT)
+			atomic_store(&ra->retire, true); /* the caller is far slower: reading is not its cost */
+		if (atomic_load_explicit(&ra->retire, memory_order_relaxed))
+			r = PD_NEXT_HANDBACK;
 		avoid_reader_cpu(ra);
 		b = &ra->ring[head % PD_RA_BATCHES];
 		b->keep = SIZE_MAX;
 		b->early_warn = 0;
 		pd->ra_filling = b;
-		for (n = 0; n < PD_RA_BATCH; n++) {
+		for (n = 0; r == 1 && n < PD_RA_BATCH; n++) {
 			uint64_t a;
 
 			r = pd_next_step(pd, &rec);
@@ -290,6 +320,8 @@ static void read_ahead(struct pd_readahead *ra)
 		if (r != 1) {
 			/* the state goes back to the caller's thread with this
 			 * batch: idle first, so that its restart is not undone */
+			if (atomic_load_explicit(&ra->retire, memory_order_relaxed))
+				atomic_store(&ra->retired, true);
 			pd->reading_ahead = false;
 			atomic_store(&ra->state, RA_IDLE);
 		}
@@ -403,8 +435,18 @@ static int take(struct perfring_perfdata *pd, struct pd_readahead *ra, struct pe
 		if (ra->at == 0) { /* a new batch: wait until it is there */
 			head = atomic_load_explicit(&ra->head, memory_order_acquire);
 			if (head == ra->cur) {
+				uint64_t t0 = now_ns();
+
 				wait_head(ra, head);
+				ra->c_waited += now_ns() - t0;
 				continue;
+			}
+			if (++ra->c_batches == PD_RA_JUDGE_BATCHES && !atomic_load_explicit(&ra->retire, memory_order_relaxed)) {
+				uint64_t spent = now_ns() - ra->c_start;
+
+				/* the caller mostly waited: it reads faster alone */
+				if (ra->c_waited > spent / 100 * PD_RA_RETIRE_PCT)
+					atomic_store(&ra->retire, true);
 			}
 			atomic_store_explicit(&ra->reader_cpu, sched_getcpu(), memory_order_relaxed);
 			if (b->early_warn)
@@ -458,8 +500,14 @@ int pd_readahead_next(struct perfring_perfdata *pd, struct perfring_perfdata_rec
 			return PD_NEXT_HANDBACK;
 	}
 	if (!ra->running) {
+		if (atomic_load(&ra->retired)) {
+			pd_readahead_stop(pd); /* for good: the caller's thread reads alone from here */
+			return PD_NEXT_HANDBACK;
+		}
 		if (ra->handbacks >= PD_RA_MAX_HANDBACKS || !can_read_ahead(pd))
 			return PD_NEXT_HANDBACK;
+		if (!ra->c_start)
+			ra->c_start = now_ns();
 		ra->handbacks++;
 		ra->running = true;
 		ra->buf = pd->in.buf;

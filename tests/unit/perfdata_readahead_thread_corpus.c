@@ -6,7 +6,9 @@
  * hostile files (/work/shared/reliability) and the committed fuzz seeds.
  * They are all far below the 16 MiB the thread waits for, so this test is
  * built with src/perfdata/perfdata_readahead.c compiled with
- * PD_RA_MIN_INPUT=0 (Makefile): the thread starts on each. Every file must
+ * PD_RA_MIN_INPUT=0 (Makefile): the thread starts on each; and it retires
+ * after 8 batches whenever the caller waited at all, so that a file longer
+ * than that is read by both, one after the other. Every file must
  * read the same with and without it, in file order and in time order:
  * the same records (offset, type, size, attr and every byte, hashed), the
  * same end, error offset and message. Run under TSan by the tsan suite
@@ -28,7 +30,7 @@ struct pass {
 	char msg[512];
 };
 
-static unsigned files, differ, started;
+static unsigned files, differ, started, retired;
 
 /* The reader's threads: this process's tasks named perfring-ra. */
 static int nr_threads(void)
@@ -89,6 +91,8 @@ static void read_pass(const char *path, bool ordered, bool thread, struct pass *
 		for (uint32_t i = 0; i < rec.size; i++)
 			mix(&p->hash, d[i]);
 	}
+	if (thread && p->n > 8 * 256)
+		retired += nr_threads() == 0; /* and joined, before the reader's end */
 	p->err = ret;
 	if (ret < 0) {
 		p->err_offset = perfring_perfdata_error_offset(pd);
@@ -172,9 +176,11 @@ TEST(perfdata_readahead_thread_reads_every_file_alike)
 	walk(corpus);
 	walk("/work/shared/reliability"); /* where it is */
 	walk("tests/fuzz/corpus/perfdata_mem");
-	printf("%u files, %u differ; the thread started in %u passes\n", files, differ, started);
+	printf("%u files, %u differ; the thread started in %u passes, retired in %u\n", files, differ, started,
+	       retired);
 	CHECK(files >= 20);
 	CHECK_EQ_INT(differ, 0);
 	/* not on pipes, nor on compressed files, which are a third of the corpus */
 	CHECKF(started >= files / 2, "the thread started in %u passes only", started);
+	CHECKF(retired > 0, "the thread never retired");
 }

@@ -70,8 +70,10 @@ struct perfring_perfdata *pd_open(const char *cmd, const char *path, bool ordere
 {
 	/* No readahead thread: this tool's consumers either do nearly nothing
 	 * per record (report --stats: 35 ms with it, 24 without, on the bench
-	 * file) or far more than reading it (script --dump: 1.27 s, 1.17 s);
-	 * the thread pays only when both sides have as much to do. */
+	 * file, before the thread learnt to retire) or far more than reading
+	 * it (script --dump: 1.27 s, 1.17 s: a second thread makes glibc's
+	 * stdio lock at every call); the thread pays only when both sides have
+	 * as much to do. */
 	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = ordered };
 
 	return pd_open_opts(cmd, path, &opts);
