@@ -23,6 +23,7 @@
 #include <perfring/perfdata_write.h>
 
 #include "harness.h"
+#include "readahead_threads.h"
 
 #define NR_IPS 20
 #define PER_CPU 32 /* samples of each CPU per round */
@@ -135,32 +136,6 @@ static char *write_file(unsigned rounds)
 	const struct file_opts fo = { 0 };
 
 	return write_file_opts(rounds, &fo);
-}
-
-/* The reader's threads: this process's tasks named perfring-ra. */
-static int nr_threads(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (f) {
-			n += fgets(comm, sizeof(comm), f) && strcmp(comm, "perfring-ra\n") == 0;
-			fclose(f);
-		}
-	}
-	closedir(d);
-	return n;
 }
 
 struct pass {

@@ -23,6 +23,7 @@
 #include <perfring/perfdata.h>
 
 #include "harness.h"
+#include "readahead_threads.h"
 
 struct pass {
 	uint64_t n, hash, err_offset;
@@ -31,32 +32,6 @@ struct pass {
 };
 
 static unsigned files, differ, started, retired;
-
-/* The reader's threads: this process's tasks named perfring-ra. */
-static int nr_threads(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		char path[300], comm[32] = "";
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (f) {
-			n += fgets(comm, sizeof(comm), f) && strcmp(comm, "perfring-ra\n") == 0;
-			fclose(f);
-		}
-	}
-	closedir(d);
-	return n;
-}
 
 static void mix(uint64_t *h, uint64_t v)
 {
