@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <perfring/common.h>
 
 #define PR_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -61,6 +62,16 @@ void pr_log(enum perfring_log_level level, const char *fmt, ...) __attribute__((
  * library thread's, which the caller's thread says again where it applies.
  * perfring_errmsg() is still set. */
 void pr_log_mute(bool mute);
+
+/* CLOCK_MONOTONIC in ns: the reader's waits and drains, the perf.data
+ * readahead thread's polls. */
+static inline uint64_t pr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /* A spinning wait's pause: kinder to the other hardware thread of the core. */
 static inline void pr_cpu_relax(void)

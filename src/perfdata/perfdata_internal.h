@@ -254,7 +254,7 @@ int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *
  * thread. */
 #define PD_NEXT_HANDBACK 2
 int pd_next_step(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec);
-bool pd_next_is_plain(const struct perfring_perfdata *pd, const uint8_t *p, uint64_t avail);
+bool pd_next_is_plain(const struct perfring_perfdata *pd);
 void pd_warn_early_flush(const struct perfring_perfdata *pd, uint64_t offset);
 
 /* perfdata_readahead.c */

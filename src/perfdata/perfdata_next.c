@@ -313,16 +313,24 @@ static inline int raw_next_fast(struct perfring_perfdata *pd, struct perfring_pe
 }
 
 /*
- * A record the reader only passes on, wholly within the avail bytes at p:
- * a kernel record, or a user record the reader learns nothing from and
- * that carries no payload. The readahead thread reads these only.
+ * The record at pd->pos is one the reader only passes on, wholly in memory
+ * with nothing decompressed still to deliver before it: a kernel record,
+ * or a user record the reader learns nothing from and that carries no
+ * payload. The readahead thread reads these only.
  */
-bool pd_next_is_plain(const struct perfring_perfdata *pd, const uint8_t *p, uint64_t avail)
+bool pd_next_is_plain(const struct perfring_perfdata *pd)
 {
-	uint32_t type = pd32(pd, p);
-	uint16_t size = pd16(pd, p + 6);
+	uint64_t off = pd->pos;
+	const uint8_t *p;
+	uint32_t type;
+	uint16_t size;
 
-	if (size < 8 || size > avail)
+	if (pd->dlen != pd->dpos || off >= pd->fast_end || pd->fast_end - off < 8)
+		return false;
+	p = pd->in.buf + (off - pd->in.base);
+	type = pd32(pd, p);
+	size = pd16(pd, p + 6);
+	if (size < 8 || size > pd->fast_end - off)
 		return false;
 	switch (type) {
 	case PERFRING_RECORD_HEADER_ATTR:
@@ -349,9 +357,7 @@ static __attribute__((noinline)) int raw_next_slow(struct perfring_perfdata *pd,
 
 	/* The readahead thread leaves the rest, and anything wrong, to the
 	 * caller's thread: errors and the reader's own decisions come from there. */
-	if (pd->reading_ahead &&
-	    (pd->dlen != pd->dpos || off >= pd->fast_end || pd->fast_end - off < 8 ||
-	     !pd_next_is_plain(pd, pd->in.buf + (off - pd->in.base), pd->fast_end - off)))
+	if (pd->reading_ahead && !pd_next_is_plain(pd))
 		return PD_NEXT_HANDBACK;
 	r = next_decompressed(pd, rec);
 	if (r)

@@ -4,7 +4,7 @@
  * of the reader's own, on another CPU, that reads the records ahead of
  * perfring_perfdata_next() and hands them over in batches, in the order
  * the reader delivers them (time order too: the thread does the queueing
- * and merging), so that the caller's thread only copies a 32-byte entry
+ * and merging), so that the caller's thread only takes an 8-byte entry
  * per record and spends its time on the records themselves.
  *
  * The thread runs the reader's own code (pd_next_step()) on the reader's
@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/internal.h"
@@ -148,20 +147,6 @@ static void futex_wake(_Atomic uint32_t *word)
 	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
-/*
- * The caller's thread waits for the thread to publish a batch past head:
- * it polls a while, then sleeps on the futex, saying so in head_sleeper.
- * The thread stores head, then checks head_sleeper; both sides use
- * sequentially consistent accesses, so one of them sees the other.
- */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Poll done() for PD_RA_SPIN_NS: true as soon as it is. */
 static bool poll_for(struct pd_readahead *ra, bool (*done)(struct pd_readahead *ra, uint32_t v), uint32_t v)
 {
@@ -172,7 +157,7 @@ static bool poll_for(struct pd_readahead *ra, bool (*done)(struct pd_readahead *
 		if (done(ra, v))
 			return true;
 		if (i % 64 == 0) { /* the clock, now and then: a pause takes 3 to 40 ns, by CPU */
-			uint64_t t = now_ns();
+			uint64_t t = pr_now_ns();
 
 			if (!start)
 				start = t;
@@ -183,11 +168,24 @@ static bool poll_for(struct pd_readahead *ra, bool (*done)(struct pd_readahead *
 	}
 }
 
+/* The thread does not pay when a side spent more than PD_RA_RETIRE_PCT of
+ * its time since start waiting for the other. */
+static bool mostly_waited(uint64_t waited, uint64_t start)
+{
+	return waited > (pr_now_ns() - start) / 100 * PD_RA_RETIRE_PCT;
+}
+
 static bool head_moved(struct pd_readahead *ra, uint32_t head)
 {
 	return atomic_load_explicit(&ra->head, memory_order_acquire) != head;
 }
 
+/*
+ * The caller's thread waits for the thread to publish a batch past head:
+ * it polls a while, then sleeps on the futex, saying so in head_sleeper.
+ * The thread stores head, then checks head_sleeper; both sides use
+ * sequentially consistent accesses, so one of them sees the other.
+ */
 static void wait_head(struct pd_readahead *ra, uint32_t head)
 {
 	if (poll_for(ra, head_moved, head))
@@ -280,15 +278,14 @@ static void read_ahead(struct pd_readahead *ra)
 				break;
 			/* full: wait until half of it is free, to be woken once
 			 * for PD_RA_BATCHES / 2 batches, not once for each */
-			uint64_t t0 = now_ns();
+			uint64_t t0 = pr_now_ns();
 
 			wait_tail(ra, head - PD_RA_BATCHES / 2);
-			ra->t_waited += now_ns() - t0;
+			ra->t_waited += pr_now_ns() - t0;
 		}
 		if (!ra->t_start)
-			ra->t_start = now_ns();
-		if (++ra->t_batches == PD_RA_JUDGE_BATCHES &&
-		    ra->t_waited > (now_ns() - ra->t_start) / 100 * PD_RA_RETIRE_PCT)
+			ra->t_start = pr_now_ns();
+		if (++ra->t_batches == PD_RA_JUDGE_BATCHES && mostly_waited(ra->t_waited, ra->t_start))
 			atomic_store(&ra->retire, true); /* the caller is far slower: reading is not its cost */
 		if (atomic_load_explicit(&ra->retire, memory_order_relaxed))
 			r = PD_NEXT_HANDBACK;
@@ -411,15 +408,11 @@ static struct pd_readahead *start(struct perfring_perfdata *pd)
 	return ra;
 }
 
-/* The thread may read on from pd->pos: what it reads is there whole, and
- * the reader has nothing of its own to deliver first. */
+/* The thread may read on from pd->pos: the reader is not at its end, and
+ * the next record is one the thread reads. */
 static bool can_read_ahead(const struct perfring_perfdata *pd)
 {
-	uint64_t off = pd->pos;
-
-	if (pd->at_eof || pd->dlen != pd->dpos || off >= pd->fast_end || pd->fast_end - off < 8)
-		return false;
-	return pd_next_is_plain(pd, pd->in.buf + (off - pd->in.base), pd->fast_end - off);
+	return !pd->at_eof && pd_next_is_plain(pd);
 }
 
 /* The next entry of the batches, or the end of reading ahead: 1 with *rec,
@@ -435,19 +428,15 @@ static int take(struct perfring_perfdata *pd, struct pd_readahead *ra, struct pe
 		if (ra->at == 0) { /* a new batch: wait until it is there */
 			head = atomic_load_explicit(&ra->head, memory_order_acquire);
 			if (head == ra->cur) {
-				uint64_t t0 = now_ns();
+				uint64_t t0 = pr_now_ns();
 
 				wait_head(ra, head);
-				ra->c_waited += now_ns() - t0;
+				ra->c_waited += pr_now_ns() - t0;
 				continue;
 			}
-			if (++ra->c_batches == PD_RA_JUDGE_BATCHES && !atomic_load_explicit(&ra->retire, memory_order_relaxed)) {
-				uint64_t spent = now_ns() - ra->c_start;
-
-				/* the caller mostly waited: it reads faster alone */
-				if (ra->c_waited > spent / 100 * PD_RA_RETIRE_PCT)
-					atomic_store(&ra->retire, true);
-			}
+			/* the caller mostly waited: it reads faster alone */
+			if (++ra->c_batches == PD_RA_JUDGE_BATCHES && mostly_waited(ra->c_waited, ra->c_start))
+				atomic_store(&ra->retire, true);
 			atomic_store_explicit(&ra->reader_cpu, sched_getcpu(), memory_order_relaxed);
 			if (b->early_warn)
 				pd_warn_early_flush(pd, b->early_warn - 1);
@@ -507,7 +496,7 @@ int pd_readahead_next(struct perfring_perfdata *pd, struct perfring_perfdata_rec
 		if (ra->handbacks >= PD_RA_MAX_HANDBACKS || !can_read_ahead(pd))
 			return PD_NEXT_HANDBACK;
 		if (!ra->c_start)
-			ra->c_start = now_ns();
+			ra->c_start = pr_now_ns();
 		ra->handbacks++;
 		ra->running = true;
 		ra->buf = pd->in.buf;

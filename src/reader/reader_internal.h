@@ -338,15 +338,6 @@ static inline int pr_rd_msg_buf_reserve(struct perfring_msg_buf *out, size_t n)
 	return 0;
 }
 
-/* CLOCK_MONOTONIC in ns, for the waiting and draining layers alike. */
-static inline uint64_t pr_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* reader_drain.c: turning ring records into messages, shared by the drains. */
 int pr_rd_fill_event(struct perfring_reader *rd, struct pr_rd_ring *r, const struct perfring_ring_record *rec,
 		     struct perfring_msg *ev, struct perfring_msg_src *src);
