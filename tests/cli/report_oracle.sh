@@ -240,6 +240,51 @@ else
 	same_text trace_not_tracepoint "$A" --sort trace
 fi
 
+# perf record --user-callchains: a sample taken in the kernel (prof_work's read() of /dev/zero)
+# has only its user callers in its call chain. perf's entry for it is the sampled ip's (read_zero,
+# [k]), the chain its callers: the whole text is perf's (with the chain's first frame as the
+# entry, 6% of the samples went to __GI___libc_read); the folded stacks end in read_zero too, as
+# many samples as perf gives it.
+UC="$T_TMP/user_cc.data"
+if ! perf_record -q -e task-clock -F 999 -g --user-callchains -o "$UC" -- \
+	"$PERFRING_BUILD/tests/helpers/prof_work" 300 >/dev/null 2>"$T_TMP/rec.err"; then
+	fail user_callchains_record "perf record --user-callchains failed: $(head -c 300 "$T_TMP/rec.err")"
+else
+	same_text user_callchains_default "$UC"
+	same_text user_callchains_self "$UC" --sort sym --no-children
+	same_text user_callchains_g_none "$UC" --sort dso,sym -g none
+	"$PERFRING" report -i "$UC" --folded "$T_TMP/uc.folded" >/dev/null 2>"$T_TMP/uc.err"
+	if grep -q "built without the profile exports" "$T_TMP/uc.err"; then
+		skip user_callchains_folded "this perfring has no exports"
+	else
+		want=$(perf report --stdio -i "$UC" --sort sym --no-children -g none -n 2>/dev/null |
+			awk '$NF == "read_zero" && $(NF-1) == "[k]" { print $2; exit }')
+		got=$(awk '$1 ~ /;read_zero$/ { s += $2 } END { print s + 0 }' "$T_TMP/uc.folded")
+		t_check user_callchains_folded "folded stacks ending in read_zero count $got samples, perf's entry $want" \
+			bash -c "[ -n '$want' ] && [ '$want' -gt 0 ] && [ '$got' = '$want' ]"
+	fi
+fi
+
+# A call chain with a context marker perf does not know (tests/helpers/bad_context.py puts one
+# into every 5th chain of a prof_work recording): perf drops the chain and counts the sample at
+# its ip, with no callers; so does perfring report (the whole text is perf's), and perfring
+# script shows no frames for it, as perf script.
+BC="$T_TMP/bad_context.data"
+if ! perf_record -q -e cpu-clock -F 999 -g -o "$T_TMP/pw.data" -- "$PERFRING_BUILD/tests/helpers/prof_work" 300 \
+	>/dev/null 2>"$T_TMP/rec.err"; then
+	fail bad_context_record "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
+elif ! n=$(python3 "$T_ROOT/tests/helpers/bad_context.py" "$T_TMP/pw.data" "$BC" 5 2>&1); then
+	fail bad_context_file "bad_context.py: $n"
+else
+	same_text bad_context_default "$BC"
+	same_text bad_context_self "$BC" --sort sym --no-children
+	same_text bad_context_g_none "$BC" --sort dso,sym -g none
+	perf script -i "$BC" >"$T_TMP/bc.perf" 2>/dev/null
+	"$PERFRING" script -i "$BC" >"$T_TMP/bc.pr" 2>&1
+	t_check bad_context_script "perfring script differs from perf script ($n chains changed): $(diff "$T_TMP/bc.pr" "$T_TMP/bc.perf" | head -n 4 | tr '\n' ' ')" \
+		bash -c "[ '$n' -gt 0 ] && [ -s '$T_TMP/bc.perf' ] && cmp -s '$T_TMP/bc.pr' '$T_TMP/bc.perf'"
+fi
+
 # perf record --call-graph dwarf: the user stack copied into each sample is unwound with the
 # binaries' call frame information (libdwfl, as perf): the self tables are perf's line for line,
 # and the unwound callers are there (symt_alpha's caller symt_spin, as perf script shows it).

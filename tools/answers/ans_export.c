@@ -261,7 +261,7 @@ int ans_export_add(struct ans_export *x, const struct ans_reader *r, const struc
 {
 	const struct perfring_sample *s = a->s;
 	struct prof_sample ps = { 0 };
-	size_t i, n = 0, need = a->nframes;
+	size_t i, n = 0, need = a->nframes + 1;
 	int err;
 
 	if (!x->p && make_profile(x, r))
@@ -270,6 +270,8 @@ int ans_export_add(struct ans_export *x, const struct ans_reader *r, const struc
 		return 0; /* an event that appeared after the first sample (pipe mode): not in the profile */
 	for (i = 0; i < a->nframes; i++)
 		need += a->frames[i].ninlined;
+	if (a->own_apart)
+		need += a->own->ninlined;
 	if (need > x->cap) {
 		struct prof_frame *f = realloc(x->frames, need * sizeof(*f));
 
@@ -278,6 +280,10 @@ int ans_export_add(struct ans_export *x, const struct ans_reader *r, const struc
 		x->frames = f;
 		x->cap = need;
 	}
+	/* the leaf is the sample's own frame, as in perfring report (and
+	 * perf report): the sampled ip, when the chain holds only its callers */
+	if (a->own_apart)
+		n += export_frames(r, a->own, &x->frames[n]);
 	for (i = 0; i < a->nframes; i++) {
 		const struct ans_frame *af = &a->frames[i];
 

@@ -430,7 +430,8 @@ static bool keep_frame(const struct ans_report_opts *o, const struct ans_frame *
 /* The filters of perf report --comm, --pid, --tid, --dso, --symbols, on the sample. */
 static bool keep_sample(const struct ans_report_opts *o, const struct ans_sample *a)
 {
-	return keep_thread(o, a) && keep_frame(o, a->nframes ? &a->frames[0] : NULL);
+	/* perf filters by the sample's own entry (its al) */
+	return keep_thread(o, a) && keep_frame(o, a->own ? a->own : a->nframes ? &a->frames[0] : NULL);
 }
 
 /*
@@ -457,7 +458,7 @@ static bool frame_level_k(const struct ans_sample *a, size_t j, bool leaf, bool 
 			if (a->frames[i].mapped || a->frames[i].name)
 				return a->frames[i].kernel;
 	}
-	return a->frames[0].kernel;
+	return a->own ? a->own->kernel : a->frames[0].kernel;
 }
 
 /* The event's totals, grown to hold event ev. */
@@ -485,7 +486,8 @@ struct event_tot *report_event_tot(struct report *r, int ev)
 static inline int add_node(struct report *r, const struct ans_sample *a, size_t j, bool leaf, int32_t comm,
 			   uint32_t *entry, int32_t *dso_out)
 {
-	const struct ans_frame *f = a->nframes ? &a->frames[j] : NULL;
+	/* add_sample_own()'s leaf is the own frame, with or without a chain */
+	const struct ans_frame *f = a->nframes || (leaf && a->own) ? &a->frames[j] : NULL;
 	uint64_t key[KEY_WORDS], period = a->period;
 	struct entry *e;
 	size_t depth;

@@ -685,7 +685,7 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 {
 	const struct perfring_sample *s = out->s;
 	unsigned cpumode = perfring_misc_cpumode(out->d->misc);
-	uint64_t i, nr = s->callchain.nr, ip;
+	uint64_t i, nr = s->callchain.nr, ip, first_ip = 0;
 	size_t n = 0;
 
 	if (ans_unwind_wanted(s) && r->max_stack > 0)
@@ -731,6 +731,8 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 			first_of_context = true;
 			continue;
 		}
+		if (!n)
+			first_ip = ip;
 		name_frame(r, s->pid, ip, cpumode, &r->frames[n]);
 		if (r->opts.inlines && !first_of_context)
 			call_site_inlines(r, s->pid, ip, cpumode, &r->frames[n]);
@@ -739,6 +741,14 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 	}
 	out->frames = r->frames;
 	out->nframes = n;
+	/* perf's entry for a sample is its ip's (thread__resolve_callchain_sample()
+	 * walks the chain for the callers only): apart when the chain does not
+	 * start at the ip, as it does when the kernel wrote one */
+	if ((s->present & PERF_SAMPLE_IP) && (!n || first_ip != s->ip)) {
+		name_frame(r, s->pid, s->ip, perfring_misc_cpumode(out->d->misc), &r->own);
+		out->own = &r->own;
+		out->own_apart = true;
+	}
 	return 0;
 }
 

@@ -78,6 +78,12 @@ struct ans_sample {
 	 * them, as perf's call chain has it; own the binary's symbol there, as
 	 * perf's entry for the sample). NULL otherwise. */
 	const struct ans_frame *own;
+	/* own is the sampled ip's frame, not in frames at all: the call chain
+	 * does not start at the ip (user frames only, perf record
+	 * --user-callchains, of a sample in the kernel), or is empty, or perf
+	 * drops it (a context it does not know). perf's entry for the sample
+	 * is the ip's, the chain its callers; perf script shows the chain. */
+	bool own_apart;
 };
 
 struct ans_opts {
