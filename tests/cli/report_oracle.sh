@@ -285,6 +285,41 @@ else
 		bash -c "[ '$n' -gt 0 ] && [ -s '$T_TMP/bc.perf' ] && cmp -s '$T_TMP/bc.pr' '$T_TMP/bc.perf'"
 fi
 
+# A function named in 600 characters (C++ templates make longer ones): perf prints the name
+# whole, and sizes the column by it (perfring cut it at 511 bytes before).
+LN="$T_TMP/long_name"
+fn="long_$(printf 'n%.0s' $(seq 595))"
+cat >"$LN.c" <<EOF
+volatile unsigned long sink;
+__attribute__((noinline)) void $fn(long n)
+{
+	for (long i = 0; i < n; i++)
+		sink += i * i;
+}
+__attribute__((noinline)) void short_name(long n)
+{
+	for (long i = 0; i < n; i++)
+		sink += i;
+}
+int main(void)
+{
+	for (int r = 0; r < 50; r++) {
+		$fn(4000000);
+		short_name(2000000);
+	}
+	return 0;
+}
+EOF
+if ! ${CC:-cc} -O1 -fno-omit-frame-pointer -o "$LN" "$LN.c" 2>"$T_TMP/cc.err"; then
+	fail long_name_build "cc failed: $(head -c 300 "$T_TMP/cc.err")"
+elif ! perf_record -q -e cpu-clock -F 999 -g -o "$LN.data" -- "$LN" >/dev/null 2>"$T_TMP/rec.err"; then
+	fail long_name_record "perf record failed: $(head -c 300 "$T_TMP/rec.err")"
+else
+	same_text long_name_default "$LN.data"
+	same_text long_name_sym "$LN.data" --sort sym -g none
+	t_check long_name_whole "the 600-character name is not whole in report's table" grep -q "\[\.\] $fn\$" "$T_TMP/pr.txt"
+fi
+
 # perf record --call-graph dwarf: the user stack copied into each sample is unwound with the
 # binaries' call frame information (libdwfl, as perf): the self tables are perf's line for line,
 # and the unwound callers are there (symt_alpha's caller symt_spin, as perf script shows it).

@@ -126,6 +126,25 @@ struct event_tot report_shown_tot(const struct report *r, int ev)
 	return t;
 }
 
+/* Room for any key text of entry e: "[k] " and a name of any length (a C++
+ * one runs to kilobytes; perf prints it whole), or a number. */
+static size_t text_room(const struct report *r, const struct entry *e)
+{
+	size_t room = 64;
+	int i;
+
+	for (i = 0; i < r->nkeys; i++) {
+		const char *name = r->keys[i] == RK_SYM	     ? e->sym
+				   : r->keys[i] == RK_SYM_FROM ? entry_branch(r, e)->from.sym
+				   : r->keys[i] == RK_SYM_TO   ? entry_branch(r, e)->to.sym
+							       : NULL;
+
+		if (name && strlen(name) + 64 > room)
+			room = strlen(name) + 64;
+	}
+	return room;
+}
+
 /*
  * The table of one event, or of an event group (nr members from event ev):
  * perf report --stdio's header (samples and event count of the members
@@ -138,9 +157,20 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 {
 	struct event_tot t[GROUP_MAX], all = { 0 };
 	int width[RK_MAX], i, k, last, wide = 8 * (nr - 1);
-	char buf[512], unit = ' ';
+	char small[512], *buf = small, unit = ' ';
+	size_t j, room = sizeof(small);
 	uint64_t ns;
-	size_t j;
+
+	for (j = 0; j < nmade; j++)
+		if (text_room(r, made[j].e) > room)
+			room = text_room(r, made[j].e);
+	for (j = 0; j < n; j++)
+		if (text_room(r, rows[j]->e) > room)
+			room = text_room(r, rows[j]->e);
+	if (room > sizeof(small) && !(buf = malloc(room))) {
+		buf = small; /* out of memory: the longest names cut to 511 bytes */
+		room = sizeof(small);
+	}
 
 	for (k = 0; k < nr; k++) {
 		t[k] = report_shown_tot(r, ev + k);
@@ -175,7 +205,7 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			int w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &entry_branch(r, made[j].e)->from)
 				: r->keys[i] == RK_DSO_TO ? branch_dso_len(r, &entry_branch(r, made[j].e)->to)
 				: (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, made[j].e->pid_comm)
-								      : key_text(r, r->keys[i], made[j].e, buf, sizeof(buf)));
+								      : key_text(r, r->keys[i], made[j].e, buf, room));
 
 			/* perf sizes the symbol column by the function's name: an
 			 * inlined one's " (inlined)" runs past it */
@@ -234,7 +264,7 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 
 			if (r->elide[i])
 				continue;
-			text = key_text(r, r->keys[i], w->e, buf, sizeof(buf));
+			text = key_text(r, r->keys[i], w->e, buf, room);
 			if (r->keys[i] == RK_COMM || r->keys[i] == RK_DSO_FROM || r->keys[i] == RK_DSO_TO)
 				printf("  %-*.*s", i < last ? width[i] : 0, width[i], text);
 			else
@@ -245,6 +275,8 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			graph_print(r, w->m[0], r->graph_min);
 	}
 	printf("\n\n");
+	if (buf != small)
+		free(buf);
 }
 
 void report_print_json(const struct report *r, const char *name, int ev, struct row **rows, size_t n, uint64_t lost)
