@@ -24,9 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The interface with report_header.c (which declares the same two). */
-void report_event_desc_print(const void *data, size_t len, bool swapped, FILE *out);
-int report_event_desc_names(const void *data, size_t len, bool swapped, char ***names, uint32_t *nr);
+#include "perfdata/report_header.h"
 
 #define RA_ATTR_SIZE 128 /* sizeof(struct perf_event_attr) in perf 6.1 (PERF_ATTR_SIZE_VER7) */
 #define RA_FLAGS_OFF 40  /* the u64 of flag bits, after read_format */
