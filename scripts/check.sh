@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make check: build and run every test, then again under sanitizers.
 #  1. plain build (build/): unit, kernel and CLI tests;
-#  2. ASan+UBSan build (build/asan/): unit and kernel tests;
+#  2. ASan+UBSan build (build/asan/): unit and kernel tests, and the tool on hostile files
+#     (tests/cli/tool_hostile.sh);
 #     and the same with clang (build/asan-clang/): its UBSan sees what gcc's does not (e.g.
 #     arithmetic on a NULL pointer, "applying zero offset to null pointer");
 #  3. TSan build (build/tsan/): the threaded tests (names containing "thread");
@@ -41,6 +42,10 @@ step "build (asan+ubsan)"
 if make -s -j"$jobs" O=build/asan SANITIZE=address,undefined all >build/make-asan.log 2>&1; then
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		bash scripts/run-tests.sh --build build/asan --suite asan --no-cli || status=1
+	# The tool itself under the sanitizers, on hostile files (tests/cli/tool_hostile.sh): its
+	# error paths are not in the unit tests valgrind runs.
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		bash scripts/run-tests.sh --build build/asan --suite asan-cli --filter 'cli/tool_hostile' || status=1
 	cat build/asan/.totals >>build/.totals
 else
 	cat build/make-asan.log; echo "build failed: build/make-asan.log" >>"$FAILURES_FILE"; echo "0 1 0" >>build/.totals; status=1

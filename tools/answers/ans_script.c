@@ -790,6 +790,7 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 	 * pipe's events, as they come). */
 	for (i = 0; o && i < ans_nevents(r); i++)
 		if (event_fields(&c, i, &fl)) {
+			free(c.ev_fields);
 			free(o);
 			ans_export_free(x);
 			ans_close(r);
