@@ -28,25 +28,35 @@ agree() {
 	fi
 }
 
-# graph_agree [--loose] NAME FILE ARGS...: the call graphs under perf report --stdio ARGS's
-# entries are perfring report ARGS's (tests/helpers/perf_graph_cmp.py; --loose for the
-# whole machine: unknown addresses and entries the table tests judge are left out).
-graph_agree() {
-	local loose=() name f line
+# graphs_same [--loose] FILE ARGS...: whether the call graphs under perf report --stdio ARGS's
+# entries are perfring report ARGS's (tests/helpers/perf_graph_cmp.py, its report in
+# $T_TMP/gcmp; --loose for the whole machine: unknown addresses and entries the table tests
+# judge are left out); T_RC is perfring's exit status.
+graphs_same() {
+	local loose=() f
 	[ "$1" = --loose ] && loose=(--loose) && shift
-	name=$1 f=$2
-	shift 2
+	f=$1
+	shift
 	perf report --stdio -i "$f" "$@" >"$T_TMP/perf.grep" 2>/dev/null
 	"$PERFRING" report -i "$f" "$@" >"$T_TMP/pr.grep" 2>"$T_TMP/pr.err"
 	T_RC=$?
 	python3 "$T_ROOT/tests/helpers/perf_graph_cmp.py" "${loose[@]}" "$T_TMP/perf.grep" "$T_TMP/pr.grep" >"$T_TMP/gcmp"
-	line=$(tail -n 1 "$T_TMP/gcmp")
-	if [ "$T_RC" -ne 0 ] || ! echo "$line" | grep -qE '^entries=[1-9][0-9]* graphs=[1-9][0-9]* compared=[1-9][0-9]* skipped=[0-9]+ bad=0$'; then
-		fail "$name" "perfring report $* (exit $T_RC): $line"
+	[ "$T_RC" -eq 0 ] && tail -n 1 "$T_TMP/gcmp" |
+		grep -qE '^entries=[1-9][0-9]* graphs=[1-9][0-9]* compared=[1-9][0-9]* skipped=[0-9]+ bad=0$'
+}
+
+# graph_agree [--loose] NAME FILE ARGS...: graphs_same, said as a check.
+graph_agree() {
+	local loose=() name
+	[ "$1" = --loose ] && loose=(--loose) && shift
+	name=$1
+	shift
+	if graphs_same "${loose[@]}" "$@"; then
+		ok "$name"
+	else
+		fail "$name" "perfring report ${*:2} (exit $T_RC): $(tail -n 1 "$T_TMP/gcmp")"
 		t_show "$T_TMP/gcmp"
 		t_show "$T_TMP/pr.err" 3
-	else
-		ok "$name"
 	fi
 }
 
@@ -198,10 +208,7 @@ if perf_record -q -e cpu-clock -c 100000 -g -o "$E" -- sh -c 'for i in $(seq 300
 	# the two differ (a fresh clone's make check of c0a26e2: one __libc_early_init branch of
 	# 1.83% against perf's 1.49%). So a recording whose graphs differ is made once more: the
 	# second must agree (a real difference shows in both).
-	perf report --stdio -i "$E" --sort comm,dso,sym --children >"$T_TMP/perf.grep" 2>/dev/null
-	"$PERFRING" report -i "$E" --sort comm,dso,sym --children >"$T_TMP/pr.grep" 2>/dev/null
-	if ! python3 "$T_ROOT/tests/helpers/perf_graph_cmp.py" "$T_TMP/perf.grep" "$T_TMP/pr.grep" | tail -n 1 |
-		grep -qE '^entries=[1-9][0-9]* graphs=[1-9][0-9]* compared=[1-9][0-9]* skipped=[0-9]+ bad=0$'; then
+	if ! graphs_same "$E" --sort comm,dso,sym --children; then
 		echo "exec_graph: the first recording's graphs differ from perf's; recording again" >&2
 		perf_record -q -e cpu-clock -c 100000 -g -o "$E" -- sh -c 'for i in $(seq 300); do /bin/true; done' \
 			>/dev/null 2>"$T_TMP/rec.err"
