@@ -161,12 +161,12 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 	size_t j, room = sizeof(small);
 	uint64_t ns;
 
-	for (j = 0; j < nmade; j++)
-		if (text_room(r, made[j].e) > room)
-			room = text_room(r, made[j].e);
-	for (j = 0; j < n; j++)
-		if (text_room(r, rows[j]->e) > room)
-			room = text_room(r, rows[j]->e);
+	for (j = 0; j < nmade + n; j++) {
+		size_t need = text_room(r, j < nmade ? made[j].e : rows[j - nmade]->e);
+
+		if (need > room)
+			room = need;
+	}
 	if (room > sizeof(small) && !(buf = malloc(room))) {
 		buf = small; /* out of memory: the longest names cut to 511 bytes */
 		room = sizeof(small);
