@@ -27,6 +27,10 @@
  *           the least an ordering or counting reader can take: map the
  *           file and walk its data section's record headers, nothing else
  *           (every line prefetched 8 KiB ahead, the fastest such walk here)
+ *   perfdata_decode FILE --floor-consumer [--reps N]
+ *           the decoding pass's consumer alone: its records first copied
+ *           in time order into one buffer (not timed), then parsed and
+ *           summed as decode_file() does, with no reader at all
  *   perfdata_decode FILE --callgrind [--max-records N] [--ordered]
  *           one pass through decode_file() for valgrind --tool=callgrind
  *           --toggle-collect=decode_file, stopping after N records
@@ -136,6 +140,91 @@ static BENCH_NOINLINE struct result count_file(const char *path)
 		r.samples += per_attr[i];
 	for (i = 0; i < (int)(sizeof(by_type) / sizeof(by_type[0])); i++)
 		r.sum += by_type[i];
+	return r;
+}
+
+/*
+ * The consumer's floor: decode_file()'s work on each record (parse, the
+ * sample's fields and call chain summed) with no reading at all. The
+ * records are first copied, in time order, one after another into one
+ * buffer (not timed), so the consumer streams through memory as no reader
+ * of a perf.data can make it: a round's records come from two or more
+ * places of the file. A time-ordered pass of decode_file() cannot take
+ * less than this on one CPU, whatever the reader does.
+ */
+struct held {
+	uint8_t *bytes;
+	uint32_t *size;        /* each record's size, in order */
+	const struct perfring_parse_config **cfg; /* its attr's (NULL: a user record) */
+	uint64_t n, len;
+	struct perfring_perfdata *pd; /* open: the cfgs are its */
+};
+
+static void hold_records(const char *path, struct held *h)
+{
+	struct perfring_perfdata_opts opts = { .sz = sizeof(opts), .ordered = true };
+	struct perfring_perfdata_record rec;
+	struct perfring_perfdata *pd;
+	uint64_t cap = 0;
+	struct stat st;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	if (stat(path, &st))
+		bench_die("%s: %s", path, strerror(errno));
+	pd = perfring_perfdata_open(path, &opts);
+	if (!pd)
+		bench_die("%s: %s", path, perfring_errmsg());
+	h->bytes = malloc((size_t)st.st_size); /* more than the records take */
+	if (!h->bytes)
+		bench_die("out of memory");
+	while ((ret = perfring_perfdata_next(pd, &rec)) > 0) {
+		if (h->n == cap) {
+			cap = cap ? cap * 2 : 1u << 16;
+			h->size = realloc(h->size, cap * sizeof(*h->size));
+			h->cfg = realloc(h->cfg, cap * sizeof(*h->cfg));
+			if (!h->size || !h->cfg)
+				bench_die("out of memory");
+		}
+		h->cfg[h->n] = rec.attr ? &rec.attr->cfg : NULL;
+		h->size[h->n++] = rec.attr ? rec.size : 0;
+		if (rec.attr) {
+			if (rec.size > (uint64_t)st.st_size - h->len)
+				bench_die("%s: --floor-consumer takes an uncompressed file", path);
+			memcpy(h->bytes + h->len, rec.data, rec.size);
+			h->len += rec.size;
+		}
+	}
+	if (ret < 0)
+		bench_die("%s: %s", path, perfring_errmsg());
+	h->pd = pd;
+}
+
+static BENCH_NOINLINE struct result consume_held(const struct held *h)
+{
+	struct result r = { 0, 0, 0, 0 };
+	struct perfring_decoded d;
+	uint64_t off = 0, i, k;
+	int ret;
+
+	for (k = 0; k < h->n; k++) {
+		r.records++;
+		if (!h->cfg[k])
+			continue;
+		ret = perfring_record_parse(h->cfg[k], h->bytes + off, h->size[k], &d);
+		off += h->size[k];
+		if (ret)
+			bench_die("record %" PRIu64 ": %s", k, perfring_strerror(ret));
+		r.kernel++;
+		if (d.type == PERF_RECORD_SAMPLE) {
+			const struct perfring_u64_array cc = d.u.sample.callchain;
+
+			r.samples++;
+			r.sum += d.u.sample.time + d.u.sample.pid + d.u.sample.tid + d.u.sample.cpu + d.u.sample.ip;
+			for (i = 0; i < cc.nr; i++)
+				r.sum += perfring_u64_at(&cc, i);
+		}
+	}
 	return r;
 }
 
@@ -256,12 +345,13 @@ int main(int argc, char **argv)
 		{ "callgrind", no_argument, NULL, 'g' },	 { "max-records", required_argument, NULL, 'm' },
 		{ "floor", no_argument, NULL, 'f' },		 { "floor-pread", no_argument, NULL, 'p' },
 		{ "stats", no_argument, NULL, 's' },		 { "floor-headers", no_argument, NULL, 'H' },
-		{ "readahead-thread", no_argument, NULL, 'R' }, { NULL, 0, NULL, 0 },
+		{ "readahead-thread", no_argument, NULL, 'R' }, { "floor-consumer", no_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *name, *path;
 	uint64_t max = UINT64_MAX;
 	int reps = 3, callgrind = 0, floor = 0, opt, i;
-	bool ordered = false, stats = false;
+	bool ordered = false, stats = false, consumer = false;
 	struct result r = { 0, 0, 0, 0 };
 	double *t, med;
 
@@ -294,6 +384,9 @@ int main(int argc, char **argv)
 		case 'R':
 			readahead_thread = true;
 			break;
+		case 'C':
+			consumer = true;
+			break;
 		default:
 			goto usage;
 		}
@@ -325,6 +418,31 @@ int main(int argc, char **argv)
 		}
 		printf("perfdata_decode %s seconds %.6f (median of %d: %s)\n", names[floor],
 		       bench_median(t, (size_t)reps), reps, what[floor]);
+		free(t);
+		return 0;
+	}
+	if (consumer) {
+		struct held h;
+
+		t = calloc((size_t)reps, sizeof(*t));
+		if (!t)
+			bench_die("out of memory");
+		hold_records(path, &h);
+		for (i = 0; i < reps; i++) {
+			uint64_t t0 = bench_now_ns();
+
+			r = consume_held(&h);
+			t[i] = (double)(bench_now_ns() - t0) / 1e9;
+			printf("perfdata_decode_pass floor-consumer records %" PRIu64 " kernel %" PRIu64 " samples %" PRIu64
+			       " seconds %.6f sum %" PRIx64 "\n", r.records, r.kernel, r.samples, t[i], r.sum);
+		}
+		printf("perfdata_decode floor-consumer records %" PRIu64 " seconds %.6f (median of %d: decode_file's "
+		       "consumer alone, on the records copied in time order into one buffer beforehand)\n",
+		       r.records, bench_median(t, (size_t)reps), reps);
+		perfring_perfdata_free(h.pd);
+		free(h.bytes);
+		free(h.size);
+		free(h.cfg);
 		free(t);
 		return 0;
 	}
@@ -371,6 +489,6 @@ int main(int argc, char **argv)
 	free(t);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s FILE [--reps N] [--ordered | --stats | --floor | --floor-pread | --floor-headers] [--readahead-thread] [--callgrind [--max-records N]]\n", argv[0]);
+	fprintf(stderr, "usage: %s FILE [--reps N] [--ordered | --stats | --floor | --floor-pread | --floor-headers | --floor-consumer] [--readahead-thread] [--callgrind [--max-records N]]\n", argv[0]);
 	return 2;
 }

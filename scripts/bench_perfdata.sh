@@ -137,7 +137,7 @@ warm() {
 # records ahead); the -1thread figures are without it. perf report --stats'
 # own job (count the records) is measured both ways too; without the thread
 # is the faster there.
-pr_out= pro_out= rs_out= ps_times= fl_out= flp_out= flh_out= st_out= pr1_out= pro1_out= st1_out=
+pr_out= pro_out= rs_out= ps_times= fl_out= flp_out= flh_out= st_out= pr1_out= pro1_out= st1_out= flc_out=
 for i in $(seq "$reps"); do
 	warm
 	pr_out+=$("$bin/perfdata_decode" "$file" --reps 1 --readahead-thread)$'\n' || status=1
@@ -154,8 +154,9 @@ for i in $(seq "$reps"); do
 	fl_out+=$("$bin/perfdata_decode" "$file" --floor --reps 1)$'\n' || status=1
 	flp_out+=$("$bin/perfdata_decode" "$file" --floor-pread --reps 1)$'\n' || status=1
 	flh_out+=$("$bin/perfdata_decode" "$file" --floor-headers --reps 1)$'\n' || status=1
+	flc_out+=$("$bin/perfdata_decode" "$file" --floor-consumer --reps 1)$'\n' || status=1
 done
-grep '^perfdata_decode_pass' <<<"$pr_out$pro_out$pr1_out$pro1_out$rs_out$ps_times$fl_out$flp_out$flh_out"
+grep '^perfdata_decode_pass' <<<"$pr_out$pro_out$pr1_out$pro1_out$rs_out$ps_times$fl_out$flp_out$flh_out$flc_out"
 records=$(awk '/^perfdata_decode perfring / {print $4; exit}' <<<"$pr_out")
 t_pr=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pr_out" | median)
 t_pro=$(awk '/^perfdata_decode_pass/ {print $10}' <<<"$pro_out" | median)
@@ -193,6 +194,13 @@ t_flp=$(awk '/^perfdata_decode_pass floor-pread/ {print $4}' <<<"$flp_out" | med
 echo "perfdata_decode floor-pread seconds $t_flp (median of $reps: the file read with pread into a reused 4 MiB buffer, words added up)"
 t_flh=$(awk '/^perfdata_decode_pass floor-headers/ {print $4}' <<<"$flh_out" | median)
 echo "perfdata_decode floor-headers seconds $t_flh (median of $reps: the file mapped and its record headers walked, each line prefetched ahead)"
+t_flc=$(awk '/^perfdata_decode_pass floor-consumer/ {print $10}' <<<"$flc_out" | median)
+sum_flc=$(awk '/^perfdata_decode_pass floor-consumer/ {print $12; exit}' <<<"$flc_out")
+echo "perfdata_decode floor-consumer seconds $t_flc (median of $reps: the decoding pass's consumer alone, its records copied in time order into one buffer beforehand)"
+if [ "$sum_flc" != "$sum_pr" ]; then
+	echo "perfdata_decode MISMATCH: the consumer's floor summed $sum_flc, the decoding pass $sum_pr"
+	status=1
+fi
 
 ratio() { # name a b note
 	[[ "$2" =~ ^[0-9.]+$ && "$3" =~ ^[0-9.]+$ ]] || return 0
@@ -233,6 +241,11 @@ ratio floor-pread/perf-report-stats "$t_flp" "$t_ps" " (the copying floor agains
 # What perf report --stats needs of a record is its header: the least a
 # reader that finds every header (to order or count) can take.
 ratio floor-headers/perf-report-stats "$t_flh" "$t_ps" " (only the record headers walked, against perf report)"
+# The decoding pass's own consumer (parse each record, add up the sample
+# fields and every call chain entry) with no reading at all: what a
+# time-ordered decoding pass cannot go below on one CPU, whatever reads.
+ratio floor-consumer/perf-report-stats "$t_flc" "$t_ps" " (the decoding pass's consumer alone, no reading, against perf report)"
+ratio perfring/floor-consumer "$t_pro" "$t_flc" " (time order over its consumer alone)"
 awk -v a="$t_st1" -v b="$t_flh" 'BEGIN { if (a > 0 && b > 0) printf "RATIO perfdata_stats perfring/floor-headers %.3f (perf report --stats'"'"' job over walking the headers alone)\n", a / b }'
 
 # Peak memory of one pass each (max RSS, /usr/bin/time): time ordering holds
