@@ -180,7 +180,7 @@ struct perfring_sym_frame {
 };
 
 struct perfring_sym_result {
-	const char *name;       /* the function; NULL when unknown */
+	const char *name;       /* the function (or data object: flags); NULL when unknown */
 	uint64_t offset;        /* address - the function's start */
 	uint64_t sym_addr;      /* the function's start and size, in the binary's */
 	uint64_t sym_size;      /* addresses (kernel: the address itself) */
@@ -198,8 +198,14 @@ struct perfring_sym_result {
 	 * With lines only: one frame. NULL/0 when there is no DWARF. */
 	const struct perfring_sym_frame *frames;
 	uint32_t nr_frames;
+	uint32_t flags;         /* PERFRING_SYM_* below */
 	const char *reason;     /* when unknown: why (also in perfring_errmsg()) */
 };
+
+/* flags: name is a data object's, not a function's (a kallsyms d/D/b/B
+ * symbol: an address past the kernel's text, in its data or a stray call
+ * chain entry). perf names such an address NAME+0xOFFSET. */
+#define PERFRING_SYM_OBJECT 1u
 
 /*
  * Symbolize addr of process pid (a sample's ip or a call chain entry).

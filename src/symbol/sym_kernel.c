@@ -4,7 +4,8 @@
  * and module symbols) and JIT maps (/tmp/perf-PID.map). Each is a sorted
  * array searched by binary search; kallsyms gives no sizes, so a symbol ends
  * where the next one starts, and the last one of a module (or of the core
- * kernel, at _etext) ends there rather than at the next module.
+ * kernel, at _etext) ends there rather than at the next module. Data
+ * symbols (d/D/b/B) are kept as perf keeps them, marked as objects.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -162,7 +163,7 @@ int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *pat
 {
 	const char *core = pr_intern_str(strs, "[kernel.kallsyms]");
 	uint64_t etext = 0;
-	size_t cap = 0, nonzero = 0, i;
+	size_t cap = 0, nonzero = 0, ntext = 0, i;
 	char *line = NULL;
 	size_t lcap = 0;
 	FILE *f;
@@ -192,11 +193,14 @@ int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *pat
 			t->text = addr;
 		if (n == 3 && !t->stext && name_len == 6 && !memcmp(name, "_stext", 6))
 			t->stext = addr;
-		/* Text symbols only: t/T, and weak w/W ones. */
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		/* Text symbols (t/T, weak w/W) and, as perf's symbol_type__filter()
+		 * keeps them, data ones (d/D, b/B: objects, named NAME+0xOFFSET). */
+		e.object = type == 'd' || type == 'D' || type == 'b' || type == 'B';
+		if (!e.object && type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
 		if (addr)
 			nonzero++;
+		ntext += !e.object;
 		e.addr = addr;
 		e.end = 0;
 		e.name = pr_strtab_copy(strs, name, name_len);
@@ -221,7 +225,7 @@ int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *pat
 		return fail_table(t, strs, EACCES,
 				  "kernel addresses are hidden in %s (kernel.kptr_restrict: run as root, "
 				  "or sysctl kernel.kptr_restrict=0)", path);
-	if (!t->n)
+	if (!ntext)
 		return fail_table(t, strs, ENOENT, "no text symbols in %s", path);
 	for (i = 0; i < t->n; i++)
 		t->v[i].end = i;
@@ -231,7 +235,11 @@ int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *pat
 		struct pr_tent *e = &t->v[i];
 		uint64_t limit = e->addr + KSYM_LAST_MAX;
 
-		if (e->mod == core && etext > e->addr)
+		/* A data symbol (a section's start, mostly) runs to the next
+		 * symbol of its module, as perf's symbols__fixup_end() has it. */
+		if (e->object && i + 1 < t->n && t->v[i + 1].mod == e->mod)
+			limit = UINT64_MAX;
+		else if (e->mod == core && etext > e->addr)
 			limit = etext;
 		if (i + 1 < t->n && t->v[i + 1].addr < limit)
 			limit = t->v[i + 1].addr;
@@ -274,6 +282,7 @@ int pr_jitmap_load(struct pr_table *t, struct pr_strtab *strs, const char *path)
 		e.addr = start;
 		e.end = start + size;
 		e.mod = mod;
+		e.object = false;
 		e.name = pr_intern_str(strs, p);
 		if (!e.name || add(t, &cap, &e)) {
 			r = -ENOMEM;

@@ -113,6 +113,7 @@ struct pr_tent {
 	uint64_t addr, end;
 	const char *name; /* interned */
 	const char *mod;  /* interned "[kernel.kallsyms]", "[MODULE]", or the JIT map's path */
+	bool object;      /* kallsyms: a data symbol (d/D/b/B), not text */
 };
 
 struct pr_table {
@@ -123,7 +124,7 @@ struct pr_table {
 	uint64_t text, stext; /* kallsyms: where _text and _stext are (0: absent), to relocate by */
 };
 
-/* Kernel symbols from a kallsyms file (text symbols, sorted, each ending at the next). */
+/* Kernel symbols from a kallsyms file (text and data symbols, sorted, each ending at the next). */
 int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *path);
 /* JIT map: lines "START SIZE name" (hex). */
 int pr_jitmap_load(struct pr_table *t, struct pr_strtab *strs, const char *path);

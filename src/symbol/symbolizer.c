@@ -489,6 +489,7 @@ static int kernel_symbol(struct perfring_symbolizer *s, const struct perfring_pr
 	out->sym_size = t->end - t->addr;
 	out->offset = addr - t->addr;
 	out->source = PERFRING_SYM_KALLSYMS;
+	out->flags = t->object ? PERFRING_SYM_OBJECT : 0;
 	return 0;
 }
 

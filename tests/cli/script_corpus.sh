@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `perfring script` against `perf script` on every perf.data file of the
 # other-machine corpus (quipper's: kernels 3.2 to 6.12, pipe and file mode,
-# x86, i686 and ARM): the whole listing byte for byte, sample lines and call
-# chains, binaries and symbols as perf names them there:
+# x86, i686 and ARM; linux-perf-data's that perf reads): the whole listing
+# byte for byte, sample lines and call chains, binaries and symbols as perf
+# names them there:
 #   - a kernel module's samples by its file when the recording has its build
 #     id, else [NAME] (perf's dso made from the MMAP), not [kernel.kallsyms];
 #   - a kernel address no recorded kernel map holds: [unknown]; in a recording
@@ -10,7 +11,8 @@
 #     [_text, _etext), where perf maps that kernel then;
 #   - kernel addresses moved by the recording's _text against the running
 #     kernel's (KASLR; a pipe has no build ids, so both name them by this
-#     machine's kallsyms, relocated);
+#     machine's kallsyms, relocated), past the text by its data symbols
+#     (__start_rodata+0x80314);
 #   - the [vdso] from offset 0 whatever the MMAP's pgoff, named by the running
 #     kernel's vDSO when the recording has no build id for it;
 #   - the period of a fixed-period event without PERF_SAMPLE_PERIOD;
@@ -37,7 +39,7 @@ declare -A KNOWN=(
 )
 
 n=0
-for f in "$T_CORPUS"/quipper/perf.data.*; do
+for f in "$T_CORPUS"/quipper/perf.data.* "$T_CORPUS"/linux-perf-data/*.data; do
 	name=$(basename "$f")
 	case "$name" in *corrupt*) continue ;; esac
 	# perf cannot read some of them either: nothing to compare.

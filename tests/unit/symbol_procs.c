@@ -347,7 +347,8 @@ TEST(procs_kernel_relocated)
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	REQUIRE((f = fopen(path, "w")) != NULL);
 	/* with lines kallsyms never has, which the reader skips: not hex, no
-	 * name, an address of 17 digits, a data symbol, an unclosed module */
+	 * name, an address of 17 digits, an unclosed module; and data symbols,
+	 * which perf names addresses with (as objects: NAME+0xOFFSET) */
 	fputs("ffffffff82000000 T _text\n"
 	      "ffffffff82000000 T startup_64\n"
 	      "zzzz T not_an_address\n"
@@ -357,6 +358,9 @@ TEST(procs_kernel_relocated)
 	      "ffffffff82001000 T do_work\n"
 	      "ffffffff82002000 T other_work\n"
 	      "ffffffff82100000 T _etext\n"
+	      "ffffffff82200000 D __start_rodata\n"
+	      "ffffffff82800000 r some_rodata\n" /* r: not kept (perf neither) */
+	      "ffffffff83000000 B __bss_start\n"
 	      "ffffffffc0010000 t mod_fn\t[mymod]\n"
 	      "ffffffffc0020000 t half_mod_fn\t[unclosed\n"
 	      "ffffffff82000c00 t late_but_lower\n" /* out of address order, as a few are */
@@ -385,9 +389,21 @@ TEST(procs_kernel_relocated)
 	CHECKF(r.name && !strcmp(r.name, "late_but_lower") && r.offset == 4, "%s", r.name ? r.name : r.reason);
 	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff81000b08ull, PERF_RECORD_MISC_KERNEL, &r), 0);
 	CHECKF(r.name && !strcmp(r.name, "lower_still") && r.offset == 8, "%s", r.name ? r.name : r.reason);
-	/* the data symbol and the bad lines are no functions: startup_64 holds 0xa10 */
-	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff81000a10ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECK_EQ_INT(r.flags, 0); /* a function */
+	/* the bad lines name nothing: startup_64 runs to the data symbol */
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff810009f0ull, PERF_RECORD_MISC_KERNEL, &r), 0);
 	CHECKF(r.name && !strcmp(r.name, "startup_64"), "%s", r.name ? r.name : r.reason);
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff81000a10ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECKF(r.name && !strcmp(r.name, "some_data"), "%s", r.name ? r.name : r.reason);
+	CHECK(r.flags == PERFRING_SYM_OBJECT && r.offset == 0x10);
+	/* Past _etext: a data symbol runs to the next symbol, however far (an
+	 * r symbol is not one), as perf's run; the last one has a page. */
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff81e80314ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECKF(r.name && !strcmp(r.name, "__start_rodata"), "%s", r.name ? r.name : r.reason);
+	CHECK(r.flags == PERFRING_SYM_OBJECT && r.offset == 0xc80314);
+	CHECK_EQ_INT(perfring_symbolize(s, procs, 0, 0xffffffff82000ff8ull, PERF_RECORD_MISC_KERNEL, &r), 0);
+	CHECKF(r.name && !strcmp(r.name, "__bss_start") && r.offset == 0xff8, "%s", r.name ? r.name : r.reason);
+	CHECK(perfring_symbolize(s, procs, 0, 0xffffffff82001000ull, PERF_RECORD_MISC_KERNEL, &r) < 0);
 	perfring_symbolizer_free(s);
 
 	/* The same boot (pgoff == _text now): as recorded. */

@@ -259,6 +259,8 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	if (!e || !made)
 		return e;
 	e->sym = f ? f->name : NULL;
+	e->object = f && f->name && f->object;
+	e->sym_off = f ? f->offset : 0;
 	e->trace = r->cur_trace;
 	e->addr = f ? frame_addr(f, leaf) : 0;
 	e->kernel = f ? f->kernel : false;

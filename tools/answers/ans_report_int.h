@@ -57,6 +57,8 @@ struct entry {
 	/* shown */
 	const char *sym;    /* NULL: unknown, shown by address */
 	uint64_t addr;
+	uint64_t sym_off;   /* object: the address's offset in it, shown as perf shows it, NAME+0xOFF */
+	bool object;        /* sym is a data object's (ans_frame.object) */
 	bool kernel;
 	int32_t dso, comm;  /* interned */
 	int32_t trace;      /* --sort trace: its sample's tracepoint text, interned */

@@ -72,6 +72,8 @@ static int take_shown(struct entry *e, const struct entry *x, struct idmap *m)
 	if (dso < 0 || comm < 0 || pid_comm < 0)
 		return -ENOMEM;
 	e->sym = x->sym;
+	e->object = x->object;
+	e->sym_off = x->sym_off;
 	e->addr = x->addr;
 	e->kernel = x->kernel;
 	e->dso = dso;

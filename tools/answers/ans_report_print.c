@@ -61,7 +61,9 @@ static const char *key_text(const struct report *r, enum rkey k, const struct en
 		snprintf(buf, len, "%d", (int)(int16_t)entry_branch(r, e)->cycles);
 		return buf;
 	case RK_SYM:
-		if (e->sym)
+		if (e->sym && e->object) /* perf's _hist_entry__sym_snprintf() for an STT_OBJECT */
+			snprintf(buf, len, "[%c] %s+0x%" PRIx64, e->kernel ? 'k' : '.', e->sym, e->sym_off);
+		else if (e->sym)
 			snprintf(buf, len, "[%c] %s", e->kernel ? 'k' : '.', e->sym);
 		else
 			snprintf(buf, len, "[%c] %#.16" PRIx64, e->kernel ? 'k' : '.', e->addr);
@@ -211,6 +213,9 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			 * inlined one's " (inlined)" runs past it */
 			if (r->keys[i] == RK_SYM && is_inlined_text(buf, (size_t)w))
 				w -= INLINED_LEN;
+			/* and an object's by its name too, without its "+0xOFF" */
+			if (r->keys[i] == RK_SYM && made[j].e->object)
+				w -= snprintf(NULL, 0, "+0x%" PRIx64, made[j].e->sym_off);
 			/* an entry without a symbol widens the binary's column to an
 			 * address's 16 digits (perf's unresolved_col_width), unless
 			 * --dso chose the binaries */

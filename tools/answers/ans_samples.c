@@ -502,6 +502,7 @@ static void name_frame_uncached(struct ans_reader *r, uint32_t pid, uint64_t add
 		   !(unmapped && res.source != PERFRING_SYM_KSYMBOL)) {
 		f->name = ans_demangle(r->demangler, res.name);
 		f->offset = res.offset;
+		f->object = res.flags & PERFRING_SYM_OBJECT;
 		f->file = res.file;
 		f->line = res.line;
 		if (r->opts.inlines && res.nr_frames > 1) {

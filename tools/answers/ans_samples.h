@@ -37,6 +37,7 @@ struct ans_frame {
 	bool kernel;          /* a kernel address (cpumode kernel, or guest kernel) */
 	bool module;          /* in a kernel module's map */
 	bool mapped;          /* a mapping holds it: map_* are set */
+	bool object;          /* name is a data object's (PERFRING_SYM_OBJECT), not a function's */
 	uint32_t ksym_reg;    /* named by a KSYMBOL record (a BPF program): its registration's number
 			       * (from 1, in the file's order), else 0. perf makes each registration
 			       * a binary of its own, the function at 0 in it */
