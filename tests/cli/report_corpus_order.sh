@@ -130,6 +130,10 @@ same_text text_callee_callgraph-3.8 perf.data.callgraph-3.8 -g callee
 same_text text_callee_piped.target-3.8 perf.data.piped.target-3.8 -g graph,0.5,callee,function,percent
 same_text text_caller_no_children_callgraph-3.8 perf.data.callgraph-3.8 -g caller --no-children
 same_text text_inverted_sym_piped.target-3.8 perf.data.piped.target-3.8 -G --sort sym
+# chains of 255 entries (a 3.4 kernel's): perf report keeps the last 127 (kernel.perf_event_max_stack)
+# functions of a chain longer than 127 entries, the callers end; perf script shows the first 127
+same_text text_deep_chains_callgraph-3.4 perf.data.callgraph-3.4
+same_text text_deep_chains_sym_callgraph-3.4 perf.data.callgraph-3.4 --sort sym
 t_usage_error graph_mode_fractal "'fractal' is not none or graph" report -i "$CORPUS/perf.data.callgraph-3.8" -g fractal
 t_usage_error graph_key_address "'graph,0.5,address' is not none or graph" report -i "$CORPUS/perf.data.callgraph-3.8" -g graph,0.5,address
 

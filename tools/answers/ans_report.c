@@ -1110,7 +1110,9 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	struct worker w = { .r = { .o = opts }, .cmd = cmd, .path = path },
 		      w2 = { .r = { .o = opts }, .cmd = cmd, .path = path };
 	struct report *r = &w.r;
-	struct ans_opts aopts = { .inlines = opts->exports.inline_frames, .inline_entries = !opts->exports.inline_frames };
+	struct ans_opts aopts = { .inlines = opts->exports.inline_frames,
+				  .inline_entries = !opts->exports.inline_frames,
+				  .deep_chains_from_root = true };
 	struct entry **list = NULL;
 	struct row *rows = NULL, **rowp = NULL;
 	struct ans_group groups[64];

@@ -681,16 +681,32 @@ static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
 	return 0;
 }
 
+/* How many entries that are not context markers a chain has beyond max:
+ * those perf report leaves out, from its start (ans_opts.deep_chains_from_root).
+ * perf.data.callgraph-3.4's chains of 255 entries are shown so (a chain of
+ * one marker and 254 functions whole from --max-stack 254), and the 129
+ * entries of 127 functions and two markers this kernel writes whole. */
+static uint64_t deep_chain(const struct perfring_u64_array *cc, int max)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < cc->nr; i++)
+		n += !perfring_callchain_is_context(perfring_u64_at(cc, i));
+	return n > (uint64_t)max ? n - (uint64_t)max : 0;
+}
+
 /* The frames of a sample, as perf's thread__resolve_callchain_sample() walks them. */
 static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 {
 	const struct perfring_sample *s = out->s;
 	unsigned cpumode = perfring_misc_cpumode(out->d->misc);
-	uint64_t i, nr = s->callchain.nr, ip, first_ip = 0;
+	uint64_t i, nr = s->callchain.nr, ip, first_ip = 0, skip = 0;
 	size_t n = 0;
 
 	if (ans_unwind_wanted(s) && r->max_stack > 0)
 		return sample_frames_unwound(r, out);
+	if (r->opts.deep_chains_from_root && nr > ANS_MAX_STACK_DEFAULT)
+		skip = deep_chain(&s->callchain, r->max_stack);
 	if (!out->has_callchain || !nr) {
 		if (reserve_frames(r, 1))
 			return -ENOMEM;
@@ -730,6 +746,11 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 				continue;
 			}
 			first_of_context = true;
+			continue;
+		}
+		if (skip) {
+			skip--;
+			first_of_context = false; /* what follows is a return address still */
 			continue;
 		}
 		if (!n)

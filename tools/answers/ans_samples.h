@@ -98,6 +98,11 @@ struct ans_opts {
 	 * inlines is set, as script --inline shows them. */
 	bool inline_entries;
 	int max_stack;        /* 0: /proc/sys/kernel/perf_event_max_stack, else 127 */
+	/* perf report's way with a chain of more than 127 entries (older
+	 * kernels wrote up to 255) and more than max_stack functions: it keeps
+	 * the last max_stack, the callers' end (measured with perf 6.1); perf
+	 * script shows the first max_stack (this off). */
+	bool deep_chains_from_root;
 	const char *kallsyms; /* NULL: /proc/kallsyms */
 	/* Readers sharing a file's samples, in blocks of share_block (0: 1)
 	 * samples: this one names and returns only those of the blocks whose
