@@ -130,10 +130,16 @@ same_text text_callee_callgraph-3.8 perf.data.callgraph-3.8 -g callee
 same_text text_callee_piped.target-3.8 perf.data.piped.target-3.8 -g graph,0.5,callee,function,percent
 same_text text_caller_no_children_callgraph-3.8 perf.data.callgraph-3.8 -g caller --no-children
 same_text text_inverted_sym_piped.target-3.8 perf.data.piped.target-3.8 -G --sort sym
-# chains of 255 entries (a 3.4 kernel's): perf report keeps the last 127 (kernel.perf_event_max_stack)
-# functions of a chain longer than 127 entries, the callers end; perf script shows the first 127
+# --max-stack (default kernel.perf_event_max_stack): perf report walks a chain callers first with
+# children (or -g caller), and keeps the functions nearest the root then, else the nearest the
+# leaf; a 3.4 kernel's chains of 255 entries are cut so at the default too
 same_text text_deep_chains_callgraph-3.4 perf.data.callgraph-3.4
 same_text text_deep_chains_sym_callgraph-3.4 perf.data.callgraph-3.4 --sort sym
+same_text text_max_stack_2_callgraph-3.8 perf.data.callgraph-3.8 --max-stack 2
+same_text text_max_stack_1_callee_callgraph-3.8 perf.data.callgraph-3.8 --max-stack 1 -g callee
+same_text text_max_stack_3_no_children_callgraph-3.8 perf.data.callgraph-3.8 --max-stack 3 --no-children
+same_text text_max_stack_0_callgraph-3.4 perf.data.callgraph-3.4 --max-stack 0
+t_usage_error max_stack_not_a_number "--max-stack: 'x' is not a number of frames" report -i "$CORPUS/perf.data.callgraph-3.8" --max-stack x
 t_usage_error graph_mode_fractal "'fractal' is not none or graph" report -i "$CORPUS/perf.data.callgraph-3.8" -g fractal
 t_usage_error graph_key_address "'graph,0.5,address' is not none or graph" report -i "$CORPUS/perf.data.callgraph-3.8" -g graph,0.5,address
 

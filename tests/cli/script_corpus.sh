@@ -66,4 +66,12 @@ for f in "$T_CORPUS"/quipper/perf.data.* "$T_CORPUS"/linux-perf-data/*.data; do
 	fi
 done
 t_check files_compared "only $n files were compared (want 40 or more)" test "$n" -ge 40
+# --max-stack: the first N frames of each chain (none with 0: the sample line, then an empty one)
+for m in 0 1 4; do
+	f=$T_CORPUS/quipper/perf.data.callgraph-3.8
+	perf script -i "$f" --max-stack $m >"$T_TMP/perf" 2>/dev/null
+	"$PERFRING" script -i "$f" --max-stack $m >"$T_TMP/pr" 2>"$T_TMP/err"
+	t_check "max_stack_$m" "differs from perf script --max-stack $m: $(diff "$T_TMP/perf" "$T_TMP/pr" | head -n 4 | tr '\n' ' ')" \
+		bash -c "[ \$(wc -l <'$T_TMP/perf') -gt 100 ] && cmp -s '$T_TMP/perf' '$T_TMP/pr'"
+done
 t_finish

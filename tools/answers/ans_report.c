@@ -567,7 +567,7 @@ static int add_sample_own(struct report *r, const struct ans_sample *a, int32_t 
 	own.frames = (struct ans_frame *)a->own; /* add_node() reads frames[0] of it; nframes stays the chain's */
 	if (add_node(r, &own, 0, true, comm, &self, &dso))
 		return -ENOMEM;
-	if (r->graph) {
+	if (r->graph && n) { /* no chain left (--max-stack 0): no graph, as without one */
 		ents = graph_scratch(r->graph, 2 * n);
 		if (!ents)
 			return -ENOMEM;
@@ -1112,7 +1112,12 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	struct report *r = &w.r;
 	struct ans_opts aopts = { .inlines = opts->exports.inline_frames,
 				  .inline_entries = !opts->exports.inline_frames,
-				  .deep_chains_from_root = true };
+				  /* perf walks the chains callers first for children (unless
+				   * -g callee) and for -g caller or -G */
+				  .chain_from_root = opts->graph_order == 1 ||
+						     (opts->graph_order == -1 && opts->children != 0),
+				  .max_stack = opts->max_stack,
+				  .max_stack_set = opts->max_stack_set };
 	struct entry **list = NULL;
 	struct row *rows = NULL, **rowp = NULL;
 	struct ans_group groups[64];

@@ -34,6 +34,8 @@ struct ans_report_opts {
 	 * full name), --symbols (the leaf frame's function). */
 	const char *comms, *pids, *tids, *dsos, *syms;
 	bool relative;          /* --percentage relative: of the samples kept, not of all */
+	int max_stack;          /* --max-stack: frames of a chain taken, when max_stack_set */
+	bool max_stack_set;     /* (else the kernel's limit, kernel.perf_event_max_stack) */
 	struct ans_export_opts exports;
 };
 

@@ -167,7 +167,7 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	r->path = path;
 	if (opts)
 		r->opts = *opts;
-	r->max_stack = r->opts.max_stack > 0 ? r->opts.max_stack : read_max_stack();
+	r->max_stack = r->opts.max_stack_set ? r->opts.max_stack : read_max_stack();
 	/* A large file is read by two readers (ans_two_readers()), which keep
 	 * both CPUs busy: the readahead thread then only takes their turns
 	 * (report 7% slower with it here), so it reads ahead for one reader only. */
@@ -682,10 +682,10 @@ static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
 }
 
 /* How many entries that are not context markers a chain has beyond max:
- * those perf report leaves out, from its start (ans_opts.deep_chains_from_root).
- * perf.data.callgraph-3.4's chains of 255 entries are shown so (a chain of
- * one marker and 254 functions whole from --max-stack 254), and the 129
- * entries of 127 functions and two markers this kernel writes whole. */
+ * those left out from its start when it is cut from the root end
+ * (ans_opts.chain_from_root). perf 6.1 cuts perf.data.callgraph-3.4's
+ * 255-entry chains so (kernel.perf_event_max_stack is 127), and --max-stack
+ * 1 keeps only a kernel sample's outermost user caller. */
 static uint64_t deep_chain(const struct perfring_u64_array *cc, int max)
 {
 	uint64_t i, n = 0;
@@ -705,7 +705,7 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 
 	if (ans_unwind_wanted(s) && r->max_stack > 0)
 		return sample_frames_unwound(r, out);
-	if (r->opts.deep_chains_from_root && nr > ANS_MAX_STACK_DEFAULT)
+	if (r->opts.chain_from_root && nr > (uint64_t)r->max_stack)
 		skip = deep_chain(&s->callchain, r->max_stack);
 	if (!out->has_callchain || !nr) {
 		if (reserve_frames(r, 1))

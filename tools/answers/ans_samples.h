@@ -97,12 +97,17 @@ struct ans_opts {
 	 * chains' inlined functions are the frames' inlined lists when
 	 * inlines is set, as script --inline shows them. */
 	bool inline_entries;
-	int max_stack;        /* 0: /proc/sys/kernel/perf_event_max_stack, else 127 */
-	/* perf report's way with a chain of more than 127 entries (older
-	 * kernels wrote up to 255) and more than max_stack functions: it keeps
-	 * the last max_stack, the callers' end (measured with perf 6.1); perf
-	 * script shows the first max_stack (this off). */
-	bool deep_chains_from_root;
+	/* Frames of a call chain (or unwound stack) taken at most, as perf's
+	 * --max-stack: max_stack if max_stack_set (0: none, the sample's ip
+	 * only), else /proc/sys/kernel/perf_event_max_stack, else 127. */
+	int max_stack;
+	bool max_stack_set;
+	/* A chain of more than max_stack functions keeps its last max_stack,
+	 * the callers' end, as perf report keeps them when it walks chains
+	 * callers first (children, -g caller, -G: callchain_param.order is
+	 * ORDER_CALLER then); else its first, as perf script and perf report
+	 * --no-children keep them. */
+	bool chain_from_root;
 	const char *kallsyms; /* NULL: /proc/kallsyms */
 	/* Readers sharing a file's samples, in blocks of share_block (0: 1)
 	 * samples: this one names and returns only those of the blocks whose

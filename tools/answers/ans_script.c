@@ -752,7 +752,9 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 	struct ans_opts aopts = { .lines = opts->lines || ans_fields_want_lines(&opts->fields),
 				  .inlines = opts->exports.inline_frames,
 				  /* perf script shows an unwound stack's inlined functions by default */
-				  .inline_entries = !opts->exports.inline_frames };
+				  .inline_entries = !opts->exports.inline_frames,
+				  .max_stack = opts->max_stack,
+				  .max_stack_set = opts->max_stack_set };
 	struct script_ctx c = { .f = stdout, .name_width = -1, .lines = opts->lines,
 				.inlines = opts->exports.inline_frames, .fields = &opts->fields };
 	uint32_t fl;

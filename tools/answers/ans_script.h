@@ -17,6 +17,8 @@ struct ans_script_opts {
 	bool lines;              /* source file:line after each frame */
 	struct ans_fields fields; /* -F: each line's fields (none given: perf script's defaults) */
 	struct ans_export_opts exports; /* every sample into them; one to '-' replaces the listing */
+	int max_stack;           /* --max-stack: frames of a chain shown, when max_stack_set */
+	bool max_stack_set;      /* (else the kernel's limit, kernel.perf_event_max_stack) */
 };
 
 /* Run script on path; returns the exit status (errors printed). */

@@ -9,6 +9,7 @@
  * records inside them both counted), then the samples of each event.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ void cmd_report_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s report [-i FILE] [-s KEYS] [--children|--no-children] [--percent-limit PCT]\n"
-		"                     [-n] [-q] [-g MODE] [--comm|--pid|--tid|--dso|--symbols LIST]\n"
+		"                     [-n] [-q] [-g MODE] [--max-stack N] [--comm|--pid|--tid|--dso|--symbols LIST]\n"
 		"                     [--percentage absolute|relative] [--json] [--folded FILE]\n"
 		"                     [--pprof FILE] [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
 		"                     [-b|--branch-stack|--no-branch-stack]\n"
@@ -55,6 +56,9 @@ void cmd_report_usage(FILE *f)
 		"      --children          the inclusive column, sorted by it (default with call chains)\n"
 		"      --no-children       self only\n"
 		"      --percent-limit PCT hide entries below PCT percent\n"
+		"      --max-stack N       take N frames of each call chain at most (default\n"
+		"                          kernel.perf_event_max_stack); a chain longer than 127\n"
+		"                          entries keeps its last N, as perf report keeps them\n"
 		"  -n, --show-nr-samples   a Samples column: each entry's own samples\n"
 		"  -q, --quiet             no header lines\n"
 		"      --comm LIST         only the samples of these commands (comma-separated);\n"
@@ -194,6 +198,7 @@ enum {
 	OPT_SYMBOLS,
 	OPT_PERCENTAGE,
 	OPT_NO_BRANCH,
+	OPT_MAX_STACK,
 };
 
 /* "N[,N...]" */
@@ -283,6 +288,7 @@ int cmd_report(int argc, char **argv)
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "inverted", no_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
@@ -339,6 +345,15 @@ int cmd_report(int argc, char **argv)
 		case OPT_NO_CHILDREN:
 			o.children = 0;
 			break;
+		case OPT_MAX_STACK: {
+			uint64_t v;
+
+			if (!tool_parse_u64(optarg, 0, INT_MAX, &v))
+				return tool_usage_error(CMD, "--max-stack: '%s' is not a number of frames", optarg);
+			o.max_stack = (int)v;
+			o.max_stack_set = true;
+			break;
+		}
 		case OPT_PERCENT_LIMIT:
 			if (!tool_parse_seconds(optarg, 0, 100, &o.percent_limit))
 				return tool_usage_error(CMD, "--percent-limit: '%s' is not a percentage (0 to 100)", optarg);

@@ -8,6 +8,7 @@
  * layer decodes.
  */
 #include <getopt.h>
+#include <limits.h>
 #include <string.h>
 
 #include <perfring/perfring.h>
@@ -23,8 +24,8 @@
 void cmd_script_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s script [-i FILE] [-F FIELDS] [--json] [--lines] [--folded FILE] [--pprof FILE]\n"
-		"                     [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
+		"Usage: %s script [-i FILE] [-F FIELDS] [--json] [--lines] [--max-stack N] [--folded FILE]\n"
+		"                     [--pprof FILE] [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
 		"       %s script --dump [-i FILE] [--json] [--ordered]\n\n"
 		"Print the samples of a perf.data file in time order as `perf script` does: a\n"
 		"line per sample (comm, tid, [cpu], time, period, event; a tracepoint's fields\n"
@@ -49,6 +50,8 @@ void cmd_script_usage(FILE *f)
 		"                          trace, raw, break) limits it to those events ('trace:'\n"
 		"                          hides them); repeatable\n"
 		"      --lines             each frame's source file and line (DWARF; in pprof too)\n"
+		"      --max-stack N       show N frames of each call chain at most (default\n"
+		"                          kernel.perf_event_max_stack)\n"
 		ANS_EXPORT_HELP
 		"                          --inline shows them in the listing and --json too: the\n"
 		"                          functions inlined at a call-chain frame's address come\n"
@@ -118,6 +121,7 @@ int cmd_script(int argc, char **argv)
 		{ "dump", no_argument, NULL, 'D' },
 		{ "lines", no_argument, NULL, 'L' },
 		{ "fields", required_argument, NULL, 'F' },
+		{ "max-stack", required_argument, NULL, 'M' },
 		ANS_EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -155,6 +159,15 @@ int cmd_script(int argc, char **argv)
 
 			if (ans_fields_parse(&sopts.fields, optarg, CMD, err, sizeof(err)))
 				return tool_usage_error(CMD, "%s", err);
+			break;
+		}
+		case 'M': {
+			uint64_t v;
+
+			if (!tool_parse_u64(optarg, 0, INT_MAX, &v))
+				return tool_usage_error(CMD, "--max-stack: '%s' is not a number of frames", optarg);
+			sopts.max_stack = (int)v;
+			sopts.max_stack_set = true;
 			break;
 		}
 		case 'h':
