@@ -7,8 +7,9 @@
  * opts.kallsyms. Kernel addresses are symbolized: sixteen spread over the
  * addresses the input's first lines name, and those its last 64 bytes
  * name. Nothing may crash or read out of bounds, and results keep the
- * API's promises (a name and an offset inside the function's size, or NULL
- * with a reason; every string readable). Seeds: tests/fuzz/corpus/kallsyms/.
+ * API's promises (a name and an offset inside the function's (or data
+ * object's) size, known flags, or NULL with a reason; every string
+ * readable). Seeds: tests/fuzz/corpus/kallsyms/.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,8 @@ static void check(int rc, const struct perfring_sym_result *r)
 			finding("success without a name", rc);
 		if (r->sym_size && r->offset >= r->sym_size)
 			finding("offset past the function's size", (long long)r->offset);
+		if (r->flags & ~PERFRING_SYM_OBJECT)
+			finding("unknown flags", (long long)r->flags);
 		sink += strlen(r->name) + (r->binary ? strlen(r->binary) : 0);
 	} else {
 		if (rc > 0)
