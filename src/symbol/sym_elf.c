@@ -260,7 +260,10 @@ static int push_sym(const struct pr_bin_ctx *ctx, struct symvec *sv, struct pr_s
 	return 0;
 }
 
-/* Function symbols of every section of type `type` (SHT_SYMTAB or SHT_DYNSYM). */
+/* Function symbols of every section of type `type` (SHT_SYMTAB or SHT_DYNSYM),
+ * and data objects, as perf's elf_sym__filter() keeps them (they name the
+ * addresses a stray call chain entry or a data segment mapped executable
+ * holds: perf report shows them NAME+0xOFFSET). */
 static int collect(const struct pr_bin_ctx *ctx, Elf *elf, Elf64_Word type, uint8_t source, struct symvec *sv,
 		   bool *found)
 {
@@ -302,15 +305,16 @@ static int collect(const struct pr_bin_ctx *ctx, Elf *elf, Elf64_Word type, uint
 				    vis == STV_INTERNAL || !(ts = elf_getscn(elf, s.st_shndx)) || !gelf_getshdr(ts, &tsh) ||
 				    !(tsh.sh_flags & SHF_EXECINSTR))
 					continue;
-			} else if (st != STT_FUNC && st != STT_GNU_IFUNC) {
+			} else if (st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_OBJECT) {
 				continue;
 			}
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
-			if (push_sym(ctx, sv, (struct pr_sym){ s.st_value, s.st_size, name, source,
-							       (uint8_t)bind_rank(GELF_ST_BIND(s.st_info)),
-							       (uint32_t)i }))
+			if (push_sym(ctx, sv, (struct pr_sym){ .addr = s.st_value, .size = s.st_size, .name = name,
+							       .source = source,
+							       .bind = (uint8_t)bind_rank(GELF_ST_BIND(s.st_info)),
+							       .object = st == STT_OBJECT, .index = (uint32_t)i }))
 				return -ENOMEM;
 		}
 	}
@@ -377,7 +381,8 @@ static int collect_plt(const struct pr_bin_ctx *ctx, Elf *elf, struct symvec *sv
 		if (GELF_R_SYM(r.r_info) && symd && gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym))
 			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 		snprintf(buf, sizeof(buf), "%s@plt", name ? name : "");
-		if (push_sym(ctx, sv, (struct pr_sym){ base + ent * i, ent, buf, PERFRING_SYM_DYNSYM, 0, (uint32_t)i }))
+		if (push_sym(ctx, sv, (struct pr_sym){ .addr = base + ent * i, .size = ent, .name = buf,
+							.source = PERFRING_SYM_DYNSYM, .index = (uint32_t)i }))
 			return -ENOMEM;
 		if (!i && !has_sec)
 			*first_stub = base;

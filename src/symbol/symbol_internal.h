@@ -141,6 +141,7 @@ struct pr_sym {
 	const char *name; /* interned */
 	uint8_t source;   /* enum perfring_sym_source */
 	uint8_t bind;     /* preference rank: 0 global, 1 local, 2 weak */
+	uint8_t object;   /* a data object (STT_OBJECT), not a function */
 	uint32_t index;   /* in its symbol table: the last tie-break, as perf keeps the first */
 };
 

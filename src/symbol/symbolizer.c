@@ -35,6 +35,7 @@ struct cache_ent {
 	const char *name;
 	uint64_t sym_addr, sym_size, elf_addr;
 	uint8_t source;
+	bool object;
 	uint32_t nframes;
 	struct perfring_sym_frame *frames;
 };
@@ -289,7 +290,7 @@ static int compute(struct perfring_symbolizer *s, struct bin_slot *slot, uint64_
 	sym = pr_binary_sym(b, e->elf_addr);
 	if (!sym) {
 		e->err = b->nsyms ? -ENOENT : -ENODATA;
-		e->reason = b->nsyms ? fmt_reason(s, "no function symbol of %s covers %#llx", b->opened,
+		e->reason = b->nsyms ? fmt_reason(s, "no symbol of %s covers %#llx", b->opened,
 						  (unsigned long long)e->elf_addr)
 				     : b->nosym_reason;
 		return 0;
@@ -298,6 +299,7 @@ static int compute(struct perfring_symbolizer *s, struct bin_slot *slot, uint64_
 	e->sym_addr = sym->addr;
 	e->sym_size = sym->size;
 	e->source = sym->source;
+	e->object = sym->object;
 	if (s->lines) {
 		n = pr_binary_frames(b, &s->ctx, s->inlines, e->elf_addr, &frames);
 		if (n < 0)
@@ -325,6 +327,7 @@ static int fill_from(const struct cache_ent *e, const struct bin_slot *slot, str
 	out->sym_size = e->sym_size;
 	out->offset = e->elf_addr - e->sym_addr;
 	out->source = e->source;
+	out->flags = e->object ? PERFRING_SYM_OBJECT : 0;
 	out->frames = e->frames;
 	out->nr_frames = e->nframes;
 	if (e->nframes) {

@@ -5,7 +5,7 @@
  * functions are in .dynsym too, so a stripped copy still names them), never
  * inlined or cloned, so that `nm` gives each one's address and size. One
  * static function (only in .symtab) and one always-inlined function (only in
- * DWARF: its frames) complete the set. Run with no argument it calls each
+ * DWARF: its frames) complete the set, with two data objects. Run with no argument it calls each
  * once and exits 0; with "spin SECONDS" it calls them in a loop for that
  * long, with libc (qsort, memset) and system calls (write to /dev/null) in
  * between, for the tests that profile it (tests/cli/script_oracle.sh); with
@@ -25,6 +25,9 @@
 #endif
 
 volatile unsigned int symt_sink; /* unsigned: spinning wraps it (no signed overflow for UBSan) */
+/* Data objects (STT_OBJECT), which name addresses as perf names them. */
+__attribute__((used)) const unsigned char symt_table[256] = { 1, 2, 3 };
+__attribute__((used)) unsigned long symt_data[8] = { 7 };
 
 int symt_alpha(int x);
 int symt_beta(int x);

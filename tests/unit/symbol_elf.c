@@ -93,6 +93,35 @@ TEST(symbol_names_match_nm)
 	perfring_symbolizer_free(s);
 }
 
+/* Data objects name their addresses too, flagged (perf report shows them
+ * NAME+0xOFFSET); functions are not flagged. */
+TEST(symbol_objects_match_nm)
+{
+	struct perfring_symbolizer *s;
+	struct perfring_sym_result r;
+	struct st_sym obj[8];
+	int i, n, rc;
+
+	if (!setup())
+		SKIP("tests/helpers/sym_target not built or nm missing");
+	n = st_nm_types(target, "symt_", "DdRr", obj, 8);
+	REQUIREF(n == 2, "nm shows %d of symt_table and symt_data", n);
+	s = new_sym(false, NULL);
+	REQUIRE(s);
+	for (i = 0; i < n; i++) {
+		rc = sym_vaddr(s, target, NULL, 0, obj[i].addr + obj[i].size / 2, &r);
+		CHECKF(rc == 0 && r.name && !strcmp(r.name, obj[i].name) && r.offset == obj[i].size / 2,
+		       "%s: rc %d name %s (%s)", obj[i].name, rc, r.name ? r.name : "NULL", r.reason ? r.reason : "");
+		CHECK_EQ_INT(r.flags, PERFRING_SYM_OBJECT);
+		CHECK_EQ_U64(r.sym_size, obj[i].size);
+	}
+	for (i = 0; i < nsyms; i++) {
+		rc = sym_vaddr(s, target, NULL, 0, syms[i].addr, &r);
+		CHECKF(rc == 0 && r.flags == 0, "%s: rc %d flags %u", syms[i].name, rc, r.flags);
+	}
+	perfring_symbolizer_free(s);
+}
+
 TEST(symbol_cache_resolves_once)
 {
 	struct perfring_symbolizer *s;

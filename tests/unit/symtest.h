@@ -97,7 +97,9 @@ struct st_sym {
 	char type;
 };
 
-static inline int st_nm(const char *file, const char *prefix, struct st_sym *out, int max)
+/* The defined symbols of file whose names begin with prefix and whose nm
+ * type is one of types. */
+static inline int st_nm_types(const char *file, const char *prefix, const char *types, struct st_sym *out, int max)
 {
 	static char buf[1 << 20];
 	char *line, *save = NULL;
@@ -111,7 +113,7 @@ static inline int st_nm(const char *file, const char *prefix, struct st_sym *out
 
 		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &t, name) != 4)
 			continue;
-		if ((t != 'T' && t != 't' && t != 'W') || strncmp(name, prefix, strlen(prefix)))
+		if (!strchr(types, t) || strncmp(name, prefix, strlen(prefix)))
 			continue;
 		snprintf(out[n].name, sizeof(out[n].name), "%.63s", name);
 		out[n].addr = a;
@@ -120,6 +122,12 @@ static inline int st_nm(const char *file, const char *prefix, struct st_sym *out
 		n++;
 	}
 	return n;
+}
+
+/* Its functions (nm types T, t, W). */
+static inline int st_nm(const char *file, const char *prefix, struct st_sym *out, int max)
+{
+	return st_nm_types(file, prefix, "TtW", out, max);
 }
 
 /* The file offset of ELF address vaddr, from the file's own program headers
