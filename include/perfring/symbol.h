@@ -203,8 +203,8 @@ struct perfring_sym_result {
 };
 
 /* flags: name is a data object's, not a function's (a kallsyms d/D/b/B
- * symbol: an address past the kernel's text, in its data or a stray call
- * chain entry). perf names such an address NAME+0xOFFSET. */
+ * symbol, an ELF STT_OBJECT: an address in data, a stray call chain
+ * entry, or past the kernel's text). perf report shows it NAME+0xOFFSET. */
 #define PERFRING_SYM_OBJECT 1u
 
 /*
