@@ -53,6 +53,24 @@ struct result {
 
 static bool readahead_thread; /* --readahead-thread */
 
+/* The consumer's work on a decoded kernel record: a sample's fields a
+ * profiler reads, and every call chain entry, added up. */
+static inline __attribute__((always_inline)) void consume(struct result *r, const struct perfring_decoded *d)
+{
+	uint64_t i;
+
+	r->kernel++;
+	if (d->type == PERF_RECORD_SAMPLE) {
+		/* A local copy: d's address escapes into the decoder. */
+		const struct perfring_u64_array cc = d->u.sample.callchain;
+
+		r->samples++;
+		r->sum += d->u.sample.time + d->u.sample.pid + d->u.sample.tid + d->u.sample.cpu + d->u.sample.ip;
+		for (i = 0; i < cc.nr; i++)
+			r->sum += perfring_u64_at(&cc, i);
+	}
+}
+
 /* The measured pass: the whole file (or its first max records). */
 static BENCH_NOINLINE struct result decode_file(const char *path, bool ordered, uint64_t max)
 {
@@ -62,7 +80,6 @@ static BENCH_NOINLINE struct result decode_file(const char *path, bool ordered, 
 	struct perfring_perfdata_record rec;
 	struct perfring_perfdata *pd;
 	struct perfring_decoded d;
-	uint64_t i;
 	int ret;
 
 	pd = perfring_perfdata_open(path, &opts);
@@ -76,16 +93,7 @@ static BENCH_NOINLINE struct result decode_file(const char *path, bool ordered, 
 		if (ret)
 			bench_die("%s: record at offset %" PRIu64 ": %s (%s)", path, rec.offset,
 				  perfring_strerror(ret), perfring_errmsg());
-		r.kernel++;
-		if (d.type == PERF_RECORD_SAMPLE) {
-			/* A local copy: d's address escapes into the decoder. */
-			const struct perfring_u64_array cc = d.u.sample.callchain;
-
-			r.samples++;
-			r.sum += d.u.sample.time + d.u.sample.pid + d.u.sample.tid + d.u.sample.cpu + d.u.sample.ip;
-			for (i = 0; i < cc.nr; i++)
-				r.sum += perfring_u64_at(&cc, i);
-		}
+		consume(&r, &d);
 	}
 	if (r.records < max && ret < 0)
 		bench_die("%s: at offset %" PRIu64 ": %s (%s)", path, perfring_perfdata_error_offset(pd),
@@ -204,7 +212,7 @@ static BENCH_NOINLINE struct result consume_held(const struct held *h)
 {
 	struct result r = { 0, 0, 0, 0 };
 	struct perfring_decoded d;
-	uint64_t off = 0, i, k;
+	uint64_t off = 0, k;
 	int ret;
 
 	for (k = 0; k < h->n; k++) {
@@ -215,15 +223,7 @@ static BENCH_NOINLINE struct result consume_held(const struct held *h)
 		off += h->size[k];
 		if (ret)
 			bench_die("record %" PRIu64 ": %s", k, perfring_strerror(ret));
-		r.kernel++;
-		if (d.type == PERF_RECORD_SAMPLE) {
-			const struct perfring_u64_array cc = d.u.sample.callchain;
-
-			r.samples++;
-			r.sum += d.u.sample.time + d.u.sample.pid + d.u.sample.tid + d.u.sample.cpu + d.u.sample.ip;
-			for (i = 0; i < cc.nr; i++)
-				r.sum += perfring_u64_at(&cc, i);
-		}
+		consume(&r, &d);
 	}
 	return r;
 }

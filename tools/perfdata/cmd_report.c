@@ -9,7 +9,6 @@
  * records inside them both counted), then the samples of each event.
  */
 #include <getopt.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,8 +56,9 @@ void cmd_report_usage(FILE *f)
 		"      --no-children       self only\n"
 		"      --percent-limit PCT hide entries below PCT percent\n"
 		"      --max-stack N       take N frames of each call chain at most (default\n"
-		"                          kernel.perf_event_max_stack); a chain longer than 127\n"
-		"                          entries keeps its last N, as perf report keeps them\n"
+		"                          kernel.perf_event_max_stack), as perf report: the N\n"
+		"                          nearest the root with children or -g caller, else the\n"
+		"                          N nearest the sample\n"
 		"  -n, --show-nr-samples   a Samples column: each entry's own samples\n"
 		"  -q, --quiet             no header lines\n"
 		"      --comm LIST         only the samples of these commands (comma-separated);\n"
@@ -345,15 +345,11 @@ int cmd_report(int argc, char **argv)
 		case OPT_NO_CHILDREN:
 			o.children = 0;
 			break;
-		case OPT_MAX_STACK: {
-			uint64_t v;
-
-			if (!tool_parse_u64(optarg, 0, INT_MAX, &v))
+		case OPT_MAX_STACK:
+			if (!pd_max_stack_parse(optarg, &o.max_stack))
 				return tool_usage_error(CMD, "--max-stack: '%s' is not a number of frames", optarg);
-			o.max_stack = (int)v;
 			o.max_stack_set = true;
 			break;
-		}
 		case OPT_PERCENT_LIMIT:
 			if (!tool_parse_seconds(optarg, 0, 100, &o.percent_limit))
 				return tool_usage_error(CMD, "--percent-limit: '%s' is not a percentage (0 to 100)", optarg);

@@ -8,7 +8,6 @@
  * layer decodes.
  */
 #include <getopt.h>
-#include <limits.h>
 #include <string.h>
 
 #include <perfring/perfring.h>
@@ -161,15 +160,11 @@ int cmd_script(int argc, char **argv)
 				return tool_usage_error(CMD, "%s", err);
 			break;
 		}
-		case 'M': {
-			uint64_t v;
-
-			if (!tool_parse_u64(optarg, 0, INT_MAX, &v))
+		case 'M':
+			if (!pd_max_stack_parse(optarg, &sopts.max_stack))
 				return tool_usage_error(CMD, "--max-stack: '%s' is not a number of frames", optarg);
-			sopts.max_stack = (int)v;
 			sopts.max_stack_set = true;
 			break;
-		}
 		case 'h':
 			cmd_script_usage(stdout);
 			return EXIT_OK;

@@ -196,6 +196,16 @@ static const struct {
 };
 #define PD_NR_CLOCKS (sizeof(pd_clocks) / sizeof(pd_clocks[0]))
 
+bool pd_max_stack_parse(const char *arg, int *max)
+{
+	uint64_t v;
+
+	if (!tool_parse_u64(arg, 0, INT_MAX, &v))
+		return false;
+	*max = (int)v;
+	return true;
+}
+
 bool pd_clock_parse(const char *s, int32_t *id)
 {
 	char *end;

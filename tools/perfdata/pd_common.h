@@ -37,6 +37,10 @@ const char *pd_attr_name(const struct perfring_perfdata_attr *a, char *buf, size
  * shorthands mono, raw, real, boot. false for anything else. */
 bool pd_clock_parse(const char *s, int32_t *id);
 
+/* --max-stack N of report and script: true with *max, else false (arg is
+ * not a count of frames: the caller says so). */
+bool pd_max_stack_parse(const char *arg, int *max);
+
 /* `report --header-only`: print PATH's decoded feature sections as perf
  * report --header-only words them; an exit status. */
 int report_header(const char *cmd, const char *path);
