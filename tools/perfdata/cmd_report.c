@@ -24,7 +24,8 @@ void cmd_report_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s report [-i FILE] [-s KEYS] [--children|--no-children] [--percent-limit PCT]\n"
-		"                     [-n] [-q] [-g MODE] [--max-stack N] [--comm|--pid|--tid|--dso|--symbols LIST]\n"
+		"                     [-n] [-q] [-g MODE] [--max-stack N]\n"
+		"                     [--comm|--pid|--tid|--dso|--symbols LIST]\n"
 		"                     [--percentage absolute|relative] [--json] [--folded FILE]\n"
 		"                     [--pprof FILE] [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
 		"                     [-b|--branch-stack|--no-branch-stack]\n"

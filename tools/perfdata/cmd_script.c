@@ -23,8 +23,9 @@
 void cmd_script_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s script [-i FILE] [-F FIELDS] [--json] [--lines] [--max-stack N] [--folded FILE]\n"
-		"                     [--pprof FILE] [--speedscope FILE] [--by-period] [--inline|--no-inline]\n"
+		"Usage: %s script [-i FILE] [-F FIELDS] [--json] [--lines] [--max-stack N]\n"
+		"                     [--folded FILE] [--pprof FILE] [--speedscope FILE] [--by-period]\n"
+		"                     [--inline|--no-inline]\n"
 		"       %s script --dump [-i FILE] [--json] [--ordered]\n\n"
 		"Print the samples of a perf.data file in time order as `perf script` does: a\n"
 		"line per sample (comm, tid, [cpu], time, period, event; a tracepoint's fields\n"
