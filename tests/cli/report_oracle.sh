@@ -341,6 +341,52 @@ else
 	t_check long_name_whole "the 600-character name is not whole in report's table" grep -q "\[\.\] $fn\$" "$T_TMP/pr.txt"
 fi
 
+# Stacks deeper than kernel.perf_event_max_stack (a recursion 150 deep making system calls), and
+# --max-stack: perf report keeps a chain's N functions nearest the root when it walks chains
+# callers first (children, -g caller), else the N nearest the sample; an unwound stack's user part
+# always from the sample (it unwinds N frames), its recorded kernel part as any chain. The whole
+# text is perf's, and perf script's listing (the first N) too.
+DP="$T_TMP/deep"
+cat >"$DP.c" <<'EOF'
+#include <sys/syscall.h>
+#include <unistd.h>
+volatile long sink;
+__attribute__((noinline)) void deep_rec(int d)
+{
+	if (d == 0) {
+		for (int i = 0; i < 200; i++)
+			sink += syscall(SYS_getppid);
+		return;
+	}
+	deep_rec(d - 1);
+	sink++;
+}
+int main(void)
+{
+	for (int k = 0; k < 1500; k++)
+		deep_rec(150);
+	return 0;
+}
+EOF
+if ! ${CC:-cc} -O1 -fno-omit-frame-pointer -o "$DP" "$DP.c" 2>"$T_TMP/cc.err"; then
+	fail deep_build "cc failed: $(head -c 300 "$T_TMP/cc.err")"
+else
+	for mode in fp dwarf; do
+		if ! perf_record -q -e cpu-clock -F 2000 --call-graph $mode -o "$DP.$mode" -- "$DP" >/dev/null 2>"$T_TMP/rec.err"; then
+			fail deep_${mode}_record "perf record --call-graph $mode failed: $(head -c 300 "$T_TMP/rec.err")"
+			continue
+		fi
+		same_text deep_${mode}_default "$DP.$mode"
+		same_text deep_${mode}_max3 "$DP.$mode" --max-stack 3
+		same_text deep_${mode}_max1_caller_self "$DP.$mode" --max-stack 1 -g caller --no-children
+		same_text deep_${mode}_max5_callee "$DP.$mode" --max-stack 5 --no-children
+		perf script -i "$DP.$mode" --max-stack 4 >"$T_TMP/deep.perf" 2>/dev/null
+		"$PERFRING" script -i "$DP.$mode" --max-stack 4 >"$T_TMP/deep.pr" 2>&1
+		t_check deep_${mode}_script_max4 "perfring script --max-stack 4 differs from perf's: $(diff "$T_TMP/deep.pr" "$T_TMP/deep.perf" | head -n 4 | tr '\n' ' ')" \
+			bash -c "[ -s '$T_TMP/deep.perf' ] && cmp -s '$T_TMP/deep.pr' '$T_TMP/deep.perf'"
+	done
+fi
+
 # perf record --call-graph dwarf: the user stack copied into each sample is unwound with the
 # binaries' call frame information (libdwfl, as perf): the self tables are perf's line for line,
 # and the unwound callers are there (symt_alpha's caller symt_spin, as perf script shows it).

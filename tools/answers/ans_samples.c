@@ -574,7 +574,7 @@ static int reserve_frames(struct ans_reader *r, size_t n)
  * source name at get_common_cache_info.constprop.0; it then counts as
  * inlined, as in perf. *n moves past what was added.
  */
-static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size_t *n, size_t max)
+static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size_t *n)
 {
 	const struct ans_frame base = r->frames[*n];
 	struct perfring_sym_result res;
@@ -585,7 +585,9 @@ static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size
 		(*n)++;
 		return 0;
 	}
-	for (j = 0; j < res.nr_frames && *n < max; j++) {
+	if (reserve_frames(r, *n + res.nr_frames))
+		return -ENOMEM;
+	for (j = 0; j < res.nr_frames; j++) {
 		const char *fn = ans_demangle(r->demangler, res.frames[j].function);
 		struct ans_frame *f;
 		char buf[512];
@@ -617,70 +619,6 @@ static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size
 	return 0;
 }
 
-/*
- * A sample with a copy of its user stack (perf record --call-graph dwarf):
- * its call chain's kernel part, then the user frames unwound from the
- * stack, as perf's thread__resolve_callchain() puts them (callee order).
- * With no frame at all (no call chain, nothing unwound) the sampled ip.
- */
-static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
-{
-	const struct perfring_sample *s = out->s;
-	size_t max = (size_t)r->max_stack, n = 0, nu, k;
-	unsigned cpumode = PERF_RECORD_MISC_USER;
-	uint64_t i, ip;
-
-	if (reserve_frames(r, max))
-		return -ENOMEM;
-	if (r->ips_cap < max) {
-		uint64_t *ips = realloc(r->ips, max * sizeof(*ips));
-
-		if (!ips)
-			return -ENOMEM;
-		r->ips = ips;
-		r->ips_cap = max;
-	}
-	for (i = 0; out->has_callchain && i < s->callchain.nr && n < max; i++) {
-		ip = perfring_u64_at(&s->callchain, i);
-		if (perfring_callchain_is_context(ip)) {
-			if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER)
-				break; /* a guest's or the hypervisor's: not unwound here */
-			cpumode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-			continue;
-		}
-		name_frame(r, s->pid, ip, cpumode, &r->frames[n++]);
-	}
-	if (!r->unwinder) {
-		if (!(r->unwinder = ans_unwinder_new()))
-			return -ENOMEM;
-		ans_unwinder_set_vdso(r->unwinder, vdso_file_cb, r);
-	}
-	nu = n < max ? ans_unwind(r->unwinder, r->procs, s, r->ips, max - n) : 0;
-	for (k = 0; k < nu && n < max; k++) {
-		size_t at = n;
-
-		name_frame(r, s->pid, r->ips[k], PERF_RECORD_MISC_USER, &r->frames[n]);
-		if (!r->opts.inline_entries && !r->opts.inlines) {
-			/* a caller's pc is already its call's (less one) */
-			n++;
-			continue;
-		}
-		if (at == 0)
-			r->own = r->frames[0];
-		if (inline_frames(r, s->pid, r->ips[k], &n, max))
-			return -ENOMEM;
-		/* perf's entry for the sample is its symbol; the inlined
-		 * functions at the sampled pc are only in its call chain */
-		if (at == 0 && (n > 1 || r->frames[0].inline_id))
-			out->own = &r->own;
-	}
-	if (!n)
-		name_frame(r, s->pid, s->ip, perfring_misc_cpumode(out->d->misc), &r->frames[n++]);
-	out->frames = r->frames;
-	out->nframes = n;
-	return 0;
-}
-
 /* How many entries that are not context markers a chain has beyond max:
  * those left out from its start when it is cut from the root end
  * (ans_opts.chain_from_root). perf 6.1 cuts perf.data.callgraph-3.4's
@@ -693,6 +631,90 @@ static uint64_t deep_chain(const struct perfring_u64_array *cc, int max)
 	for (i = 0; i < cc->nr; i++)
 		n += !perfring_callchain_is_context(perfring_u64_at(cc, i));
 	return n > (uint64_t)max ? n - (uint64_t)max : 0;
+}
+
+/*
+ * A sample with a copy of its user stack (perf record --call-graph dwarf):
+ * its call chain's kernel part, then the user frames unwound from the
+ * stack, as perf's thread__resolve_callchain() puts them (callee order).
+ * With no frame at all (no call chain, nothing unwound) the sampled ip.
+ */
+static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
+{
+	const struct perfring_sample *s = out->s;
+	size_t max = (size_t)r->max_stack, n = 0, nu, k;
+	unsigned cpumode = PERF_RECORD_MISC_USER;
+	uint64_t i, ip, skip;
+	bool cut;
+
+	/* max of the recorded chain (the kernel's part), then max unwound, as
+	 * perf's thread__resolve_callchain() gives each its own max_stack */
+	if (reserve_frames(r, 2 * max))
+		return -ENOMEM;
+	if (r->ips_cap < max) {
+		uint64_t *ips = realloc(r->ips, max * sizeof(*ips));
+
+		if (!ips)
+			return -ENOMEM;
+		r->ips = ips;
+		r->ips_cap = max;
+	}
+	/* the recorded part is cut as any chain is (from the root end when
+	 * walked callers first); what is unwound, from the sample's end */
+	skip = out->has_callchain && r->opts.chain_from_root ? deep_chain(&s->callchain, r->max_stack) : 0;
+	cut = skip > 0;
+	for (i = 0; out->has_callchain && i < s->callchain.nr && n < max; i++) {
+		ip = perfring_u64_at(&s->callchain, i);
+		if (perfring_callchain_is_context(ip)) {
+			if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER)
+				break; /* a guest's or the hypervisor's: not unwound here */
+			cpumode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+			continue;
+		}
+		if (skip) {
+			skip--;
+			continue;
+		}
+		name_frame(r, s->pid, ip, cpumode, &r->frames[n++]);
+	}
+	if (!r->unwinder) {
+		if (!(r->unwinder = ans_unwinder_new()))
+			return -ENOMEM;
+		ans_unwinder_set_vdso(r->unwinder, vdso_file_cb, r);
+	}
+	nu = ans_unwind(r->unwinder, r->procs, s, r->ips, max);
+	for (k = 0; k < nu; k++) {
+		size_t at = n;
+
+		if (reserve_frames(r, n + 1))
+			return -ENOMEM;
+		name_frame(r, s->pid, r->ips[k], PERF_RECORD_MISC_USER, &r->frames[n]);
+		if (!r->opts.inline_entries && !r->opts.inlines) {
+			/* a caller's pc is already its call's (less one) */
+			n++;
+			continue;
+		}
+		if (at == 0)
+			r->own = r->frames[0];
+		/* the functions inlined there are frames beyond max, as perf's
+		 * append_inlines() adds them after unwinding max */
+		if (inline_frames(r, s->pid, r->ips[k], &n))
+			return -ENOMEM;
+		/* perf's entry for the sample is its symbol; the inlined
+		 * functions at the sampled pc are only in its call chain */
+		if (at == 0 && (n > 1 || r->frames[0].inline_id))
+			out->own = &r->own;
+	}
+	if (!n)
+		name_frame(r, s->pid, s->ip, perfring_misc_cpumode(out->d->misc), &r->frames[n++]);
+	out->frames = r->frames;
+	out->nframes = n;
+	if (cut && (s->present & PERF_SAMPLE_IP)) { /* the sample's own frame was cut: its entry is apart */
+		name_frame(r, s->pid, s->ip, perfring_misc_cpumode(out->d->misc), &r->own);
+		out->own = &r->own;
+		out->own_apart = true;
+	}
+	return 0;
 }
 
 /* The frames of a sample, as perf's thread__resolve_callchain_sample() walks them. */
