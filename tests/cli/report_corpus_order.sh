@@ -123,6 +123,10 @@ same_text text_percent_limit_forkexit-3.8 perf.data.forkexit-3.8 --percent-limit
 same_text text_percent_limit_piped.target-3.8 perf.data.piped.target-3.8 --percent-limit 2
 # branch mode
 same_text text_branch_callgraph_and_branch-3.8 perf.data.callgraph_and_branch-3.8 --sort sym
+# branch ends of one function in two processes (the vDSO, mapped at another address in each) are
+# equal for the order, as perf compares the functions' starts in their binary
+same_text text_branch_default_callgraph_and_branch-3.4 perf.data.callgraph_and_branch-3.4
+same_text text_branch_self_callgraph_and_branch-3.4 perf.data.callgraph_and_branch-3.4 --no-children
 # the chains' order (-g caller|callee, -G): graphs, children's sub-chains (callee order: from the
 # frame up to the root), equal children by depth (callee order: the shorter first), the level of
 # an unmapped frame (the nearest mapped one visited before it)

@@ -679,9 +679,9 @@ static int branch_end(struct report *r, struct ans_reader *rd, uint32_t pid, uin
 		f->shown_addr = addr;
 	}
 	b->sym = f->name;
-	b->start = addr - f->offset;
 	b->addr = addr;
 	b->shown = frame_addr(f, true);
+	b->start = b->shown - f->offset;
 	b->dso = dso_id(r, f);
 	return b->dso < 0 ? -ENOMEM : 0;
 }
@@ -696,7 +696,7 @@ static int branch_sym_key(struct report *r, const struct branch_end *b, uint64_t
 		if (n < 0)
 			return -ENOMEM;
 		k[0] = ((uint64_t)(uint32_t)b->dso << 33) | ((uint64_t)(uint32_t)n << 1) | 1;
-		k[1] = b->shown - (b->addr - b->start); /* the function's start in its binary */
+		k[1] = b->start;
 	} else {
 		k[1] = b->addr;
 	}

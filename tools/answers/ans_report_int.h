@@ -38,7 +38,8 @@ struct branch_end {
 	const char *sym;    /* NULL: unknown, shown by address */
 	uint64_t addr;      /* as recorded (the sort's) */
 	uint64_t shown;     /* in its binary (shown) */
-	uint64_t start;     /* the function's address (sym known) */
+	uint64_t start;     /* the function's address in its binary (sym known), as perf's
+			     * sym->start: the same function in two processes' maps is one */
 	int32_t dso;        /* interned */
 	char level;
 };

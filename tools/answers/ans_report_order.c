@@ -53,8 +53,9 @@ static int cmp_branch_dso(const struct report *r, int32_t x, int32_t y)
 }
 
 /* Two branch ends (perf's sort__sym_from_cmp(), which has no sort by name):
- * a named one first, two named ones by the functions' addresses, two
- * unknown ones by their own. */
+ * a named one first, two named ones by the functions' addresses in their
+ * binaries (perf's _sort__sym_cmp(): sym->start), two unknown ones by their
+ * own, as recorded. */
 static int cmp_branch_end(const struct branch_end *x, const struct branch_end *y)
 {
 	int c = named_first(x->sym, y->sym);
