@@ -143,6 +143,7 @@ same_text text_max_stack_2_callgraph-3.8 perf.data.callgraph-3.8 --max-stack 2
 same_text text_max_stack_1_callee_callgraph-3.8 perf.data.callgraph-3.8 --max-stack 1 -g callee
 same_text text_max_stack_3_no_children_callgraph-3.8 perf.data.callgraph-3.8 --max-stack 3 --no-children
 same_text text_max_stack_0_callgraph-3.4 perf.data.callgraph-3.4 --max-stack 0
+same_text text_max_stack_int_max_callgraph-3.4 perf.data.callgraph-3.4 --max-stack 2147483647
 t_usage_error max_stack_not_a_number "--max-stack: 'x' is not a number of frames" report -i "$CORPUS/perf.data.callgraph-3.8" --max-stack x
 t_usage_error graph_mode_fractal "'fractal' is not none or graph" report -i "$CORPUS/perf.data.callgraph-3.8" -g fractal
 t_usage_error graph_key_address "'graph,0.5,address' is not none or graph" report -i "$CORPUS/perf.data.callgraph-3.8" -g graph,0.5,address

@@ -21,6 +21,7 @@
 #include "shared/tool.h"
 
 #define ANS_MAX_STACK_DEFAULT 127
+#define ANS_MAX_STACK_CAP 8192
 
 struct ans_reader {
 	const char *cmd, *path;
@@ -168,6 +169,10 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	if (opts)
 		r->opts = *opts;
 	r->max_stack = r->opts.max_stack_set ? r->opts.max_stack : read_max_stack();
+	/* No record holds a longer chain (64 KiB of 8-byte entries), nor a
+	 * stack copy more frames: a larger --max-stack is the same as this. */
+	if (r->max_stack > ANS_MAX_STACK_CAP)
+		r->max_stack = ANS_MAX_STACK_CAP;
 	/* A large file is read by two readers (ans_two_readers()), which keep
 	 * both CPUs busy: the readahead thread then only takes their turns
 	 * (report 7% slower with it here), so it reads ahead for one reader only. */
