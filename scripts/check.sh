@@ -73,7 +73,7 @@ step "fuzz (libFuzzer, every target, FUZZ_SECONDS each)"
 # Every parser of outside bytes under libFuzzer + ASan + UBSan (tests/fuzz/NAME_fuzz.c), each
 # from a copy of its seeds (scripts/fuzz.sh). make fuzz-long runs them longer.
 if make -s -j"$jobs" O=build fuzz >build/make-fuzz.log 2>&1; then
-	FUZZ_SECONDS=${FUZZ_SECONDS:-15} bash scripts/fuzz.sh build || status=1
+	FUZZ_SECONDS=${FUZZ_SECONDS:-12} bash scripts/fuzz.sh build || status=1
 else
 	cat build/make-fuzz.log; echo "build failed: build/make-fuzz.log" >>"$FAILURES_FILE"; echo "0 1 0" >>build/.totals; status=1
 fi
