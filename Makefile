@@ -171,7 +171,7 @@ FUZZ_EXTRA_group_desc = tools/answers/ans_groups.c
 # perf.data helpers and the tool's messages (tools/shared/util.c, which needs libbpf).
 FUZZ_EXTRA_report_header = $(wildcard tools/perfdata/report_*.c) tools/perfdata/pd_common.c tools/shared/util.c
 FUZZ_LIBS_report_header = $(LIBBPF_LIBS)
-$(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/perfdata/*.h tools/shared/tool.h)
+$(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/perfdata/*.h tools/shared/tool.h tools/shared/bytecur.h)
 # The exports' fuzz target (tests/fuzz/export_fuzz.c) builds with tools/export/ and zlib.
 FUZZ_EXTRA_export = $(EXPORT_SRCS)
 FUZZ_LIBS_export = $(EXPORT_LIBS)

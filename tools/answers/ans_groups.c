@@ -9,27 +9,15 @@
 #include <string.h>
 
 #include "answers/ans_groups.h"
-
-static bool get32(const uint8_t *p, size_t len, size_t *off, bool swapped, uint32_t *v)
-{
-	uint32_t x;
-
-	if (len - *off < 4)
-		return false;
-	memcpy(&x, p + *off, 4);
-	*v = swapped ? __builtin_bswap32(x) : x;
-	*off += 4;
-	return true;
-}
+#include "shared/bytecur.h"
 
 int ans_groups_parse(const void *data, size_t len, bool swapped, uint32_t nattrs, struct ans_group *out, int max,
 		     char *err, size_t errlen)
 {
-	const uint8_t *p = data;
-	size_t off = 0;
+	struct bytecur c = bytecur_at(data, len, swapped);
 	uint32_t nr, i, slen, covered_to = 0;
 
-	if (!get32(p, len, &off, swapped, &nr)) {
+	if (!bytecur_u32(&c, &nr)) {
 		snprintf(err, errlen, "GROUP_DESC: %zu bytes, no group count", len);
 		return -1;
 	}
@@ -39,21 +27,21 @@ int ans_groups_parse(const void *data, size_t len, bool swapped, uint32_t nattrs
 	}
 	for (i = 0; i < nr; i++) {
 		struct ans_group *g = &out[i];
+		const uint8_t *name;
 		size_t n;
 
-		if (!get32(p, len, &off, swapped, &slen) || slen > len - off) {
+		if (!bytecur_u32(&c, &slen) || !bytecur_take(&c, slen, &name)) {
 			snprintf(err, errlen, "GROUP_DESC: group %u: its name runs past the feature's %zu bytes", i, len);
 			return -1;
 		}
-		n = strnlen((const char *)p + off, slen);
+		n = strnlen((const char *)name, slen);
 		if (n >= sizeof(g->name))
 			n = sizeof(g->name) - 1;
-		memcpy(g->name, p + off, n);
+		memcpy(g->name, name, n);
 		g->name[n] = '\0';
 		if (!strcmp(g->name, "{anon_group}"))
 			g->name[0] = '\0';
-		off += slen;
-		if (!get32(p, len, &off, swapped, &g->leader) || !get32(p, len, &off, swapped, &g->nr)) {
+		if (!bytecur_u32(&c, &g->leader) || !bytecur_u32(&c, &g->nr)) {
 			snprintf(err, errlen, "GROUP_DESC: group %u: cut short at %zu bytes", i, len);
 			return -1;
 		}

@@ -25,6 +25,7 @@
 #include <trace-seq.h>
 
 #include "answers/ans_tracing.h"
+#include "shared/bytecur.h"
 
 struct ans_tracing {
 	struct tep_handle *tep;
@@ -34,70 +35,42 @@ struct ans_tracing {
 	size_t rec_cap;
 };
 
+/* The tool's checked cursor, and what could not be read when one fails. */
 struct tcur {
-	const uint8_t *p, *end;
-	bool swap;
-	const char *what; /* on failure: what could not be read */
+	struct bytecur b;
+	const char *what;
 };
 
-static bool take(struct tcur *c, size_t n, const uint8_t **out, const char *what)
+static bool failed(struct tcur *c, const char *what)
 {
-	if ((size_t)(c->end - c->p) < n) {
-		c->what = what;
-		return false;
-	}
-	*out = c->p;
-	c->p += n;
-	return true;
+	c->what = what;
+	return false;
+}
+
+static bool take(struct tcur *c, uint64_t n, const uint8_t **out, const char *what)
+{
+	return bytecur_take(&c->b, n, out) || failed(c, what);
 }
 
 static bool take_u32(struct tcur *c, uint32_t *v, const char *what)
 {
-	const uint8_t *b;
-
-	if (!take(c, 4, &b, what))
-		return false;
-	memcpy(v, b, 4);
-	if (c->swap)
-		*v = __builtin_bswap32(*v);
-	return true;
+	return bytecur_u32(&c->b, v) || failed(c, what);
 }
 
 static bool take_u64(struct tcur *c, uint64_t *v, const char *what)
 {
-	const uint8_t *b;
-
-	if (!take(c, 8, &b, what))
-		return false;
-	memcpy(v, b, 8);
-	if (c->swap)
-		*v = __builtin_bswap64(*v);
-	return true;
+	return bytecur_u64(&c->b, v) || failed(c, what);
 }
 
 static bool take_str(struct tcur *c, const char **s, const char *what)
 {
-	const uint8_t *nul = memchr(c->p, 0, c->end - c->p);
-
-	if (!nul) {
-		c->what = what;
-		return false;
-	}
-	*s = (const char *)c->p;
-	c->p = nul + 1;
-	return true;
+	return bytecur_str(&c->b, s) || failed(c, what);
 }
 
 /* A sized block: u64 size, then the bytes. */
 static bool take_block(struct tcur *c, const uint8_t **b, uint64_t *size, const char *what)
 {
-	if (!take_u64(c, size, what))
-		return false;
-	if (*size > (uint64_t)(c->end - c->p)) {
-		c->what = what;
-		return false;
-	}
-	return take(c, *size, b, what);
+	return take_u64(c, size, what) && take(c, *size, b, what);
 }
 
 /* "0xADDR : \"fmt\"" lines: the formats of trace_printk() call sites. */
@@ -141,7 +114,7 @@ static bool parse(struct ans_tracing *t, struct tcur *c)
 	}
 	if (!take_str(c, &version, "the version") || !take(c, 2, &hdr, "the byte order and long size"))
 		return false;
-	c->swap = (hdr[0] != 0) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	c->b.swapped = (hdr[0] != 0) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	long_size = hdr[1];
 	if (long_size != 4 && long_size != 8) {
 		c->what = "the long size (neither 4 nor 8)";
@@ -196,7 +169,7 @@ struct ans_tracing *ans_tracing_new(const void *data, size_t len, char *err, siz
 struct ans_tracing *ans_tracing_new2(const void *data, size_t len, bool formats, char *err, size_t errlen)
 {
 	struct ans_tracing *t = calloc(1, sizeof(*t));
-	struct tcur c = { .p = data, .end = (const uint8_t *)data + len };
+	struct tcur c = { bytecur_at(data, len, false), NULL };
 
 	if (!t || !(t->tep = tep_alloc())) {
 		free(t);
@@ -206,7 +179,7 @@ struct ans_tracing *ans_tracing_new2(const void *data, size_t len, bool formats,
 	t->formats = formats;
 	if (!data || !parse(t, &c)) {
 		snprintf(err, errlen, "tracing data: cannot read %s at byte %zu of %zu",
-			 c.what ? c.what : "anything", (size_t)(c.p - (const uint8_t *)data), len);
+			 c.what ? c.what : "anything", c.b.pos, len);
 		ans_tracing_free(t);
 		return NULL;
 	}

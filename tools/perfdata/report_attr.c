@@ -152,12 +152,6 @@ struct ra_event {
 	uint32_t nr_ids;
 };
 
-struct ra_cur {
-	const uint8_t *p;
-	size_t len, pos;
-	bool swapped;
-};
-
 static bool ra_host_be(void)
 {
 	const uint16_t one = 1;
@@ -187,27 +181,6 @@ static uint64_t ra_raw(const uint8_t *p, unsigned size)
 static uint64_t ra_swap(uint64_t v, unsigned size)
 {
 	return size == 2 ? __builtin_bswap16((uint16_t)v) : size == 4 ? __builtin_bswap32((uint32_t)v) : __builtin_bswap64(v);
-}
-
-static bool ra_take(struct ra_cur *c, size_t n, const uint8_t **p)
-{
-	if (c->len - c->pos < n)
-		return false;
-	*p = c->p + c->pos;
-	c->pos += n;
-	return true;
-}
-
-static bool ra_u32(struct ra_cur *c, uint32_t *v)
-{
-	const uint8_t *p;
-
-	if (!ra_take(c, 4, &p))
-		return false;
-	*v = (uint32_t)ra_raw(p, 4);
-	if (c->swapped)
-		*v = __builtin_bswap32(*v);
-	return true;
 }
 
 /* attr.size after perf's swap (type and size are always swapped). */
@@ -294,15 +267,15 @@ static void ra_free_events(struct ra_event *ev, uint32_t nr)
  */
 static int ra_read(const void *data, size_t len, bool swapped, struct ra_event **out)
 {
-	struct ra_cur c = { data, len, 0, swapped };
+	struct bytecur c = bytecur_at(data, len, swapped);
 	struct ra_event *ev = NULL;
 	uint32_t nre, sz, i;
 
 	*out = NULL;
-	if (!data || !ra_u32(&c, &nre) || !ra_u32(&c, &sz))
+	if (!data || !bytecur_u32(&c, &nre) || !bytecur_u32(&c, &sz))
 		return -1;
 	/* each event takes 8 bytes at least: a bound on nre before allocating */
-	if (nre > (len - c.pos) / 8 || nre > INT32_MAX)
+	if (nre > bytecur_left(&c) / 8 || nre > INT32_MAX)
 		return -1;
 	ev = calloc(nre ? nre : 1, sizeof(*ev));
 	if (!ev)
@@ -313,14 +286,14 @@ static int ra_read(const void *data, size_t len, bool swapped, struct ra_event *
 		uint32_t name_len;
 
 		e->attr.swapped = swapped;
-		if (!ra_take(&c, sz, &p))
+		if (!bytecur_take(&c, sz, &p))
 			goto fail;
 		memcpy(e->attr.b, p, sz < RA_ATTR_SIZE ? sz : RA_ATTR_SIZE);
-		if (!ra_check(&e->attr) || !ra_u32(&c, &e->nr_ids) || !ra_u32(&c, &name_len) ||
-		    !ra_take(&c, name_len, &name))
+		if (!ra_check(&e->attr) || !bytecur_u32(&c, &e->nr_ids) || !bytecur_u32(&c, &name_len) ||
+		    !bytecur_take(&c, name_len, &name))
 			goto fail;
 		e->name = strndup((const char *)name, name_len);
-		if (!e->name || e->nr_ids > (len - c.pos) / 8 || !ra_take(&c, (size_t)e->nr_ids * 8, &e->ids))
+		if (!e->name || e->nr_ids > bytecur_left(&c) / 8 || !bytecur_take(&c, (size_t)e->nr_ids * 8, &e->ids))
 			goto fail;
 	}
 	*out = ev;

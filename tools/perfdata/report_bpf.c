@@ -91,7 +91,7 @@ static void rh_blobs_settle(struct rh_blobs *set)
 /* perf's process_bpf_prog_info(): u32 count; each: u32 info_len, u32
  * data_len, u64 arrays, the info, the data. Not read from a file of the
  * other byte order (perf says so and goes on). */
-int rh_proc_bpf_prog_info(struct rh *h, struct rh_cur *c, int feat)
+int rh_proc_bpf_prog_info(struct rh *h, struct bytecur *c, int feat)
 {
 	uint32_t nr, info_len, data_len;
 	const uint8_t *info, *data;
@@ -101,11 +101,11 @@ int rh_proc_bpf_prog_info(struct rh *h, struct rh_cur *c, int feat)
 
 	if (c->swapped)
 		return 0;
-	if (!rh_u32(c, &nr))
+	if (!bytecur_u32(c, &nr))
 		return -1;
 	while (nr-- && !err) {
-		if (!rh_u32(c, &info_len) || !rh_u32(c, &data_len) || info_len > BPF_INFO_SIZE || !rh_u64(c, &arrays) ||
-		    !rh_take(c, info_len, &info) || !rh_take(c, data_len, &data) ||
+		if (!bytecur_u32(c, &info_len) || !bytecur_u32(c, &data_len) || info_len > BPF_INFO_SIZE || !bytecur_u64(c, &arrays) ||
+		    !bytecur_take(c, info_len, &info) || !bytecur_take(c, data_len, &data) ||
 		    !(prog = calloc(1, BPF_DATA + (size_t)data_len))) {
 			err = -1;
 			break;
@@ -120,7 +120,7 @@ int rh_proc_bpf_prog_info(struct rh *h, struct rh_cur *c, int feat)
 	return err;
 }
 
-int rh_proc_bpf_btf(struct rh *h, struct rh_cur *c, int feat)
+int rh_proc_bpf_btf(struct rh *h, struct bytecur *c, int feat)
 {
 	uint32_t nr, id, size;
 	const uint8_t *data;
@@ -128,10 +128,10 @@ int rh_proc_bpf_btf(struct rh *h, struct rh_cur *c, int feat)
 
 	if (c->swapped)
 		return 0;
-	if (!rh_u32(c, &nr))
+	if (!bytecur_u32(c, &nr))
 		return -1;
 	while (nr-- && !err)
-		if (!rh_u32(c, &id) || !rh_u32(c, &size) || !rh_take(c, size, &data) ||
+		if (!bytecur_u32(c, &id) || !bytecur_u32(c, &size) || !bytecur_take(c, size, &data) ||
 		    rh_blob_add(h, &h->env.btfs, id, data, size))
 			err = -1;
 	rh_blobs_settle(&h->env.btfs);

@@ -10,7 +10,7 @@
  * the EVENT_DESC lines report_attr.c's.
  *
  * Why it is safe: every length and count comes from the file and is read
- * through struct rh_cur (report_header.h), which checks it against the bytes
+ * through struct bytecur (report_header.h), which checks it against the bytes
  * left; a count is bounded by those bytes before anything is allocated for
  * it. What the decoding keeps is allocated through rh_keep(), which is here
  * too, and freed at once by rh_free() at the end.
@@ -68,12 +68,12 @@ void rh_free(struct rh *h)
 
 /* perf's string: u32 length, then that many bytes, NUL-padded. *len: the
  * text's length (to its first NUL). */
-static bool rh_strview(struct rh_cur *c, const char **s, size_t *len)
+static bool rh_strview(struct bytecur *c, const char **s, size_t *len)
 {
 	const uint8_t *p;
 	uint32_t n;
 
-	if (!rh_u32(c, &n) || !rh_take(c, n, &p))
+	if (!bytecur_u32(c, &n) || !bytecur_take(c, n, &p))
 		return false;
 	*s = (const char *)p;
 	*len = strnlen(*s, n);
@@ -81,7 +81,7 @@ static bool rh_strview(struct rh_cur *c, const char **s, size_t *len)
 }
 
 /* A string kept as a C string; NULL when short or out of memory. */
-static char *rh_string(struct rh *h, struct rh_cur *c)
+static char *rh_string(struct rh *h, struct bytecur *c)
 {
 	const char *s;
 	size_t len;
@@ -93,7 +93,7 @@ static char *rh_string(struct rh *h, struct rh_cur *c)
 
 /* Skip n strings; adds perf's idea of their size (text and NUL rounded up
  * to 64, plus the length word) to *size when given. */
-static bool rh_skip_strings(struct rh_cur *c, uint32_t n, uint64_t *size)
+static bool rh_skip_strings(struct bytecur *c, uint32_t n, uint64_t *size)
 {
 	const char *s;
 	size_t len;
@@ -109,34 +109,34 @@ static bool rh_skip_strings(struct rh_cur *c, uint32_t n, uint64_t *size)
 
 /* ---- process: perf's process_*() ---- */
 
-static int proc_string(struct rh *h, struct rh_cur *c, int feat)
+static int proc_string(struct rh *h, struct bytecur *c, int feat)
 {
 	h->env.str[feat] = rh_string(h, c);
 	return h->env.str[feat] ? 0 : -1;
 }
 
-static int proc_nrcpus(struct rh *h, struct rh_cur *c, int feat)
+static int proc_nrcpus(struct rh *h, struct bytecur *c, int feat)
 {
 	uint32_t avail, online;
 
-	if (!rh_u32(c, &avail) || !rh_u32(c, &online))
+	if (!bytecur_u32(c, &avail) || !bytecur_u32(c, &online))
 		return -1;
 	h->env.nr_cpus_avail = avail;
 	h->env.nr_cpus_online = online;
 	return 0;
 }
 
-static int proc_total_mem(struct rh *h, struct rh_cur *c, int feat)
+static int proc_total_mem(struct rh *h, struct bytecur *c, int feat)
 {
-	return rh_u64(c, &h->env.total_mem) ? 0 : -1;
+	return bytecur_u64(c, &h->env.total_mem) ? 0 : -1;
 }
 
-static int proc_cmdline(struct rh *h, struct rh_cur *c, int feat)
+static int proc_cmdline(struct rh *h, struct bytecur *c, int feat)
 {
 	uint32_t nr, i;
 	char **argv;
 
-	if (!rh_u32(c, &nr) || nr > rh_left(c) / 4 || !(argv = rh_alloc(h, nr, sizeof(*argv))))
+	if (!bytecur_u32(c, &nr) || nr > bytecur_left(c) / 4 || !(argv = rh_alloc(h, nr, sizeof(*argv))))
 		return -1;
 	for (i = 0; i < nr; i++)
 		if (!(argv[i] = rh_string(h, c)))
@@ -147,7 +147,7 @@ static int proc_cmdline(struct rh *h, struct rh_cur *c, int feat)
 }
 
 /* Names the events by index, those not named yet; never fails (perf's process_event_desc()). */
-static int proc_event_desc(struct rh *h, struct rh_cur *c, int feat)
+static int proc_event_desc(struct rh *h, struct bytecur *c, int feat)
 {
 	char **names;
 	uint32_t nr, i;
@@ -166,7 +166,7 @@ static int proc_event_desc(struct rh *h, struct rh_cur *c, int feat)
 
 /* Validated only: perf prints it with -I alone. Sibling lists, then (when the
  * section is longer than perf counts them) core and socket ids, then dies. */
-static int proc_cpu_topology(struct rh *h, struct rh_cur *c, int feat)
+static int proc_cpu_topology(struct rh *h, struct bytecur *c, int feat)
 {
 	const char *arch = h->env.str[F_ARCH];
 	uint32_t nr, cpus = h->env.nr_cpus_avail, i;
@@ -176,7 +176,7 @@ static int proc_cpu_topology(struct rh *h, struct rh_cur *c, int feat)
 	uint64_t size = 0;
 
 	for (i = 0; i < 2; i++) {
-		if (!rh_u32(c, &nr) || !rh_skip_strings(c, nr, &size))
+		if (!bytecur_u32(c, &nr) || !rh_skip_strings(c, nr, &size))
 			return -1;
 		size += 4;
 	}
@@ -185,43 +185,43 @@ static int proc_cpu_topology(struct rh *h, struct rh_cur *c, int feat)
 	for (i = 0; i < cpus; i++) {
 		uint32_t core, socket;
 
-		if (!rh_u32(c, &core) || !rh_u32(c, &socket) || (!any_socket && socket != UINT32_MAX && socket > cpus))
+		if (!bytecur_u32(c, &core) || !bytecur_u32(c, &socket) || (!any_socket && socket != UINT32_MAX && socket > cpus))
 			return -1;
 	}
 	size += (uint64_t)cpus * 8;
 	if (c->size <= size)
 		return 0;
-	if (!rh_u32(c, &nr) || !rh_skip_strings(c, nr, NULL) || !rh_take(c, (uint64_t)cpus * 4, NULL))
+	if (!bytecur_u32(c, &nr) || !rh_skip_strings(c, nr, NULL) || !bytecur_take(c, (uint64_t)cpus * 4, NULL))
 		return -1;
 	return 0;
 }
 
-static int proc_numa_topology(struct rh *h, struct rh_cur *c, int feat)
+static int proc_numa_topology(struct rh *h, struct bytecur *c, int feat)
 {
 	uint32_t nr;
 
-	if (!rh_u32(c, &nr))
+	if (!bytecur_u32(c, &nr))
 		return -1;
 	while (nr--)
-		if (!rh_take(c, 4 + 8 + 8, NULL) || !rh_skip_strings(c, 1, NULL))
+		if (!bytecur_take(c, 4 + 8 + 8, NULL) || !rh_skip_strings(c, 1, NULL))
 			return -1;
 	return 0;
 }
 
-static int proc_pmu_mappings(struct rh *h, struct rh_cur *c, int feat)
+static int proc_pmu_mappings(struct rh *h, struct bytecur *c, int feat)
 {
 	struct rh_env *e = &h->env;
 	uint32_t nr, i, *type;
 	char **name;
 
-	if (!rh_u32(c, &nr))
+	if (!bytecur_u32(c, &nr))
 		return -1;
 	if (!nr)
 		return 0;
-	if (nr > rh_left(c) / 8 || !(type = rh_alloc(h, nr, sizeof(*type))) || !(name = rh_alloc(h, nr, sizeof(*name))))
+	if (nr > bytecur_left(c) / 8 || !(type = rh_alloc(h, nr, sizeof(*type))) || !(name = rh_alloc(h, nr, sizeof(*name))))
 		return -1;
 	for (i = 0; i < nr; i++)
-		if (!rh_u32(c, &type[i]) || !(name[i] = rh_string(h, c)))
+		if (!bytecur_u32(c, &type[i]) || !(name[i] = rh_string(h, c)))
 			return -1;
 	e->nr_pmus = nr;
 	e->pmu_type = type;
@@ -232,7 +232,7 @@ static int proc_pmu_mappings(struct rh *h, struct rh_cur *c, int feat)
 /* perf's process_group_desc(): the groups (name, leader index, members) read
  * whole, then laid over the events in order. What it set before finding the
  * groups inconsistent stays set, as in perf. */
-static int proc_group_desc(struct rh *h, struct rh_cur *c, int feat)
+static int proc_group_desc(struct rh *h, struct bytecur *c, int feat)
 {
 	struct rh_env *e = &h->env;
 	uint32_t nr_groups, i, k, nr = 0, leader = 0;
@@ -241,14 +241,14 @@ static int proc_group_desc(struct rh *h, struct rh_cur *c, int feat)
 		uint32_t leader, nr_members;
 	} *g;
 
-	if (!rh_u32(c, &nr_groups))
+	if (!bytecur_u32(c, &nr_groups))
 		return -1;
 	if (!nr_groups)
 		return 0;
-	if (nr_groups > rh_left(c) / 12 || !(g = rh_alloc(h, nr_groups, sizeof(*g))) || rh_events_sync(h))
+	if (nr_groups > bytecur_left(c) / 12 || !(g = rh_alloc(h, nr_groups, sizeof(*g))) || rh_events_sync(h))
 		return -1;
 	for (i = 0; i < nr_groups; i++)
-		if (!(g[i].name = rh_string(h, c)) || !rh_u32(c, &g[i].leader) || !rh_u32(c, &g[i].nr_members))
+		if (!(g[i].name = rh_string(h, c)) || !bytecur_u32(c, &g[i].leader) || !bytecur_u32(c, &g[i].nr_members))
 			return -1;
 	for (i = 0, k = 0; k < e->nr_ev; k++) {
 		if (i < nr_groups && k == g[i].leader) {
@@ -269,85 +269,85 @@ static int proc_group_desc(struct rh *h, struct rh_cur *c, int feat)
 	return i == nr_groups && nr == 0 ? 0 : -1;
 }
 
-static int proc_auxtrace(struct rh *h, struct rh_cur *c, int feat)
+static int proc_auxtrace(struct rh *h, struct bytecur *c, int feat)
 {
 	uint64_t nr;
 
 	/* u64 count, then 16-byte entries that must fit the section */
-	if (!rh_u64(c, &nr) || c->size < 8 || nr > (c->size - 8) / 16 || !rh_take(c, nr * 16, NULL))
+	if (!bytecur_u64(c, &nr) || c->size < 8 || nr > (c->size - 8) / 16 || !bytecur_take(c, nr * 16, NULL))
 		return -1;
 	return 0;
 }
 
-static int proc_cache(struct rh *h, struct rh_cur *c, int feat)
+static int proc_cache(struct rh *h, struct bytecur *c, int feat)
 {
 	uint32_t version, nr;
 
-	if (!rh_u32(c, &version) || version != 1 || !rh_u32(c, &nr))
+	if (!bytecur_u32(c, &version) || version != 1 || !bytecur_u32(c, &nr))
 		return -1;
 	while (nr--)
-		if (!rh_take(c, 16, NULL) || !rh_skip_strings(c, 3, NULL))
+		if (!bytecur_take(c, 16, NULL) || !rh_skip_strings(c, 3, NULL))
 			return -1;
 	return 0;
 }
 
-static int proc_sample_time(struct rh *h, struct rh_cur *c, int feat)
+static int proc_sample_time(struct rh *h, struct bytecur *c, int feat)
 {
 	uint64_t first, last;
 
-	if (!rh_u64(c, &first) || !rh_u64(c, &last))
+	if (!bytecur_u64(c, &first) || !bytecur_u64(c, &last))
 		return -1;
 	h->env.first_sample = first;
 	h->env.last_sample = last;
 	return 0;
 }
 
-static int proc_mem_topology(struct rh *h, struct rh_cur *c, int feat)
+static int proc_mem_topology(struct rh *h, struct bytecur *c, int feat)
 {
 	uint64_t version, bsize, nr, bits;
 
-	if (!rh_u64(c, &version) || version != 1 || !rh_u64(c, &bsize) || !rh_u64(c, &nr))
+	if (!bytecur_u64(c, &version) || version != 1 || !bytecur_u64(c, &bsize) || !bytecur_u64(c, &nr))
 		return -1;
 	while (nr--)
-		if (!rh_take(c, 16, NULL) || !rh_u64(c, &bits) || !rh_take(c, (bits / 64 + (bits % 64 != 0)) * 8, NULL))
+		if (!bytecur_take(c, 16, NULL) || !bytecur_u64(c, &bits) || !bytecur_take(c, (bits / 64 + (bits % 64 != 0)) * 8, NULL))
 			return -1;
 	return 0;
 }
 
-static int proc_clockid(struct rh *h, struct rh_cur *c, int feat)
+static int proc_clockid(struct rh *h, struct bytecur *c, int feat)
 {
-	return rh_u64(c, &h->env.clock_res_ns) ? 0 : -1;
+	return bytecur_u64(c, &h->env.clock_res_ns) ? 0 : -1;
 }
 
 /* The version of a directory's format (perf record --threads): perf reads it
  * when given the directory, and fails when given a file or a pipe. */
-static int proc_dir_format(struct rh *h, struct rh_cur *c, int feat)
+static int proc_dir_format(struct rh *h, struct bytecur *c, int feat)
 {
-	return h->dir && rh_u64(c, &h->env.dir_version) ? 0 : -1;
+	return h->dir && bytecur_u64(c, &h->env.dir_version) ? 0 : -1;
 }
 
-static int proc_compressed(struct rh *h, struct rh_cur *c, int feat)
+static int proc_compressed(struct rh *h, struct bytecur *c, int feat)
 {
 	struct rh_env *e = &h->env;
 
-	return rh_u32(c, &e->comp_ver) && rh_u32(c, &e->comp_type) && rh_u32(c, &e->comp_level) &&
-			       rh_u32(c, &e->comp_ratio) && rh_u32(c, &e->comp_mmap_len)
+	return bytecur_u32(c, &e->comp_ver) && bytecur_u32(c, &e->comp_type) && bytecur_u32(c, &e->comp_level) &&
+			       bytecur_u32(c, &e->comp_ratio) && bytecur_u32(c, &e->comp_mmap_len)
 		       ? 0
 		       : -1;
 }
 
 /* u32 count, then name and value strings; kept as "name=value". */
-static int rh_read_caps(struct rh *h, struct rh_cur *c, struct rh_caps *caps)
+static int rh_read_caps(struct rh *h, struct bytecur *c, struct rh_caps *caps)
 {
 	uint32_t nr, i;
 	char **list;
 
 	*caps = (struct rh_caps){ 0 };
-	if (!rh_u32(c, &nr))
+	if (!bytecur_u32(c, &nr))
 		return -1;
 	if (!nr)
 		return 0;
-	if (nr > rh_left(c) / 8 || !(list = rh_alloc(h, nr, sizeof(*list))))
+	if (nr > bytecur_left(c) / 8 || !(list = rh_alloc(h, nr, sizeof(*list))))
 		return -1;
 	for (i = 0; i < nr; i++) {
 		char *name = rh_string(h, c), *value = name ? rh_string(h, c) : NULL;
@@ -360,28 +360,28 @@ static int rh_read_caps(struct rh *h, struct rh_cur *c, struct rh_caps *caps)
 	return 0;
 }
 
-static int proc_cpu_pmu_caps(struct rh *h, struct rh_cur *c, int feat)
+static int proc_cpu_pmu_caps(struct rh *h, struct bytecur *c, int feat)
 {
 	return rh_read_caps(h, c, &h->env.cpu_caps);
 }
 
-static int proc_clock_data(struct rh *h, struct rh_cur *c, int feat)
+static int proc_clock_data(struct rh *h, struct bytecur *c, int feat)
 {
 	struct rh_env *e = &h->env;
 	uint32_t version;
 
-	if (!rh_u32(c, &version) || version != 1 || !rh_u32(c, &e->clockid) || !rh_u64(c, &e->tod_ns) ||
-	    !rh_u64(c, &e->clock_ns))
+	if (!bytecur_u32(c, &version) || version != 1 || !bytecur_u32(c, &e->clockid) || !bytecur_u64(c, &e->tod_ns) ||
+	    !bytecur_u64(c, &e->clock_ns))
 		return -1;
 	e->clock_enabled = true;
 	return 0;
 }
 
-static int proc_hybrid_topology(struct rh *h, struct rh_cur *c, int feat)
+static int proc_hybrid_topology(struct rh *h, struct bytecur *c, int feat)
 {
 	uint32_t nr;
 
-	if (!rh_u32(c, &nr))
+	if (!bytecur_u32(c, &nr))
 		return -1;
 	while (nr--)
 		if (!rh_skip_strings(c, 2, NULL)) /* a PMU's name, its CPUs */
@@ -389,16 +389,16 @@ static int proc_hybrid_topology(struct rh *h, struct rh_cur *c, int feat)
 	return 0;
 }
 
-static int proc_pmu_caps(struct rh *h, struct rh_cur *c, int feat)
+static int proc_pmu_caps(struct rh *h, struct bytecur *c, int feat)
 {
 	struct rh_caps *caps;
 	uint32_t nr, i;
 
-	if (!rh_u32(c, &nr))
+	if (!bytecur_u32(c, &nr))
 		return -1;
 	if (!nr)
 		return 0;
-	if (nr > rh_left(c) / 8 || !(caps = rh_alloc(h, nr, sizeof(*caps))))
+	if (nr > bytecur_left(c) / 8 || !(caps = rh_alloc(h, nr, sizeof(*caps))))
 		return -1;
 	for (i = 0; i < nr; i++)
 		if (rh_read_caps(h, c, &caps[i]) || !(caps[i].pmu = rh_string(h, c)))
@@ -535,13 +535,13 @@ static void print_caps(FILE *out, const struct rh_caps *c, const char *pmu)
 struct rh_feat {
 	const char *name;
 	bool full_only; /* printed with -I only: a line says it is there */
-	int (*process)(struct rh *h, struct rh_cur *c, int feat);
+	int (*process)(struct rh *h, struct bytecur *c, int feat);
 };
 
 /* Nothing to decode: BRANCH_STACK and STAT are empty; TRACING_DATA and
  * BUILD_ID are taken as decoded (perf reads them for other commands, the
  * tracepoint formats and the build ids, and prints neither). */
-static int proc_none(struct rh *h, struct rh_cur *c, int feat)
+static int proc_none(struct rh *h, struct bytecur *c, int feat)
 {
 	return 0;
 }
@@ -587,14 +587,14 @@ const char *rh_feat_name(int feat)
 	return rh_feats[feat].name;
 }
 
-int rh_process(struct rh *h, int feat, struct rh_cur *c)
+int rh_process(struct rh *h, int feat, struct bytecur *c)
 {
 	return rh_feats[feat].process(h, c, feat);
 }
 
 /* Print feature feat (its bytes for EVENT_DESC, which perf reads again);
  * false for the two perf has no printer for. */
-bool rh_print(struct rh *h, int feat, const struct rh_cur *c)
+bool rh_print(struct rh *h, int feat, const struct bytecur *c)
 {
 	struct rh_env *e = &h->env;
 	uint32_t i;

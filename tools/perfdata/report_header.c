@@ -26,10 +26,10 @@
  * through its file "data".
  *
  * Why it is safe: the bytes of a section or record are read through struct
- * rh_cur, which checks every length from the file against the bytes left
- * before the end of the input, and a count is bounded by those bytes before
- * anything is allocated for it. What the decoding keeps is allocated through
- * rh_keep() and freed at once at the end.
+ * bytecur (tools/shared/bytecur.h), which checks every length from the file
+ * against the bytes left before the end of the input, and a count is
+ * bounded by those bytes before anything is allocated for it. What the
+ * decoding keeps is allocated through rh_keep() and freed at once at the end.
  *
  * This file is the driver: the input, the file header, the two modes. The
  * features are report_feat.c's (the BPF ones report_bpf.c's, the events'
@@ -218,7 +218,7 @@ static void rh_print_file_header(FILE *out, const struct rh_input *in, bool pipe
 /* File mode: perf's feature table, after the data section: {offset, size}
  * per feature bit set, in bit order. An entry past the end of the file reads
  * as {0, 0}, as perf's short read leaves it; a table wholly past it as none. */
-static bool rh_sections(struct rh *h, const struct rh_input *in, struct rh_cur sec[RH_LAST_FEATURE])
+static bool rh_sections(struct rh *h, const struct rh_input *in, struct bytecur sec[RH_LAST_FEATURE])
 {
 	uint64_t at = rd64(in->hdr + 40, h->swapped) + rd64(in->hdr + 48, h->swapped);
 	int bit, k = 0;
@@ -238,7 +238,7 @@ static bool rh_sections(struct rh *h, const struct rh_input *in, struct rh_cur s
 		if (off > in->len)
 			off = in->len; /* nothing to read there */
 		if (bit < RH_LAST_FEATURE)
-			sec[bit] = (struct rh_cur){ in->all + off, in->len - off, 0, h->swapped, size };
+			sec[bit] = (struct bytecur){ in->all + off, in->len - off, 0, h->swapped, size };
 	}
 	return true;
 }
@@ -247,12 +247,12 @@ static bool rh_sections(struct rh *h, const struct rh_input *in, struct rh_cur s
  * fails on, then print every feature the file has, then those it lacks. */
 static void rh_file_features(struct rh *h, const struct rh_input *in)
 {
-	struct rh_cur sec[RH_LAST_FEATURE] = { { 0 } };
+	struct bytecur sec[RH_LAST_FEATURE] = { { 0 } };
 	bool stop = false, table = rh_sections(h, in, sec);
 	int feat;
 
 	for (feat = 1; feat < RH_LAST_FEATURE && table; feat++) {
-		struct rh_cur c = sec[feat];
+		struct bytecur c = sec[feat];
 
 		if (perfring_perfdata_has_feature(h->pd, feat) && !stop && rh_process(h, feat, &c))
 			stop = true;
@@ -275,7 +275,7 @@ static int rh_pipe_features(struct rh *h, const char *cmd, const char *path)
 	int ret;
 
 	while ((ret = perfring_perfdata_next(h->pd, &r)) > 0) {
-		struct rh_cur c;
+		struct bytecur c;
 		uint64_t feat;
 
 		if (r.type >= PERFRING_RECORD_COMPRESSED2 && !r.from_compressed) {
@@ -291,7 +291,7 @@ static int rh_pipe_features(struct rh *h, const char *cmd, const char *path)
 		feat = rd64((const uint8_t *)r.data + 8, h->swapped);
 		if (feat >= RH_LAST_FEATURE)
 			return EXIT_OK;
-		c = (struct rh_cur){ (const uint8_t *)r.data + 16, r.size - 16u, 0, h->swapped, r.size - 16u };
+		c = bytecur_at((const uint8_t *)r.data + 16, r.size - 16u, h->swapped);
 		if (feat == 0 || rh_process(h, (int)feat, &c)) {
 			fflush(h->out);
 			return tool_error(cmd, "%s: at offset 0x%llx: feature %s: perf cannot decode it", path,

@@ -2,10 +2,10 @@
 /*
  * `perfring report --header-only` (report_header.c, the driver): what its
  * files share. The decoded features (struct rh_env, perf's perf_env) and
- * the state of one run (struct rh); the byte cursor every section and record
- * is read through (struct rh_cur: its readers are inline here because every
- * file reads with them, and they are where the lengths from the file are
- * checked); and each file's functions the others call:
+ * the state of one run (struct rh); and each file's functions the others
+ * call. Every section and record is read through the tool's checked byte
+ * cursor (struct bytecur, tools/shared/bytecur.h), where the lengths from
+ * the file are checked:
  *   report_feat.c    what the decoding keeps, the features' decoding and
  *                    printing, perf's feature table
  *   report_events.c  the events: their names and groups
@@ -22,6 +22,8 @@
 #include <string.h>
 
 #include <perfring/perfring.h>
+
+#include "shared/bytecur.h"
 
 /* perf 6.1's HEADER_LAST_FEATURE: features 1..31 are known; a pipe's
  * feature record with this id (or a later one) ends its features. */
@@ -108,78 +110,6 @@ struct rh {
 	size_t nr_kept, cap_kept;
 };
 
-/* Bytes of one section or record, read with checked lengths. perf reads a
- * record's bytes, but a section from its offset on to the end of the file
- * (a length in it may run past its size): len is what may be read, size
- * the section's or record's own size, which perf compares with in places. */
-struct rh_cur {
-	const uint8_t *p;
-	size_t len, pos;
-	bool swapped;
-	uint64_t size;
-};
-
-/* ---- reading: the cursor ---- */
-
-static inline uint16_t rd16(const uint8_t *p, bool sw)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return sw ? __builtin_bswap16(v) : v;
-}
-
-static inline uint32_t rd32(const uint8_t *p, bool sw)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return sw ? __builtin_bswap32(v) : v;
-}
-
-static inline uint64_t rd64(const uint8_t *p, bool sw)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return sw ? __builtin_bswap64(v) : v;
-}
-
-static inline size_t rh_left(const struct rh_cur *c)
-{
-	return c->len - c->pos;
-}
-
-static inline bool rh_take(struct rh_cur *c, uint64_t n, const uint8_t **p)
-{
-	if (rh_left(c) < n)
-		return false;
-	if (p)
-		*p = c->p + c->pos;
-	c->pos += (size_t)n;
-	return true;
-}
-
-static inline bool rh_u32(struct rh_cur *c, uint32_t *v)
-{
-	const uint8_t *p;
-
-	if (!rh_take(c, 4, &p))
-		return false;
-	*v = rd32(p, c->swapped);
-	return true;
-}
-
-static inline bool rh_u64(struct rh_cur *c, uint64_t *v)
-{
-	const uint8_t *p;
-
-	if (!rh_take(c, 8, &p))
-		return false;
-	*v = rd64(p, c->swapped);
-	return true;
-}
-
 /* ---- report_feat.c ---- */
 
 /* What the decoding keeps (rh_keep(), rh_alloc()) lives until rh_free(). */
@@ -190,8 +120,8 @@ void rh_free(struct rh *h);
  * ("HOSTNAME"), its decoding into h->env (0, or -1 where perf fails), its
  * lines (false when perf has no printer for it). */
 const char *rh_feat_name(int feat);
-int rh_process(struct rh *h, int feat, struct rh_cur *c);
-bool rh_print(struct rh *h, int feat, const struct rh_cur *c);
+int rh_process(struct rh *h, int feat, struct bytecur *c);
+bool rh_print(struct rh *h, int feat, const struct bytecur *c);
 
 /* ---- report_events.c ---- */
 
@@ -204,8 +134,8 @@ void rh_event_update(struct rh *h, const struct perfring_perfdata_record *r);
 /* ---- report_bpf.c ---- */
 
 /* The BPF_PROG_INFO and BPF_BTF features' decoding; BPF_PROG_INFO's lines. */
-int rh_proc_bpf_prog_info(struct rh *h, struct rh_cur *c, int feat);
-int rh_proc_bpf_btf(struct rh *h, struct rh_cur *c, int feat);
+int rh_proc_bpf_prog_info(struct rh *h, struct bytecur *c, int feat);
+int rh_proc_bpf_btf(struct rh *h, struct bytecur *c, int feat);
 void rh_print_bpf_prog_info(struct rh *h);
 
 /* ---- report_attr.c: the EVENT_DESC section ---- */
