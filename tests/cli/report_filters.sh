@@ -63,6 +63,16 @@ if [ -s "$C" ]; then
 	t_check export_filtered "folded: $n stacks of other commands, $m samples (perf script: $want of ls)" \
 		[ "$n" -eq 0 -a "$m" -eq "$want" -a "$want" -gt 0 ]
 
+	# -g on a file without call chains: perf says so and prints nothing (exit 0);
+	# perfring warns on stderr and prints the table as without -g.
+	t_run "$T_TMP/g.out" "$T_TMP/g.err" "$PERFRING" report -i "$C" -g --sort comm,sym
+	"$PERFRING" report -i "$C" --sort comm,sym >"$T_TMP/nog.out" 2>/dev/null
+	g_warned() {
+		[ "$T_RC" -eq 0 ] && grep -q 'warning: .*-g: no event records call chains' "$T_TMP/g.err" &&
+			cmp -s "$T_TMP/g.out" "$T_TMP/nog.out" && grep -q '%' "$T_TMP/g.out"
+	}
+	t_check no_chains_g_warns "exit $T_RC, stderr: $(head -c 200 "$T_TMP/g.err")" g_warned
+
 	t_usage_error bad_pid "is not a comma-separated list of numbers" report -i "$C" --pid 12x
 	t_usage_error bad_percentage "neither absolute nor relative" report -i "$C" --percentage most
 	t_usage_error stats_with_filter "--stats takes no other option" report -i "$C" --stats --comm ls

@@ -1015,6 +1015,10 @@ static int worker_pass(struct worker *w)
 			/* the chains' order is set before that, from the options:
 			 * -g caller|callee, else root first unless --no-children */
 			r->caller_order = opts->graph_order >= 0 ? opts->graph_order == 1 : !r->branch && opts->children != 0;
+			/* perf says so and prints nothing (exit 0); the table without graphs is more use */
+			if (opts->call_graph == 1 && !any_chain && !r->branch && !w->quiet)
+				fprintf(stderr, "perfring %s: warning: %s: -g: no event records call chains "
+						"(perf record -g): the table has no call graphs\n", w->cmd, w->path);
 			if (want_graph(opts, r, any_chain) &&
 			    (!(r->graph = graph_new(r->children, r->caller_order)) ||
 			     graph_table_dsos(r, ans_perfdata(w->rd))))
