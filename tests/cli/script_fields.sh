@@ -5,7 +5,9 @@
 #  - cpu-clock with call chains (-g),
 #  - a tracepoint beside cpu-clock of a fixed period (events of different
 #    sample types: cpu-clock records neither CPU nor PERIOD),
-#  - page faults with their data addresses (-d: the addr field names them);
+#  - page faults with their data addresses (-d: the addr field names them),
+#  - kmem and hrtimer tracepoints, whose formats print kernel functions
+#    (call_site=%pS; report --sort trace on it too);
 # the srcline field's file:line lines equal perf's; and the bad choices
 # (unknown field or type, a list mixed with +/-, a field the samples do not
 # record, with --json or --dump) end in one clear line.
@@ -53,6 +55,23 @@ same M_trace_hidden "$M" -F trace:
 same M_override "$M" -F comm,event -F trace:time
 same M_override_all "$M" -F trace:time -F comm,event
 same P_addr "$P" -F comm,addr,ip
+# Tracepoint formats that print kernel addresses as functions (kmem's call_site=%pS,
+# hrtimer's function=%ps): named from the kernel's symbols, as perf registers its
+# kernel map with libtraceevent ("call_site=getname_flags+0x24", not a number).
+K="$T_TMP/kmem.data"
+if perf_record -q -e kmem:kmalloc -e kmem:kfree -e timer:hrtimer_expire_entry -o "$K" -- \
+	sh -c 'ls -R /usr/share/doc >/dev/null' >/dev/null 2>"$T_TMP/rec.err"; then
+	same K_functions "$K"
+	same K_functions_trace "$K" -F event,trace
+	t_check K_named "no call_site named in perfring's listing" grep -q 'call_site=[a-z_].*+0x' "$T_TMP/pr.out"
+	# report --sort trace groups by the same text (its entries' lines equal perf's).
+	perf report -i "$K" --stdio --sort trace 2>/dev/null | grep -E '^ +[0-9.]+%' | sed 's/ *$//' >"$T_TMP/perf.out"
+	t_run "$T_TMP/pr.raw" "$T_TMP/pr.err" "$PERFRING" report -i "$K" --sort trace
+	grep -E '^ +[0-9.]+%' "$T_TMP/pr.raw" | sed 's/ *$//' >"$T_TMP/pr.out"
+	t_same_output K_report_sort_trace "report --sort trace" "$T_TMP/perf.out" "$T_TMP/pr.out" "$T_TMP/pr.err" '%'
+else
+	fail record_kmem "perf record -e kmem:kmalloc failed: $(head -c 300 "$T_TMP/rec.err")"
+fi
 # perf record -d records the data source too (all N/A for a page fault): asked for, it is in words.
 same P_data_src "$P" -F +data_src
 # A memory event recorded elsewhere (perf mem, PERF_SAMPLE_DATA_SRC and WEIGHT_STRUCT; the

@@ -958,6 +958,7 @@ static int open_tracing(struct worker *w)
 		return 0;
 	}
 	w->r.tracing = ans_tracing_new(data, len, err, sizeof(err));
+	ans_tracing_set_resolver(w->r.tracing, ans_kernel_function, w->rd);
 	if (!w->r.tracing && !w->quiet)
 		fprintf(stderr, "perfring %s: warning: %s: %s: --sort trace shows no tracepoint text\n", w->cmd,
 			w->path, err);

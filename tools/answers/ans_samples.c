@@ -1003,6 +1003,17 @@ void ans_name_addr(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned c
 	name_frame(r, pid, addr, cpumode, f);
 }
 
+const char *ans_kernel_function(void *reader, uint64_t addr, uint64_t *start)
+{
+	struct ans_frame f;
+
+	name_frame(reader, 0, addr, PERF_RECORD_MISC_KERNEL, &f);
+	if (!f.name)
+		return NULL;
+	*start = addr - f.offset;
+	return f.name;
+}
+
 bool ans_one_reader(const struct ans_reader *r, const char *why)
 {
 	if (threads_asked() == 2)

@@ -155,6 +155,11 @@ const struct perf_event_attr *ans_event_attr(const struct ans_reader *r, int eve
 const char *ans_function_name(const struct ans_reader *r, const char *function);
 /* Name an address of pid in cpumode as a frame (a sample's data address, say). */
 void ans_name_addr(struct ans_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct ans_frame *f);
+/* The kernel function holding addr and its start (reader: the struct
+ * ans_reader), NULL when none: an ans_tracing_resolve_fn, for the kernel
+ * addresses tracepoint formats print as functions. The name lives as long
+ * as the reader. */
+const char *ans_kernel_function(void *reader, uint64_t addr, uint64_t *start);
 uint64_t ans_bad_samples(const struct ans_reader *r);
 /* The sum of the LOST_SAMPLES records' counts read so far (perf report's "Total Lost Samples"). */
 uint64_t ans_lost_samples(const struct ans_reader *r);

@@ -109,6 +109,7 @@ static struct ans_tracing *tracing(struct script_ctx *c)
 		return NULL;
 	}
 	c->tracing = ans_tracing_new(data, len, err, sizeof(err));
+	ans_tracing_set_resolver(c->tracing, ans_kernel_function, c->r);
 	if (!c->tracing && !c->quiet)
 		fprintf(stderr, "perfring %s: warning: %s: tracepoint fields are not shown\n", c->cmd, err);
 	return c->tracing;

@@ -33,6 +33,8 @@ struct ans_tracing {
 	bool formats; /* hand the format texts to libtraceevent */
 	uint8_t *rec; /* the record being decoded, copied with zeros after it */
 	size_t rec_cap;
+	ans_tracing_resolve_fn resolve; /* names kernel functions, or NULL */
+	void *resolve_ctx;
 };
 
 /* The tool's checked cursor, and what could not be read when one fails. */
@@ -193,6 +195,33 @@ void ans_tracing_free(struct ans_tracing *t)
 	tep_free(t->tep);
 	free(t->rec);
 	free(t);
+}
+
+/* libtraceevent's resolver: the function holding *addrp (its start put
+ * there), the module left NULL as libtraceevent 1.7 prints none. */
+static char *resolve_function(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct ans_tracing *t = priv;
+	uint64_t start = 0;
+	const char *name = t->resolve(t->resolve_ctx, *addrp, &start);
+
+	if (!name)
+		return NULL;
+	*addrp = start;
+	*modp = NULL;
+	return (char *)name;
+}
+
+void ans_tracing_set_resolver(struct ans_tracing *t, ans_tracing_resolve_fn resolve, void *ctx)
+{
+	if (!t)
+		return;
+	t->resolve = resolve;
+	t->resolve_ctx = ctx;
+	if (resolve)
+		tep_set_function_resolver(t->tep, resolve_function, t);
+	else
+		tep_reset_function_resolver(t->tep);
 }
 
 int ans_tracing_count(const struct ans_tracing *t)

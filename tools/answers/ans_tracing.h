@@ -25,6 +25,14 @@ struct ans_tracing *ans_tracing_new(const void *data, size_t len, char *err, siz
  * reader without libtraceevent's format parser, which is not perfring's. */
 struct ans_tracing *ans_tracing_new2(const void *data, size_t len, bool formats, char *err, size_t errlen);
 void ans_tracing_free(struct ans_tracing *t);
+/* Kernel addresses printed as functions (the formats' %pS, %ps, %pF, %pf:
+ * call_site=sched_setaffinity+0x10c) are named by resolve(ctx, addr,
+ * &start): the function's name, valid until the next call, and its start;
+ * NULL where no function holds addr, printed as a number. perf registers
+ * its kernel map the same way (trace_event__register_resolver()). Without
+ * a resolver they print as numbers. */
+typedef const char *(*ans_tracing_resolve_fn)(void *ctx, uint64_t addr, uint64_t *start);
+void ans_tracing_set_resolver(struct ans_tracing *t, ans_tracing_resolve_fn resolve, void *ctx);
 /* Formats parsed. */
 int ans_tracing_count(const struct ans_tracing *t);
 
