@@ -4,7 +4,7 @@
 # call chains): -n (the Samples column), -q (no header), --stdio (accepted),
 # --comm/--pid/--tid/--dso/--symbols (only those samples; a one-item list of a
 # sort key hides that column and names it in the header, "# comm: sh") and
-# --percentage absolute|relative, event groups; the header lines (samples,
+# --percentage absolute|relative, event groups, --sort cpu; the header lines (samples,
 # event count, columns) and every entry line equal perf's. The filters are compared where
 # the filtered key is also a sort key: there perf's filter (which keeps or
 # drops whole entries by their first sample) and perfring's (the samples)
@@ -43,6 +43,10 @@ for f in M C; do
 	same "${f}_dso" "$file" --sort comm,dso --dso '[kernel.kallsyms]'
 	same "${f}_dso_two" "$file" --sort dso,sym --dso '[kernel.kallsyms],libc.so.6'
 	same "${f}_symbols" "$file" --sort dso,sym --symbols symt_alpha,symt_cmp
+	# --sort cpu: "%3.3d" in a column of the header's width, -001 where the event records no CPU
+	same "${f}_cpu" "$file" --sort cpu
+	same "${f}_cpu_comm" "$file" --sort cpu,comm -n
+	same "${f}_comm_cpu_sym" "$file" --sort comm,cpu,sym
 done
 if [ -s "$C" ]; then
 	pid=$(perf script -i "$C" -F comm,pid 2>/dev/null | awk '$1 == "sym_target" { print $2; exit }')
@@ -72,6 +76,15 @@ if [ -s "$C" ]; then
 			cmp -s "$T_TMP/g.out" "$T_TMP/nog.out" && grep -q '%' "$T_TMP/g.out"
 	}
 	t_check no_chains_g_warns "exit $T_RC, stderr: $(head -c 200 "$T_TMP/g.err")" g_warned
+
+	# --json names the CPU (-1: none recorded, as in this file)
+	t_run "$T_TMP/cpu.json" "$T_TMP/cpu.err" "$PERFRING" report -i "$C" --sort cpu --json
+	t_check cpu_json "$(head -c 300 "$T_TMP/cpu.json")" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d = d[0] if isinstance(d, list) else d
+cpus = [e["cpu"] for e in d["entries"]]
+sys.exit(0 if d["sort"] == ["cpu"] and cpus == [-1] else 1)' "$T_TMP/cpu.json"
 
 	t_usage_error bad_pid "is not a comma-separated list of numbers" report -i "$C" --pid 12x
 	t_usage_error bad_percentage "neither absolute nor relative" report -i "$C" --percentage most

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `perfring report`: samples grouped by sort keys (sym, dso, comm, pid, in
- * any combination), per event, sorted by overhead, printed as `perf report
- * --stdio` prints them, or as JSON.
+ * `perfring report`: samples grouped by sort keys (sym, dso, comm, pid,
+ * cpu, trace, in any combination), per event, sorted by overhead, printed
+ * as `perf report --stdio` prints them, or as JSON.
  *
  * Self: the periods of the samples whose leaf frame belongs to the entry.
  * Children (inclusive, perf's --children, the default when the file has
@@ -37,6 +37,8 @@ const struct rk_name rk_names[RK_MAX] = {
 	[RK_PID] = { "pid", "    Pid:Command", "pid" },
 	/* a tracepoint's fields as its format prints them (perf's "trace") */
 	[RK_TRACE] = { "trace", "Trace output", "trace" },
+	/* the sample's CPU, -1 when the event records none, as perf's sample.cpu */
+	[RK_CPU] = { "cpu", "CPU", "cpu" },
 	[RK_DSO_FROM] = { "dso_from", "Source Shared Object", "dso_from" },
 	[RK_SYM_FROM] = { "symbol_from", "Source Symbol", "symbol_from" },
 	[RK_DSO_TO] = { "dso_to", "Target Shared Object", "dso_to" },
@@ -61,7 +63,7 @@ static int sort_key(const char *p, size_t n)
 	} perf_keys[] = {
 		/* util/sort.c: the common keys, then branch mode's */
 		{ "pid", RK_PID },	     { "comm", RK_COMM },	 { "dso", RK_DSO },
-		{ "symbol", RK_SYM },	     { "parent", -1 },		 { "cpu", -1 },
+		{ "symbol", RK_SYM },	     { "parent", -1 },		 { "cpu", RK_CPU },
 		{ "socket", -1 },	     { "srcline", -1 },		 { "srcfile", -1 },
 		{ "local_weight", -1 },	     { "weight", -1 },		 { "transaction", -1 },
 		{ "trace", RK_TRACE },	     { "dso_from", RK_DSO_FROM }, { "dso_to", RK_DSO_TO },
@@ -334,6 +336,15 @@ static int graph_table_dsos(struct report *r, const struct perfring_perfdata *pd
 	return 0;
 }
 
+/* The CPU a sample was taken on, -1 when its event records none (perf's
+ * evsel__parse_sample() leaves sample.cpu at -1 then). */
+static int32_t sample_cpu(const struct ans_sample *a)
+{
+	const struct perfring_perfdata_attr *at = a->rec->attr;
+
+	return at && at->attr && (at->attr->sample_type & PERF_SAMPLE_CPU) ? (int32_t)a->s->cpu : -1;
+}
+
 /* The key of frame f (NULL: a sample without frames) in sample a. */
 static int frame_key(struct report *r, const struct ans_sample *a, const struct ans_frame *f, bool leaf,
 		     int32_t comm, uint64_t *key, int32_t *dso)
@@ -382,6 +393,9 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 			break;
 		case RK_TRACE:
 			k[0] = (uint32_t)r->cur_trace;
+			break;
+		case RK_CPU:
+			k[0] = (uint32_t)sample_cpu(a);
 			break;
 		default: /* the branch keys: add_branch_sample() */
 			break;
@@ -768,6 +782,9 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 				break;
 			case RK_TRACE: /* refused in branch mode (decide_branch()) */
 				break;
+			case RK_CPU:
+				kk[0] = (uint32_t)sample_cpu(a);
+				break;
 			case RK_CYCLES:
 				kk[0] = be.cycles;
 				break;
@@ -1131,7 +1148,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	size_t n, nall;
 
 	if (parse_sort(r, opts->sort ? opts->sort : "comm,dso,sym"))
-		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid, trace; in branch mode also "
+		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid, cpu, trace; in branch mode also "
 					     "dso_from, symbol_from, dso_to, symbol_to, cycles)", opts->sort);
 	parse_sort(&w2.r, opts->sort ? opts->sort : "comm,dso,sym");
 	rd = ans_open(cmd, path, &aopts);

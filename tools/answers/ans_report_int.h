@@ -18,8 +18,11 @@ struct ans_frame;
 
 /* The branch keys (RK_DSO_FROM on) exist in branch mode only: perf report's
  * view of a file with branch stacks, an entry per branch taken. */
-enum rkey { RK_SYM, RK_DSO, RK_COMM, RK_PID, RK_TRACE, RK_DSO_FROM, RK_SYM_FROM, RK_DSO_TO, RK_SYM_TO, RK_CYCLES };
-#define RK_MAX 10
+enum rkey {
+	RK_SYM, RK_DSO, RK_COMM, RK_PID, RK_TRACE, RK_CPU,
+	RK_DSO_FROM, RK_SYM_FROM, RK_DSO_TO, RK_SYM_TO, RK_CYCLES
+};
+#define RK_MAX 11
 #define RK_FIRST_BRANCH RK_DSO_FROM
 /* An entry's key: two words for each symbol key (sym, symbol_from, symbol_to), one for the others;
  * trace is not a key of branch mode, so no --sort needs a word for every key. */
@@ -121,6 +124,16 @@ struct report {
 	int32_t cur_trace;
 	size_t nbrs, brs_cap;
 };
+
+/* Key k's word in e's key (a key of one word, and one of r's keys). */
+static inline uint64_t report_key_word(const struct report *r, const struct entry *e, enum rkey k)
+{
+	int i;
+
+	for (i = 0; i < r->nkeys && r->keys[i] != k; i++)
+		;
+	return i < r->nkeys ? e->key[r->koff[i]] : 0;
+}
 
 /*
  * A line of the table: the entries of one set of keys, one per event of the

@@ -88,6 +88,12 @@ static int cmp_dso_ids(const struct report *r, int32_t x, int32_t y)
 	return cmp_dso(r, x, y);
 }
 
+/* Two cpu keys' words: the sample's CPU, -1 for none (frame_key()). */
+static int cmp_cpu(uint64_t x, uint64_t y)
+{
+	return (int32_t)x < (int32_t)y ? -1 : (int32_t)x > (int32_t)y;
+}
+
 static int cmp_keys(const struct report *r, const struct entry *x, const struct entry *y)
 {
 	int i, c = 0;
@@ -127,6 +133,9 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 			break;
 		case RK_TRACE: /* sort__trace_cmp(): the texts ascending */
 			c = x->trace == y->trace ? 0 : strcmp(ans_intern_get(r->strs, x->trace), ans_intern_get(r->strs, y->trace));
+			break;
+		case RK_CPU: /* sort__cpu_cmp(): right - left, as the pid's */
+			c = cmp_cpu(x->key[r->koff[i]], y->key[r->koff[i]]);
 			break;
 		}
 	}
@@ -197,6 +206,9 @@ static int cmp_input(const struct report *r, const struct entry *x, const struct
 			c = named_first(kx[0] & 1 ? "" : NULL, ky[0] & 1 ? "" : NULL);
 			if (!c)
 				c = cmp_addr(kx[1], ky[1]);
+			break;
+		case RK_CPU:
+			c = cmp_cpu(kx[0], ky[0]);
 			break;
 		default:
 			break;

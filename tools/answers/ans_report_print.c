@@ -77,6 +77,11 @@ static const char *key_text(const struct report *r, enum rkey k, const struct en
 		return buf;
 	case RK_TRACE:
 		return ans_intern_get(r->strs, e->trace);
+	case RK_CPU:
+		/* perf's hist_entry__cpu_snprintf(): "%*.*d" at the column's
+		 * width, its header's 3: "000", "-001" without a CPU */
+		snprintf(buf, len, "%3.3d", (int32_t)report_key_word(r, e, RK_CPU));
+		return buf;
 	}
 	return "";
 }
@@ -203,7 +208,8 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 	 */
 	for (i = 0; i < r->nkeys; i++) {
 		width[i] = (int)strlen(rk_names[r->keys[i]].header);
-		for (j = 0; j < nmade; j++) {
+		/* perf keeps the CPU column at its header's width (a "-001" runs past it) */
+		for (j = 0; j < nmade && r->keys[i] != RK_CPU; j++) {
 			int w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &entry_branch(r, made[j].e)->from)
 				: r->keys[i] == RK_DSO_TO ? branch_dso_len(r, &entry_branch(r, made[j].e)->to)
 				: (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, made[j].e->pid_comm)
@@ -325,6 +331,9 @@ void report_print_json(const struct report *r, const char *name, int ev, struct 
 				break;
 			case RK_COMM:
 				pd_emit_str(&e, "comm", ans_intern_get(r->strs, x->comm));
+				break;
+			case RK_CPU: /* -1: the event records no CPU */
+				pd_emit_i64(&e, "cpu", (int32_t)x->key[r->koff[i]]);
 				break;
 			case RK_PID:
 				pd_emit_i64(&e, "pid", (int32_t)x->pid);
