@@ -4,7 +4,7 @@
 # call chains): -n (the Samples column), -q (no header), --stdio (accepted),
 # --comm/--pid/--tid/--dso/--symbols (only those samples; a one-item list of a
 # sort key hides that column and names it in the header, "# comm: sh") and
-# --percentage absolute|relative, event groups, --sort cpu; the header lines (samples,
+# --percentage absolute|relative, event groups, --sort cpu, --cpu; the header lines (samples,
 # event count, columns) and every entry line equal perf's. The filters are compared where
 # the filtered key is also a sort key: there perf's filter (which keeps or
 # drops whole entries by their first sample) and perfring's (the samples)
@@ -48,6 +48,23 @@ for f in M C; do
 	same "${f}_cpu_comm" "$file" --sort cpu,comm -n
 	same "${f}_comm_cpu_sym" "$file" --sort comm,cpu,sym
 done
+# --cpu (perf's -C): only the samples taken on those CPUs, as if the others were not
+# recorded (the header's counts too), on a system-wide recording (which records the CPU);
+# script --cpu lists the same samples as perf script --cpu.
+A="$T_TMP/all.data"
+if perf_record -q -a -e cpu-clock -c 100000 -o "$A" -- "$TARGET" spin 1 >/dev/null 2>"$T_TMP/rec.err"; then
+	same A_cpu0 "$A" --cpu 0 --sort comm,dso
+	same A_cpu1 "$A" -C 1 --sort comm,cpu -n
+	same A_cpu01 "$A" --cpu 0-1 --sort cpu,comm
+	for l in 0 1; do
+		perf script -i "$A" --cpu $l >"$T_TMP/perf.out" 2>/dev/null
+		t_run "$T_TMP/pr.out" "$T_TMP/pr.err" "$PERFRING" script -i "$A" --cpu $l
+		t_same_output "A_script_cpu$l" "script --cpu $l" "$T_TMP/perf.out" "$T_TMP/pr.out" "$T_TMP/pr.err"
+	done
+else
+	fail record_all "perf record -a failed: $(head -c 300 "$T_TMP/rec.err")"
+fi
+
 if [ -s "$C" ]; then
 	pid=$(perf script -i "$C" -F comm,pid 2>/dev/null | awk '$1 == "sym_target" { print $2; exit }')
 	same C_pid "$C" --sort pid,sym --pid "$pid"
@@ -85,6 +102,13 @@ d = json.load(open(sys.argv[1]))
 d = d[0] if isinstance(d, list) else d
 cpus = [e["cpu"] for e in d["entries"]]
 sys.exit(0 if d["sort"] == ["cpu"] and cpus == [-1] else 1)' "$T_TMP/cpu.json"
+
+	# --cpu on a file whose samples record no CPU: one line naming the event, exit 1 (perf refuses it too)
+	t_run "$T_TMP/nocpu.out" "$T_TMP/nocpu.err" "$PERFRING" report -i "$C" --cpu 0
+	t_check cpu_filter_no_cpu "exit $T_RC: $(head -c 200 "$T_TMP/nocpu.err")" \
+		grep -q "cpu-clock' record no CPU" "$T_TMP/nocpu.err"
+	t_usage_error cpu_filter_bad "--cpu: '0-1x' is not a CPU list" report -i "$C" --cpu 0-1x
+	t_usage_error cpu_filter_too_big "past the 4096 CPUs" script -i "$C" --cpu 5000
 
 	t_usage_error bad_pid "is not a comma-separated list of numbers" report -i "$C" --pid 12x
 	t_usage_error bad_percentage "neither absolute nor relative" report -i "$C" --percentage most

@@ -1139,7 +1139,8 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 				  .chain_from_root = opts->graph_order == 1 ||
 						     (opts->graph_order == -1 && opts->children != 0),
 				  .max_stack = opts->max_stack,
-				  .max_stack_set = opts->max_stack_set };
+				  .max_stack_set = opts->max_stack_set,
+				  .cpus = opts->cpus };
 	struct entry **list = NULL;
 	struct row *rows = NULL, **rowp = NULL;
 	struct ans_group groups[64];

@@ -33,6 +33,7 @@ struct ans_report_opts {
 	 * report --comm, --pid, --tid, --dso (the leaf frame's binary, short or
 	 * full name), --symbols (the leaf frame's function). */
 	const char *comms, *pids, *tids, *dsos, *syms;
+	const char *cpus;       /* --cpu: the others are left out before anything counts them */
 	bool relative;          /* --percentage relative: of the samples kept, not of all */
 	int max_stack;          /* --max-stack: frames of a chain taken, when max_stack_set */
 	bool max_stack_set;     /* (else the kernel's limit, kernel.perf_event_max_stack) */

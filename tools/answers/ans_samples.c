@@ -54,6 +54,8 @@ struct ans_reader {
 	bool vdso_tried;
 	bool kernel_mapped; /* the recording mapped the kernel (an MMAP of pid -1) */
 	bool ktext_read;    /* ktext_* are read (running_kernel_text()) */
+	uint8_t *cpu_on;    /* opts.cpus: cpu_on[CPU] for the CPUs asked for, cpu_n of them */
+	uint32_t cpu_n;
 	uint64_t ktext_start, ktext_end;
 	char vdso_path[40];
 	/* The live KSYMBOL registrations, by address: each one's number (from 1,
@@ -151,6 +153,65 @@ static int threads_asked(void)
 	return env ? atoi(env) : 0;
 }
 
+/* perf's MAX_NR_CPUS: a larger id is refused, as perf refuses it. */
+#define ANS_MAX_CPUS 4096
+
+bool ans_cpus_option(const char *cmd, const char *list)
+{
+	int cpus[ANS_MAX_CPUS], n, i;
+
+	n = perfring_parse_cpu_list(list, cpus, ANS_MAX_CPUS);
+	if (n < 0) {
+		tool_usage_error(cmd, "--cpu: '%s' is not a CPU list such as 0-2,5 (%s)", list, perfring_errmsg());
+		return false;
+	}
+	for (i = 0; i < n && i < ANS_MAX_CPUS; i++)
+		if (cpus[i] >= ANS_MAX_CPUS) {
+			tool_usage_error(cmd, "--cpu: CPU %d is past the %d CPUs a file can have", cpus[i], ANS_MAX_CPUS);
+			return false;
+		}
+	if (n == 0 || n > ANS_MAX_CPUS) {
+		tool_usage_error(cmd, "--cpu: '%s' names %s", list, n ? "more CPUs than a file can have" : "no CPU");
+		return false;
+	}
+	return true;
+}
+
+/* r->cpu_on from opts.cpus (checked by the caller with ans_cpus_option()). */
+static int cpus_init(struct ans_reader *r)
+{
+	int cpus[ANS_MAX_CPUS], n, i;
+
+	n = perfring_parse_cpu_list(r->opts.cpus, cpus, ANS_MAX_CPUS);
+	if (n <= 0 || n > ANS_MAX_CPUS)
+		return -EINVAL;
+	r->cpu_n = ANS_MAX_CPUS;
+	r->cpu_on = calloc(r->cpu_n, 1);
+	if (!r->cpu_on)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (cpus[i] >= 0 && cpus[i] < ANS_MAX_CPUS)
+			r->cpu_on[cpus[i]] = 1;
+	return 0;
+}
+
+/* A sample --cpu leaves out (its CPU is not asked for); -EINVAL, said,
+ * when its event records no CPU, as perf refuses such a file. */
+static int cpu_skipped(struct ans_reader *r)
+{
+	const struct perfring_sample *s = &r->d.u.sample;
+
+	if (!(s->present & PERF_SAMPLE_CPU)) {
+		int ev = event_index(r, r->rec.attr);
+
+		if (!r->opts.quiet)
+			tool_error(r->cmd, "%s: --cpu: the samples of event '%s' record no CPU (perf record -a or "
+				   "--sample-cpu records it)", r->path, ev >= 0 ? r->names[ev] : "?");
+		return -EINVAL;
+	}
+	return s->cpu >= r->cpu_n || !r->cpu_on[s->cpu];
+}
+
 struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts)
 {
 	struct perfring_procs_opts popts = { .sz = sizeof(popts), .no_build_ids = true };
@@ -169,6 +230,13 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	if (opts)
 		r->opts = *opts;
 	r->max_stack = r->opts.max_stack_set ? r->opts.max_stack : read_max_stack();
+	if (r->opts.cpus && cpus_init(r)) {
+		if (!r->opts.quiet)
+			tool_error(cmd, "--cpu: '%s': out of memory, or not a CPU list", r->opts.cpus);
+		free(r->cpu_on);
+		free(r);
+		return NULL;
+	}
 	/* No record holds a longer chain (64 KiB of 8-byte entries), nor a
 	 * stack copy more frames: a larger --max-stack is the same as this. */
 	if (r->max_stack > ANS_MAX_STACK_CAP)
@@ -212,6 +280,7 @@ void ans_close(struct ans_reader *r)
 	if (!r)
 		return;
 	perfring_perfdata_free(r->pd);
+	free(r->cpu_on);
 	perfring_procs_free(r->procs);
 	perfring_symbolizer_free(r->sym);
 	ans_threads_free(r->threads);
@@ -910,6 +979,14 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 				r->lost_samples += r->d.u.lost_samples.lost;
 			feed(r);
 			continue;
+		}
+		if (r->cpu_on) {
+			int skip = cpu_skipped(r);
+
+			if (skip < 0)
+				return skip;
+			if (skip)
+				continue; /* perf drops it before anything counts it */
 		}
 		seq = r->seq++;
 		if (r->opts.share_n > 1 &&

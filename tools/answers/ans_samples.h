@@ -109,6 +109,10 @@ struct ans_opts {
 	 * --no-children keep them. */
 	bool chain_from_root;
 	const char *kallsyms; /* NULL: /proc/kallsyms */
+	/* perf's --cpu: only the samples taken on these CPUs ("0-2,5", checked
+	 * by ans_cpus_option() first), as if the others were not in the file;
+	 * an event that records no CPU is an error at its first sample. NULL: all. */
+	const char *cpus;
 	/* Readers sharing a file's samples, in blocks of share_block (0: 1)
 	 * samples: this one names and returns only those of the blocks whose
 	 * number is share_i modulo share_n (share_n 0 or 1: all), a sample's
@@ -119,6 +123,10 @@ struct ans_opts {
 };
 
 struct ans_reader;
+
+/* Whether list is a CPU list --cpu takes: true, or false with cmd's usage
+ * error said ("--cpu: '0-1x' is not a CPU list such as 0-2,5 ..."). */
+bool ans_cpus_option(const char *cmd, const char *list);
 
 /* Open path for cmd ("script", "report"); prints the one-line error and returns NULL on failure. */
 struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts);

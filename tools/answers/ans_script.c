@@ -755,7 +755,8 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 				  /* perf script shows an unwound stack's inlined functions by default */
 				  .inline_entries = !opts->exports.inline_frames,
 				  .max_stack = opts->max_stack,
-				  .max_stack_set = opts->max_stack_set };
+				  .max_stack_set = opts->max_stack_set,
+				  .cpus = opts->cpus };
 	struct script_ctx c = { .f = stdout, .name_width = -1, .lines = opts->lines,
 				.inlines = opts->exports.inline_frames, .fields = &opts->fields };
 	uint32_t fl;

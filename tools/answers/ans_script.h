@@ -19,6 +19,7 @@ struct ans_script_opts {
 	struct ans_export_opts exports; /* every sample into them; one to '-' replaces the listing */
 	int max_stack;           /* --max-stack: frames of a chain shown, when max_stack_set */
 	bool max_stack_set;      /* (else the kernel's limit, kernel.perf_event_max_stack) */
+	const char *cpus;        /* --cpu: only the samples taken on these CPUs (NULL: all) */
 };
 
 /* Run script on path; returns the exit status (errors printed). */

@@ -15,6 +15,7 @@
 #include <perfring/perfring.h>
 
 #include "answers/ans_report.h"
+#include "answers/ans_samples.h"
 #include "perfdata/pd_common.h"
 #include "shared/tool.h"
 
@@ -66,6 +67,8 @@ void cmd_report_usage(FILE *f)
 		"      --pid LIST, --tid LIST  of these processes, threads;\n"
 		"      --dso LIST          whose leaf frame is in these binaries (short or full name);\n"
 		"      --symbols LIST      in these functions (the exports take the same samples)\n"
+		"  -C, --cpu LIST          only the samples taken on these CPUs (0-2,5), as if the\n"
+		"                          others were not recorded\n"
 		"      --percentage HOW    absolute (default): of all the event's samples;\n"
 		"                          relative: of the samples the filters keep\n"
 		"      --stdio             accepted, as perf's: the text output is the only one\n"
@@ -302,6 +305,7 @@ int cmd_report(int argc, char **argv)
 		{ "dso", required_argument, NULL, OPT_DSO },
 		{ "dsos", required_argument, NULL, OPT_DSO },
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "branch-stack", no_argument, NULL, 'b' },
 		{ "no-branch-stack", no_argument, NULL, OPT_NO_BRANCH },
@@ -316,7 +320,7 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:s:bgGjnqh", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:bgGjnqC:h", longopts, &idx)) != -1) {
 		if (c != 'i' && c != OPT_STATS && c != OPT_HEADER_ONLY && c != 'h' && c != OPT_STDIO)
 			other = true;
 		switch (c) {
@@ -392,6 +396,11 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_DSO:
 			o.dsos = optarg;
+			break;
+		case 'C':
+			if (!ans_cpus_option(CMD, optarg))
+				return EXIT_USAGE;
+			o.cpus = optarg;
 			break;
 		case OPT_SYMBOLS:
 			o.syms = optarg;

@@ -12,6 +12,7 @@
 
 #include <perfring/perfring.h>
 
+#include "answers/ans_samples.h"
 #include "answers/ans_script.h"
 #include "perfdata/pd_common.h"
 #include "perfdata/pd_decode.h"
@@ -23,7 +24,7 @@
 void cmd_script_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s script [-i FILE] [-F FIELDS] [--json] [--lines] [--max-stack N]\n"
+		"Usage: %s script [-i FILE] [-F FIELDS] [--json] [--lines] [--max-stack N] [-C CPUS]\n"
 		"                     [--folded FILE] [--pprof FILE] [--speedscope FILE] [--by-period]\n"
 		"                     [--inline|--no-inline]\n"
 		"       %s script --dump [-i FILE] [--json] [--ordered]\n\n"
@@ -52,6 +53,7 @@ void cmd_script_usage(FILE *f)
 		"      --lines             each frame's source file and line (DWARF; in pprof too)\n"
 		"      --max-stack N       show N frames of each call chain at most (default\n"
 		"                          kernel.perf_event_max_stack)\n"
+		"  -C, --cpu LIST          only the samples taken on these CPUs (0-2,5)\n"
 		ANS_EXPORT_HELP
 		"                          --inline shows them in the listing and --json too: the\n"
 		"                          functions inlined at a call-chain frame's address come\n"
@@ -122,6 +124,7 @@ int cmd_script(int argc, char **argv)
 		{ "lines", no_argument, NULL, 'L' },
 		{ "fields", required_argument, NULL, 'F' },
 		{ "max-stack", required_argument, NULL, 'M' },
+		{ "cpu", required_argument, NULL, 'C' },
 		ANS_EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -137,7 +140,7 @@ int cmd_script(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:jF:h", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:jF:C:h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
@@ -166,6 +169,11 @@ int cmd_script(int argc, char **argv)
 				return tool_usage_error(CMD, "--max-stack: '%s' is not a number of frames", optarg);
 			sopts.max_stack_set = true;
 			break;
+		case 'C':
+			if (!ans_cpus_option(CMD, optarg))
+				return EXIT_USAGE;
+			sopts.cpus = optarg;
+			break;
 		case 'h':
 			cmd_script_usage(stdout);
 			return EXIT_OK;
@@ -193,6 +201,8 @@ int cmd_script(int argc, char **argv)
 	}
 	if (sopts.lines)
 		return tool_usage_error(CMD, "--lines does not go with --dump");
+	if (sopts.cpus)
+		return tool_usage_error(CMD, "--cpu does not go with --dump (every record is dumped)");
 	if (sopts.fields.given)
 		return tool_usage_error(CMD, "-F/--fields does not go with --dump");
 	if (exports && !ans_export_wanted(&sopts.exports) && !sopts.exports.modifiers)
