@@ -356,10 +356,23 @@ fuzz-long: fuzz
 
 # A target's extra sources are its prerequisites too (rules without a recipe add to the pattern's).
 $(foreach n,$(FUZZ_NAMES),$(eval $(O)/fuzz/$(n)_fuzz $(O)/fuzz/$(n)_replay: $(filter %.c,$(FUZZ_EXTRA_$(n)))))
-$(O)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_SUPPORT) $(LIB_SRCS) $(LIB_HDRS) | $(DEPS_STAMP)
+# The library is compiled once, instrumented as the targets are (fuzzer-no-link: coverage
+# without libFuzzer's main), into an archive every target links: each target compiled the whole
+# library before, 3 of make check's minutes on 2 cores.
+comma := ,
+FUZZ_LIB_FLAGS := $(subst -fsanitize=fuzzer$(comma),-fsanitize=fuzzer-no-link$(comma),$(FUZZ_FLAGS))
+FUZZ_LIB_OBJS := $(patsubst src/%.c,$(O)/fuzz/obj/%.o,$(LIB_SRCS))
+FUZZ_LIB := $(O)/fuzz/libperfring-fuzz.a
+$(O)/fuzz/obj/%.o: src/%.c $(LIB_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -Isrc -Itests -Itools -D_GNU_SOURCE -o $@ $< $(LIB_SRCS) \
-		$(FUZZ_EXTRA_$*) $(LIB_LIBS) $(FUZZ_LIBS_$*)
+	$(FUZZ_CC) $(FUZZ_LIB_FLAGS) -std=gnu11 -Iinclude -Isrc -D_GNU_SOURCE -c $< -o $@
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $(FUZZ_LIB_OBJS)
+$(O)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_SUPPORT) $(FUZZ_LIB) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -Isrc -Itests -Itools -D_GNU_SOURCE -o $@ $< \
+		$(FUZZ_EXTRA_$*) $(FUZZ_LIB) $(LIB_LIBS) $(FUZZ_LIBS_$*)
 
 $(O)/fuzz/%_replay: tests/fuzz/%_fuzz.c tests/fuzz/standalone_main.c $(FUZZ_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
