@@ -336,15 +336,6 @@ static int graph_table_dsos(struct report *r, const struct perfring_perfdata *pd
 	return 0;
 }
 
-/* The CPU a sample was taken on, -1 when its event records none (perf's
- * evsel__parse_sample() leaves sample.cpu at -1 then). */
-static int32_t sample_cpu(const struct ans_sample *a)
-{
-	const struct perfring_perfdata_attr *at = a->rec->attr;
-
-	return at && at->attr && (at->attr->sample_type & PERF_SAMPLE_CPU) ? (int32_t)a->s->cpu : -1;
-}
-
 /* The key of frame f (NULL: a sample without frames) in sample a. */
 static int frame_key(struct report *r, const struct ans_sample *a, const struct ans_frame *f, bool leaf,
 		     int32_t comm, uint64_t *key, int32_t *dso)
@@ -395,7 +386,7 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 			k[0] = (uint32_t)r->cur_trace;
 			break;
 		case RK_CPU:
-			k[0] = (uint32_t)sample_cpu(a);
+			k[0] = (uint32_t)a->cpu;
 			break;
 		default: /* the branch keys: add_branch_sample() */
 			break;
@@ -783,7 +774,7 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 			case RK_TRACE: /* refused in branch mode (decide_branch()) */
 				break;
 			case RK_CPU:
-				kk[0] = (uint32_t)sample_cpu(a);
+				kk[0] = (uint32_t)a->cpu;
 				break;
 			case RK_CYCLES:
 				kk[0] = be.cycles;

@@ -125,16 +125,6 @@ struct report {
 	size_t nbrs, brs_cap;
 };
 
-/* Key k's word in e's key (a key of one word, and one of r's keys). */
-static inline uint64_t report_key_word(const struct report *r, const struct entry *e, enum rkey k)
-{
-	int i;
-
-	for (i = 0; i < r->nkeys && r->keys[i] != k; i++)
-		;
-	return i < r->nkeys ? e->key[r->koff[i]] : 0;
-}
-
 /*
  * A line of the table: the entries of one set of keys, one per event of the
  * table (one event, or the members of an event group: perf report's group

@@ -41,10 +41,10 @@ static bool is_inlined_text(const char *text, size_t len)
 	return len > INLINED_LEN && !memcmp(text + len - INLINED_LEN, INLINED_SUFFIX, INLINED_LEN);
 }
 
-/* The text of key k of entry e, into buf. */
-static const char *key_text(const struct report *r, enum rkey k, const struct entry *e, char *buf, size_t len)
+/* The text of r's key i of entry e, into buf. */
+static const char *key_text(const struct report *r, int i, const struct entry *e, char *buf, size_t len)
 {
-	switch (k) {
+	switch (r->keys[i]) {
 	case RK_SYM_FROM:
 		return branch_end_text(&entry_branch(r, e)->from, buf, len);
 	case RK_SYM_TO:
@@ -80,7 +80,7 @@ static const char *key_text(const struct report *r, enum rkey k, const struct en
 	case RK_CPU:
 		/* perf's hist_entry__cpu_snprintf(): "%*.*d" at the column's
 		 * width, its header's 3: "000", "-001" without a CPU */
-		snprintf(buf, len, "%3.3d", (int32_t)report_key_word(r, e, RK_CPU));
+		snprintf(buf, len, "%3.3d", (int32_t)e->key[r->koff[i]]);
 		return buf;
 	}
 	return "";
@@ -213,7 +213,7 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			int w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &entry_branch(r, made[j].e)->from)
 				: r->keys[i] == RK_DSO_TO ? branch_dso_len(r, &entry_branch(r, made[j].e)->to)
 				: (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, made[j].e->pid_comm)
-								      : key_text(r, r->keys[i], made[j].e, buf, room));
+								      : key_text(r, i, made[j].e, buf, room));
 
 			/* perf sizes the symbol column by the function's name: an
 			 * inlined one's " (inlined)" runs past it */
@@ -275,7 +275,7 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 
 			if (r->elide[i])
 				continue;
-			text = key_text(r, r->keys[i], w->e, buf, room);
+			text = key_text(r, i, w->e, buf, room);
 			if (r->keys[i] == RK_COMM || r->keys[i] == RK_DSO_FROM || r->keys[i] == RK_DSO_TO)
 				printf("  %-*.*s", i < last ? width[i] : 0, width[i], text);
 			else

@@ -195,13 +195,21 @@ static int cpus_init(struct ans_reader *r)
 	return 0;
 }
 
+/* The CPU of the sample r holds (ans_sample.cpu): -1 when not recorded. */
+static int32_t sample_cpu(const struct ans_reader *r)
+{
+	const struct perfring_sample *s = &r->d.u.sample;
+
+	return s->present & PERF_SAMPLE_CPU ? (int32_t)s->cpu : -1;
+}
+
 /* A sample --cpu leaves out (its CPU is not asked for); -EINVAL, said,
  * when its event records no CPU, as perf refuses such a file. */
 static int cpu_skipped(struct ans_reader *r)
 {
-	const struct perfring_sample *s = &r->d.u.sample;
+	int32_t cpu = sample_cpu(r);
 
-	if (!(s->present & PERF_SAMPLE_CPU)) {
+	if (cpu < 0) {
 		int ev = event_index(r, r->rec.attr);
 
 		if (!r->opts.quiet)
@@ -209,7 +217,7 @@ static int cpu_skipped(struct ans_reader *r)
 				   "--sample-cpu records it)", r->path, ev >= 0 ? r->names[ev] : "?");
 		return -EINVAL;
 	}
-	return s->cpu >= r->cpu_n || !r->cpu_on[s->cpu];
+	return (uint32_t)cpu >= r->cpu_n || !r->cpu_on[cpu];
 }
 
 struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts)
@@ -1004,6 +1012,7 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 		out->d = &r->d;
 		out->s = &r->d.u.sample;
 		out->event = ev;
+		out->cpu = sample_cpu(r);
 		out->event_name = r->names[ev];
 		if (out->s->present & PERF_SAMPLE_PERIOD)
 			out->period = out->s->period;

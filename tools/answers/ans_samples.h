@@ -66,6 +66,8 @@ struct ans_sample {
 	const struct perfring_decoded *d;  /* the SAMPLE, decoded */
 	const struct perfring_sample *s;   /* &d->u.sample */
 	int event;                         /* index of its attr in the file */
+	int32_t cpu;                       /* the CPU it was taken on; -1 when its event records
+					    * none (perf's evsel__parse_sample() leaves -1 then) */
 	uint64_t seq;                      /* its number among the file's samples (from 0) */
 	uint64_t period;                   /* its weight: the sample's period, else (no
 					    * PERF_SAMPLE_PERIOD) the event's sample_period, as perf */
