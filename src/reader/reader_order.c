@@ -42,6 +42,12 @@ struct order_q {
 	size_t cap, head, tail;
 };
 
+/* Per ring, during a drain: what left the ring (delivered or queued), for
+ * the tail commit and the ring's counters. */
+struct order_took {
+	uint64_t records, lost, lost_records;
+};
+
 /* Per ring, during a drain. */
 struct order_cur {
 	uint64_t pos, end, t;
@@ -61,7 +67,7 @@ struct pr_order {
 	struct order_q *q;
 	uint64_t *seen; /* per ring: position up to which times were read */
 	struct order_cur *cur; /* per ring, for one drain (kept: no allocation per drain) */
-	uint64_t *consumed;
+	struct order_took *consumed;
 	int cur_cnt;
 	int q_cnt;
 	size_t q_max;
@@ -128,7 +134,7 @@ void pr_rd_order_free(struct perfring_reader *rd)
 static int grow_cur(struct pr_order *o, int cnt)
 {
 	struct order_cur *cur;
-	uint64_t *consumed;
+	struct order_took *consumed;
 
 	if (cnt <= o->cur_cnt)
 		return 0;
@@ -312,12 +318,29 @@ static void q_record(const uint8_t *e, struct perfring_ring_record *rec)
 	rec->remaining = 0;
 }
 
+/* The record at c->pos leaves its ring (delivered, or copied into its
+ * queue): count it, and a LOST record's count, which the ring's counters
+ * (perfring_reader_stats()) add up at the commit as an unordered drain's do. */
+static void took(struct order_took *t, struct order_cur *c)
+{
+	uint64_t lost;
+
+	t->records++;
+	if (c->rec.type == PERF_RECORD_LOST && c->rec.size >= 24 &&
+	    perfring_ring_record_copy(&c->rec, 16, &lost, sizeof(lost)) == 0) {
+		t->lost += lost;
+		t->lost_records++;
+	}
+	c->pos += c->rec.size;
+	c->have = false;
+}
+
 /*
  * The merge: release records oldest first while the oldest is at most
  * bound. Returns records delivered or an error; *stopped on an early stop.
  */
 static int merge(struct perfring_reader *rd, struct order_cur *cur, int cnt, uint64_t bound, perfring_msg_fn fn,
-		 void *ctx, uint64_t *consumed, bool *stopped)
+		 void *ctx, struct order_took *consumed, bool *stopped)
 {
 	struct pr_order *o = rd->order;
 	int n = 0, i, ret;
@@ -365,9 +388,7 @@ static int merge(struct perfring_reader *rd, struct order_cur *cur, int cnt, uin
 			ret = deliver(rd, rd->rings[best], &cur[best].rec, cur[best].t, fn, ctx);
 			if (ret < 0)
 				return ret; /* stays in the ring */
-			cur[best].pos += cur[best].rec.size;
-			cur[best].have = false;
-			consumed[best]++;
+			took(&consumed[best], &cur[best]);
 		}
 		n++;
 		if (ret > 0) {
@@ -382,7 +403,8 @@ int pr_rd_order_drain(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx,
 	struct pr_order *o = rd->order;
 	int cnt = rd->ring_cnt, i, n = 0, err = 0;
 	struct order_cur *cur;
-	uint64_t *consumed, now, bound, dl;
+	struct order_took *consumed;
+	uint64_t now, bound, dl;
 	bool arrived = false, full = false;
 
 	*stopped = false;
@@ -449,9 +471,7 @@ int pr_rd_order_drain(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx,
 				full = true;
 				break;
 			}
-			cur[i].pos += cur[i].rec.size;
-			cur[i].have = false;
-			consumed[i]++;
+			took(&consumed[i], &cur[i]);
 		}
 	}
 	if (full && !*stopped) {
@@ -473,7 +493,8 @@ out:
 		struct pr_rd_ring *r = rd->rings[i];
 
 		if (cur[i].pos != r->ring->commit_pos) {
-			pr_rd_commit_forward(r, r->ring->commit_pos, cur[i].pos, (int)consumed[i], 0, 0);
+			pr_rd_commit_forward(r, r->ring->commit_pos, cur[i].pos, (int)consumed[i].records,
+					     consumed[i].lost, consumed[i].lost_records);
 			if (o->seen[i] - cur[i].pos > cur[i].end - cur[i].pos)
 				o->seen[i] = cur[i].pos;
 		}
