@@ -23,6 +23,14 @@
 #include "trace.h"
 #include "perfring_ringbuf.bpf.h"
 
+/* The errors that mean "no room" (no libc headers in a BPF object). */
+#ifndef EAGAIN
+#define EAGAIN 11
+#endif
+#ifndef ENOSPC
+#define ENOSPC 28
+#endif
+
 struct task_struct {
 	int pid;
 	int tgid;
@@ -82,7 +90,17 @@ const volatile char filter_comm[TRACE_COMM_LEN] = {};
  * not traced itself. */
 const volatile __u32 exclude_tgid = 0;
 
-struct trace_counts counts;
+/* The counters (struct trace_counts), per CPU: no atomic shared by every
+ * CPU on the hot path, and the summary's per-CPU figures. A tracepoint
+ * program does not nest on one CPU (the kernel skips a recursive run),
+ * so plain increments are safe. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trace_counts);
+} stats SEC(".maps");
+
 /* Set by user space once it stops reading: detaching takes a while (see
  * tools/trace/trace_load.c) and the events of that time would only be dropped. */
 __u32 stopping;
@@ -215,19 +233,23 @@ int trace_event(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct trace_sample_hdr *h;
+	struct trace_counts *cnt;
 	struct trace_cfg *cfg;
 	__u32 key = 0, idx, size, pos;
+	long err;
 	char *buf;
 
 	if (stopping)
 		return 0;
 	buf = bpf_map_lookup_elem(&scratch, &key);
-	if (!buf)
+	cnt = bpf_map_lookup_elem(&stats, &key);
+	if (!buf || !cnt)
 		return 0;
 	h = (struct trace_sample_hdr *)buf;
 	bpf_get_current_comm(h->comm, sizeof(h->comm));
 	if (!trace_wanted(id >> 32, h->comm))
 		return 0;
+	cnt->seen++;
 
 	/* Which tracepoint: the attach cookie. (Not common_type: syscall
 	 * tracepoints hand the program a record whose common fields hold a
@@ -235,7 +257,7 @@ int trace_event(void *ctx)
 	idx = (__u32)bpf_get_attach_cookie(ctx);
 	cfg = bpf_map_lookup_elem(&configs, &idx);
 	if (!cfg || !cfg->fixed_size) {
-		__sync_fetch_and_add(&counts.no_config, 1);
+		cnt->no_config++;
 		return 0;
 	}
 	h->time_ns = bpf_ktime_get_ns();
@@ -250,37 +272,43 @@ int trace_event(void *ctx)
 	size = cfg->fixed_size;
 	if (size > TRACE_REC_MAX)
 		size = TRACE_REC_MAX;
-	if (bpf_probe_read_kernel(buf + HDR_LEN, size, ctx))
+	if (bpf_probe_read_kernel(buf + HDR_LEN, size, ctx)) {
+		cnt->unreadable++;
 		return 0;
+	}
 	if (cfg->n_dyn) {
 		size = trace_rec_size(cfg, buf + HDR_LEN);
 		if (size > TRACE_REC_MAX) {
 			size = TRACE_REC_MAX;
 			h->flags |= TRACE_F_REC_TRUNCATED;
 		}
-		if (bpf_probe_read_kernel(buf + HDR_LEN, size, ctx))
+		if (bpf_probe_read_kernel(buf + HDR_LEN, size, ctx)) {
+			cnt->unreadable++;
 			return 0;
+		}
 	}
 	h->rec_size = size;
 	pos = HDR_LEN + ((size + 7) & ~7u);
 	if (cfg->n_ustr)
 		h->flags |= trace_user_strings(cfg, buf, &pos);
 	h->extra_size = pos - HDR_LEN - ((size + 7) & ~7u);
-	if (h->flags)
-		__sync_fetch_and_add(&counts.truncated, 1);
 
 	pos &= TRACE_SAMPLE_MAX - 1;
 	if (use_ringbuf) {
 		/* pos is a multiple of 4 (the user strings are padded to 4). */
 		*(__u32 *)(buf + pos) = bpf_get_smp_processor_id();
-		if (perfring_ringbuf_output(&events_rb, buf, pos + 4, 0) == 0)
-			__sync_fetch_and_add(&counts.sent, 1);
-		else
-			__sync_fetch_and_add(&counts.send_failed, 1);
-	} else if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, pos) == 0) {
-		__sync_fetch_and_add(&counts.sent, 1);
+		err = perfring_ringbuf_output(&events_rb, buf, pos + 4, 0);
 	} else {
-		__sync_fetch_and_add(&counts.send_failed, 1);
+		err = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, buf, pos);
+	}
+	if (err == 0) {
+		cnt->sent++;
+		if (h->flags)
+			cnt->truncated++;
+	} else if (err == -ENOSPC || err == -EAGAIN) {
+		cnt->ring_full++; /* a perf ring's or the ring buffer's "no room" */
+	} else {
+		cnt->send_error++;
 	}
 	return 0;
 }

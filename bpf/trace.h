@@ -99,12 +99,21 @@ enum trace_filter {
 	TRACE_FILTER_FOLLOW = 8, /* children of processes in pids join it (fork program) */
 };
 
-/* Counters of the program (bss), per reason an event was not sent. */
+/*
+ * The program's counters, one set per CPU (the per-CPU array `stats`):
+ * every event that passes the filters is counted in seen and in exactly
+ * one of the others, so that on each CPU
+ *   seen = sent + ring_full + send_error + unreadable + no_config
+ * and, once the rings are drained, sent is what user space received.
+ */
 struct trace_counts {
-	__u64 sent;
-	__u64 send_failed;  /* bpf_perf_event_output() failed: the ring was full */
-	__u64 no_config;    /* a cookie with no trace_cfg (should not happen) */
-	__u64 truncated;    /* samples with a TRACE_F_* truncation flag */
+	__u64 seen;        /* events that passed the filters */
+	__u64 sent;        /* written into the ring */
+	__u64 ring_full;   /* not written: no room in the ring (-ENOSPC; the ring buffer: -EAGAIN) */
+	__u64 send_error;  /* not written: another error (-ENOENT: no ring on this CPU) */
+	__u64 unreadable;  /* not written: the tracepoint record could not be copied */
+	__u64 no_config;   /* not written: a cookie with no trace_cfg (a perfring bug) */
+	__u64 truncated;   /* of sent: samples with a TRACE_F_* truncation flag */
 };
 
 #endif

@@ -99,8 +99,10 @@ t_check default_summary_lost0 "summary '$summary': lost should be 0" [ "${lost:-
 t_check default_one_line_per_event "$lines event lines but $events events in the summary" [ "$lines" = "${events:-x}" ]
 per_tp=$(awk '/^  [a-z_]+:[a-z_0-9]+ +[0-9]+$/ {s += $2} END {print s + 0}' "$err")
 t_check default_per_tracepoint_sum "per-tracepoint counts add up to $per_tp, not $events" [ "$per_tp" = "${events:-x}" ]
-percpu=$(awk '/^  cpu [0-9]+: / {s += $3} END {print s + 0}' "$err")
-t_check default_per_cpu_sum "per-CPU records add up to $percpu, not $events" [ "$percpu" = "${events:-x}" ]
+percpu=$(awk '/^  cpu [0-9]+: [0-9]+ traced = [0-9]+ received \+ / {s += $6} END {print s + 0}' "$err")
+t_check default_per_cpu_sum "per-CPU events received add up to $percpu, not $events" [ "$percpu" = "${events:-x}" ]
+t_check default_traced_all "traced line: $(grep '^  traced:' "$err")" \
+	grep -qx "  traced: ${events:-x} events = ${events:-x} received + 0 lost" "$err"
 t_check default_program_sent_all "program line: $(grep '^  program:' "$err")" \
 	grep -qx "  program: ${events:-x} sent, 0 not sent (ring full), 0 truncated" "$err"
 t_check default_policy "no reader policy line with the watermark and the delay bound" \

@@ -103,9 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct trace_emit te = { .f = devnull, .json = false, .start_ns = 0, .name_width = 8 };
 
 		walk(&s);
-		trace_emit_event(&te, &s, 0);
+		trace_emit_event(&te, &s, 0, trace_sample_unread(&s));
 		te.json = true;
-		trace_emit_event(&te, &s, 1);
+		trace_emit_event(&te, &s, 1, 0);
 	}
 	free(sample);
 	return 0;

@@ -171,7 +171,7 @@ static char *emit(const struct trace_formats *tf, const struct built *b, bool js
 	te.f = open_memstream(&out, &len);
 	if (!te.f)
 		return NULL;
-	trace_emit_event(&te, &s, 1);
+	trace_emit_event(&te, &s, 1, trace_sample_unread(&s));
 	fclose(te.f);
 	return out;
 }
@@ -260,9 +260,9 @@ TEST(values_text_and_json)
 	json = emit(tf, &b, true);
 	REQUIRE(text && json);
 	CHECKF(strstr(text, " sh                     7 sys_enter_execve __syscall_nr=59 filename=/bin/cat "
-			    "argv=[cat,\"a b\",?] envp=0x7ffd2000 dfd=-100\n") != NULL,
+			    "argv=[cat,\"a b\",?] envp=0x7ffd2000 dfd=-100 (1 string unread)\n") != NULL,
 	       "text: %s", text);
-	CHECKF(strstr(json, "\"fields\":{\"__syscall_nr\":59,\"filename\":\"/bin/cat\",\"argv\":[\"cat\",\"a b\",null],"
+	CHECKF(strstr(json, "\"unread\":1,\"fields\":{\"__syscall_nr\":59,\"filename\":\"/bin/cat\",\"argv\":[\"cat\",\"a b\",null],"
 			    "\"envp\":\"0x7ffd2000\",\"dfd\":-100}}\n") != NULL,
 	       "json: %s", json);
 	free(text);
@@ -270,13 +270,14 @@ TEST(values_text_and_json)
 	trace_formats_free(tf);
 }
 
-/* The user string was not readable (no extra for it): the address instead. */
+/* The user string was not readable (no extra for it): null, counted as
+ * unread, never the address in the string's place. */
 TEST(unreadable_user_string)
 {
 	struct trace_formats *tf = formats();
 	struct trace_sample_hdr h;
 	struct built b;
-	char *json;
+	char *json, *text;
 
 	REQUIRE(tf);
 	build_execve(&b);
@@ -285,8 +286,53 @@ TEST(unreadable_user_string)
 	put(&b, 0, &h, HDR);
 	b.len = HDR + 48;
 	json = emit(tf, &b, true);
+	text = emit(tf, &b, false);
+	REQUIRE(json && text);
+	CHECKF(strstr(json, "\"unread\":1,\"fields\":{") != NULL, "json: %s", json);
+	CHECKF(strstr(json, "\"filename\":null,\"argv\":[],") != NULL, "json: %s", json);
+	CHECKF(strstr(text, " filename=? argv=[] ") != NULL && strstr(text, " (1 string unread)\n") != NULL,
+	       "text: %s", text);
+	CHECKF(strstr(json, "0x7ffd0000") == NULL && strstr(text, "0x7ffd0000") == NULL, "json: %s text: %s", json,
+	       text);
+	free(json);
+	free(text);
+	trace_formats_free(tf);
+}
+
+/* What the program stores when bpf_probe_read_user_str() fails (a page not
+ * yet faulted in): an entry of length 0. Null and unread; a NULL pointer is
+ * null too, but not unread. */
+TEST(user_string_read_failed)
+{
+	struct trace_formats *tf = formats();
+	struct trace_sample_hdr h;
+	struct trace_sample s;
+	const char *why;
+	uint64_t null_ptr = 0;
+	struct built b;
+	char *json;
+	size_t start;
+
+	REQUIRE(tf);
+	build_execve(&b);
+	memcpy(&h, b.buf, HDR);
+	b.len = HDR + 48;
+	start = b.len;
+	add_str(&b, 0, 0, NULL);
+	add_str(&b, 1, 0, "cat");
+	h.extra_size = (uint16_t)(b.len - start);
+	put(&b, 0, &h, HDR);
+	json = emit(tf, &b, true);
 	REQUIRE(json);
-	CHECKF(strstr(json, "\"filename\":\"0x7ffd0000\",\"argv\":[],") != NULL, "json: %s", json);
+	CHECKF(strstr(json, "\"unread\":1,") != NULL && strstr(json, "\"filename\":null,\"argv\":[\"cat\"],") != NULL,
+	       "json: %s", json);
+	free(json);
+	put(&b, HDR + 16, &null_ptr, 8);
+	REQUIRE(trace_sample_parse(tf, b.buf, b.len, &s, &why) == 0);
+	CHECK(trace_sample_unread(&s) == 0);
+	json = emit(tf, &b, true);
+	REQUIRE(json);
+	CHECKF(strstr(json, "\"unread\"") == NULL && strstr(json, "\"filename\":null,") != NULL, "json: %s", json);
 	free(json);
 	trace_formats_free(tf);
 }
@@ -351,7 +397,7 @@ TEST(damaged_samples)
 		CHECK(!trace_user_string_next(&s, 0, &cursor, &str, &len));
 		json = emit(tf, &b, true);
 		REQUIRE(json);
-		CHECKF(strstr(json, "\"filename\":\"0x7ffd0000\",\"argv\":[],") != NULL, "json: %s", json);
+		CHECKF(strstr(json, "\"filename\":null,\"argv\":[],") != NULL, "json: %s", json);
 		free(json);
 	}
 	trace_formats_free(tf);
@@ -386,7 +432,7 @@ TEST(random_damage)
 		memcpy(copy, b.buf, b.len);
 		if (trace_sample_parse(tf, copy, b.len, &s, &why) == 0) {
 			parsed++;
-			trace_emit_event(&te, &s, 0);
+			trace_emit_event(&te, &s, 0, trace_sample_unread(&s));
 		}
 		free(copy);
 	}

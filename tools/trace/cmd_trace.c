@@ -61,6 +61,7 @@ struct trace_run {
 	const struct trace_formats *tf;
 	struct trace_emit out;
 	struct trace_stats st;
+	struct trace_bpf *skel;
 	struct workload *w; /* the built-in workload, or NULL */
 	const struct trace_tp *exec_tp, *exit_tp;
 	pid_t child;               /* the command, or 0 */
@@ -287,14 +288,15 @@ static int on_event(const struct perfring_msg *ev, void *ctx)
 	struct trace_sample s;
 	const char *why;
 	uint64_t now = tool_now_ns();
-	size_t size = ev->size;
+	size_t size = ev->size, unread;
 	int cpu = ev->cpu;
 	uint32_t rb_cpu;
 
 	if (ev->kind == PERFRING_MSG_LOST) {
-		run->st.lost += ev->lost;
+		/* Events the program already counted as lost, reported again. */
+		trace_stats_reported(&run->st, ev->cpu, ev->lost);
 		if (!run->o->quiet)
-			trace_emit_lost(&run->out, ev->cpu, ev->lost, now);
+			trace_emit_lost(&run->out, ev->cpu, ev->lost, now, false);
 		return PERFRING_CONTINUE;
 	}
 	if (ev->kind != PERFRING_MSG_SAMPLE)
@@ -307,11 +309,14 @@ static int on_event(const struct perfring_msg *ev, void *ctx)
 	}
 	/* The reader linearizes (opts.linearize): one span. */
 	if (trace_sample_parse(run->tf, ev->data, size, &s, &why)) {
+		trace_stats_sample(&run->st, cpu, 0);
 		run->st.malformed++;
 		if (run->o->verbose)
 			tool_error(CMD, "cpu %d: a malformed sample of %zu bytes: %s", cpu, size, why);
 		return PERFRING_CONTINUE;
 	}
+	unread = trace_sample_unread(&s);
+	trace_stats_sample(&run->st, cpu, unread);
 	trace_stats_event(&run->st, (size_t)(s.tp - trace_formats_get(run->tf, 0)),
 			  now > s.hdr.time_ns ? now - s.hdr.time_ns : 0);
 	if (run->w && (s.tp == run->exec_tp || (s.tp == run->exit_tp && s.hdr.pid == s.hdr.tid))) {
@@ -323,7 +328,7 @@ static int on_event(const struct perfring_msg *ev, void *ctx)
 			c->seen_exit = true;
 	}
 	if (!run->o->quiet)
-		trace_emit_event(&run->out, &s, cpu);
+		trace_emit_event(&run->out, &s, cpu, unread);
 	return PERFRING_CONTINUE;
 }
 
@@ -404,6 +409,7 @@ static int trace_loop(struct perfring_reader *rd, struct trace_run *run, bool st
 		if (run->child && run->child_done)
 			break;
 		if (status_line && now >= next_status) {
+			trace_counts_read(run->skel, run->st.prog, run->st.ncpus); /* the lost figure */
 			trace_stats_status(&run->st, rd, stderr, now);
 			next_status = now + TRACE_STATUS_NS;
 		}
@@ -423,7 +429,42 @@ static int trace_loop(struct perfring_reader *rd, struct trace_run *run, bool st
 	}
 	if (status_line)
 		trace_stats_status_clear(stderr);
+	/* No event after this one is counted or sent: the drain then reads
+	 * all that was, and the counters add up. */
+	trace_quiesce(run->skel);
 	return trace_drain(rd, run);
+}
+
+/*
+ * The program's final counters, and the losses no LOST record reported
+ * (a ring full to the end reports nothing more) as lost lines of their own,
+ * so that the lost lines of the output add up to the summary's figure.
+ */
+static void trace_final_counts(struct trace_run *run)
+{
+	uint64_t now = tool_now_ns(), n;
+	int c, ret;
+
+	ret = trace_counts_read(run->skel, run->st.prog, run->st.ncpus);
+	if (ret) {
+		tool_error(CMD, "reading the program's counters failed: %s", strerror(-ret));
+		return;
+	}
+	if (run->o->quiet || run->write_failed)
+		return;
+	if (run->o->ringbuf) {
+		/* The ring buffer's notices name no CPU. */
+		n = trace_stats_unreported(&run->st, -1);
+		if (n)
+			trace_emit_lost(&run->out, -1, n, now, true);
+	} else {
+		for (c = 0; c < run->st.ncpus; c++) {
+			n = trace_stats_unreported(&run->st, c);
+			if (n)
+				trace_emit_lost(&run->out, c, n, now, true);
+		}
+	}
+	fflush(stdout);
 }
 
 static void reader_opts(const struct trace_opts *o, struct perfring_reader_opts *ro)
@@ -526,7 +567,6 @@ int cmd_trace(int argc, char **argv)
 	struct perfring_reader *rd = NULL;
 	struct trace_formats *tf = NULL;
 	struct trace_bpf *skel = NULL;
-	struct trace_counts prog = { 0 };
 	struct workload w;
 	struct trace_run run;
 	struct trace_opts o;
@@ -585,6 +625,7 @@ int cmd_trace(int argc, char **argv)
 		ret = tool_error(CMD, "%s", err);
 		goto out;
 	}
+	run.skel = skel;
 	for (i = 0; i < o.npids; i++)
 		trace_add_pid(skel, o.pids[i]);
 	if (o.builtin)
@@ -629,10 +670,11 @@ int cmd_trace(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN); /* a closed stdout is seen as a write error */
 
-	if (trace_stats_init(&run.st, trace_formats_count(tf), tool_now_ns())) {
+	if (trace_stats_init(&run.st, trace_formats_count(tf), trace_ncpus(), tool_now_ns())) {
 		ret = tool_error(CMD, "out of memory");
 		goto out;
 	}
+	run.st.one_ring = o.ringbuf;
 	if (o.command) {
 		ret = tool_command_release(&command);
 		if (ret) {
@@ -665,8 +707,8 @@ int cmd_trace(int argc, char **argv)
 	ret = trace_loop(rd, &run, status_line);
 	if (trace_stop && !run.write_failed)
 		fprintf(stderr, "(interrupted)\n");
-	trace_counts(skel, &prog);
-	trace_stats_summary(&run.st, rd, tf, &prog, &ro, stderr, tool_now_ns());
+	trace_final_counts(&run);
+	trace_stats_summary(&run.st, rd, tf, &ro, stderr, tool_now_ns());
 	if (have_workload)
 		print_workload_check(&w);
 	if (run.child && run.child_done) {

@@ -162,3 +162,30 @@ bool trace_user_string_next(const struct trace_sample *s, uint8_t ustr, size_t *
 	}
 	return false;
 }
+
+size_t trace_field_unread(const struct trace_sample *s, const struct trace_field *f)
+{
+	struct trace_value v;
+	const char *str;
+	size_t cursor = 0, len, n = 0;
+
+	if (f->kind != TF_USER_STRING && f->kind != TF_USER_STRINGS)
+		return 0;
+	trace_field_value(s, f, &v);
+	if (f->kind == TF_USER_STRING)
+		return v.missing && v.u != 0;
+	/* The program stops an array at its NULL: an element without a
+	 * string was a pointer it could not read. */
+	while (v.u && trace_user_string_next(s, f->ustr, &cursor, &str, &len))
+		n += str == NULL;
+	return n;
+}
+
+size_t trace_sample_unread(const struct trace_sample *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->tp->nfields; i++)
+		n += trace_field_unread(s, &s->tp->fields[i]);
+	return n;
+}

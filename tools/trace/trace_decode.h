@@ -53,4 +53,14 @@ uint64_t trace_value_elem(const struct trace_value *v, size_t i);
 bool trace_user_string_next(const struct trace_sample *s, uint8_t ustr, size_t *cursor, const char **str,
 			    size_t *len);
 
+/*
+ * Whether user-string field f of s holds a pointer the program could not
+ * read (not NULL, no string: a page not yet faulted in, or no room left in
+ * the sample), and for an array (argv) how many of its elements are so.
+ */
+size_t trace_field_unread(const struct trace_sample *s, const struct trace_field *f);
+
+/* The unread user strings of every field of s. */
+size_t trace_sample_unread(const struct trace_sample *s);
+
 #endif

@@ -61,9 +61,11 @@ static void emit_field(struct pd_emit *e, const struct trace_sample *s, const st
 		emit_strn(e, f->name, v.str, v.len);
 		break;
 	case TF_USER_STRING:
-		/* Not readable (NULL, not yet paged in): the address, as perf trace shows it. */
+		/* No string (a NULL pointer, or one the program could not read:
+		 * not yet paged in): null, never the address in a string's
+		 * place. The event says how many were unread. */
 		if (v.missing)
-			emit_pointer(e, f->name, v.u);
+			pd_emit_null(e, f->name);
 		else
 			emit_strn(e, f->name, v.str, v.len);
 		break;
@@ -103,7 +105,7 @@ static double rel_seconds(const struct trace_emit *te, uint64_t t)
 	return t > te->start_ns ? (t - te->start_ns) / 1e9 : 0.0;
 }
 
-void trace_emit_event(const struct trace_emit *te, const struct trace_sample *s, int cpu)
+void trace_emit_event(const struct trace_emit *te, const struct trace_sample *s, int cpu, size_t unread)
 {
 	struct pd_emit e = { .f = te->f, .json = te->json };
 	const struct trace_tp *tp = s->tp;
@@ -123,6 +125,8 @@ void trace_emit_event(const struct trace_emit *te, const struct trace_sample *s,
 		pd_emit_str(&e, "event", tp->full);
 		if (s->hdr.flags)
 			pd_emit_bool(&e, "truncated", true);
+		if (unread)
+			pd_emit_u64(&e, "unread", unread);
 		pd_emit_obj_begin(&e, "fields");
 	} else {
 		fprintf(te->f, "%12.6f %3d %-16s %7u %-*s ", rel_seconds(te, s->hdr.time_ns), cpu, comm, s->hdr.pid,
@@ -134,15 +138,18 @@ void trace_emit_event(const struct trace_emit *te, const struct trace_sample *s,
 		pd_emit_obj_end(&e);
 	else if (s->hdr.flags)
 		fputs(" (truncated)", te->f);
+	if (!te->json && unread)
+		fprintf(te->f, " (%zu string%s unread)", unread, unread == 1 ? "" : "s");
 	pd_emit_end(&e);
 }
 
-void trace_emit_lost(const struct trace_emit *te, int cpu, uint64_t lost, uint64_t now_ns)
+void trace_emit_lost(const struct trace_emit *te, int cpu, uint64_t lost, uint64_t now_ns, bool at_end)
 {
 	if (te->json)
-		fprintf(te->f, "{\"time_ns\":%" PRIu64 ",\"cpu\":%d,\"lost\":%" PRIu64 "}\n",
-			now_ns > te->start_ns ? now_ns - te->start_ns : 0, cpu, lost);
+		fprintf(te->f, "{\"time_ns\":%" PRIu64 ",\"cpu\":%d,\"lost\":%" PRIu64 "%s}\n",
+			now_ns > te->start_ns ? now_ns - te->start_ns : 0, cpu, lost, at_end ? ",\"at_end\":true" : "");
 	else
-		fprintf(te->f, "%12.6f %3d %-16s %7s %-*s %" PRIu64 " events lost (ring full)\n",
-			rel_seconds(te, now_ns), cpu, "-", "-", te->name_width, "LOST", lost);
+		fprintf(te->f, "%12.6f %3d %-16s %7s %-*s %" PRIu64 " events lost (%s)\n", rel_seconds(te, now_ns), cpu,
+			"-", "-", te->name_width, "LOST", lost,
+			at_end ? "counted at the end by the program: no LOST record reported them" : "ring full");
 }

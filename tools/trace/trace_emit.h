@@ -23,10 +23,11 @@ struct trace_emit {
 /* The column titles of the text format (nothing for JSON). */
 void trace_emit_header(const struct trace_emit *te);
 
-/* One event. */
-void trace_emit_event(const struct trace_emit *te, const struct trace_sample *s, int cpu);
+/* One event, unread of whose user strings could not be read (trace_sample_unread()). */
+void trace_emit_event(const struct trace_emit *te, const struct trace_sample *s, int cpu, size_t unread);
 
-/* Records the kernel dropped (a full ring) on a CPU. */
-void trace_emit_lost(const struct trace_emit *te, int cpu, uint64_t lost, uint64_t now_ns);
+/* Events lost on a CPU (-1: the ring buffer's): reported by a LOST record,
+ * or, at_end, the rest of the program's count that no record reported. */
+void trace_emit_lost(const struct trace_emit *te, int cpu, uint64_t lost, uint64_t now_ns, bool at_end);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -178,12 +180,52 @@ int trace_rb_lost_fd(const struct trace_bpf *skel)
 	return bpf_map__fd(skel->maps.perfring_rb_lost);
 }
 
-void trace_counts(const struct trace_bpf *skel, struct trace_counts *c)
+int trace_ncpus(void)
 {
-	c->sent = __atomic_load_n(&skel->bss->counts.sent, __ATOMIC_RELAXED);
-	c->send_failed = __atomic_load_n(&skel->bss->counts.send_failed, __ATOMIC_RELAXED);
-	c->no_config = __atomic_load_n(&skel->bss->counts.no_config, __ATOMIC_RELAXED);
-	c->truncated = __atomic_load_n(&skel->bss->counts.truncated, __ATOMIC_RELAXED);
+	return libbpf_num_possible_cpus();
+}
+
+int trace_counts_read(const struct trace_bpf *skel, struct trace_counts *c, int ncpus)
+{
+	uint32_t key = 0;
+
+	/* A per-CPU array gives one value per possible CPU, each padded to 8
+	 * bytes: struct trace_counts is made of u64s, so an array of them. */
+	if (ncpus != libbpf_num_possible_cpus())
+		return -EINVAL;
+	return bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &key, c) ? -errno : 0;
+}
+
+void trace_counts_total(const struct trace_counts *c, int ncpus, struct trace_counts *sum)
+{
+	int i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < ncpus; i++) {
+		sum->seen += c[i].seen;
+		sum->sent += c[i].sent;
+		sum->ring_full += c[i].ring_full;
+		sum->send_error += c[i].send_error;
+		sum->unreadable += c[i].unreadable;
+		sum->no_config += c[i].no_config;
+		sum->truncated += c[i].truncated;
+	}
+}
+
+uint64_t trace_counts_lost(const struct trace_counts *c)
+{
+	return c->ring_full + c->send_error + c->unreadable + c->no_config;
+}
+
+void trace_quiesce(struct trace_bpf *skel)
+{
+	__atomic_store_n(&skel->bss->stopping, 1, __ATOMIC_SEQ_CST);
+	/* MEMBARRIER_CMD_GLOBAL waits for an RCU grace period
+	 * (synchronize_rcu()), and a tracepoint's BPF program runs with
+	 * preemption off: a run that read stopping as 0 is over when it
+	 * returns. Without it (nohz_full CPUs refuse it) a run in flight
+	 * could still count an event after the counters are read. */
+	syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 }
 
 /* Detaching a tracepoint program waits for an RCU grace period in the

@@ -41,8 +41,21 @@ int trace_events_fd(const struct trace_bpf *skel);
 int trace_events_rb_fd(const struct trace_bpf *skel);
 int trace_rb_lost_fd(const struct trace_bpf *skel);
 
-/* The program's counters. */
-void trace_counts(const struct trace_bpf *skel, struct trace_counts *c);
+/* The number of CPUs the program's per-CPU counters have (possible CPUs). */
+int trace_ncpus(void);
+
+/* The program's counters of each CPU into c[0 .. ncpus) (ncpus =
+ * trace_ncpus()). 0 or -errno. */
+int trace_counts_read(const struct trace_bpf *skel, struct trace_counts *c, int ncpus);
+
+/* The sum over CPUs, and what of it was lost (not written into a ring). */
+void trace_counts_total(const struct trace_counts *c, int ncpus, struct trace_counts *sum);
+uint64_t trace_counts_lost(const struct trace_counts *c);
+
+/* Stop the program counting and writing, and wait until no run of it is in
+ * flight: after this and a drain of the rings, the counters are final and
+ * every event they count as sent has been read. */
+void trace_quiesce(struct trace_bpf *skel);
 
 /* Detach, unload, free. NULL is a no-op. */
 void trace_unload(struct trace_bpf *skel);

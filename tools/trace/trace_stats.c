@@ -7,15 +7,24 @@
 #include <perfring/ringbuf.h>
 
 #include "shared/tool.h"
+#include "trace/trace_load.h"
 #include "trace/trace_stats.h"
 
-int trace_stats_init(struct trace_stats *st, size_t ntp, uint64_t start_ns)
+int trace_stats_init(struct trace_stats *st, size_t ntp, int ncpus, uint64_t start_ns)
 {
+	size_t n = ncpus > 0 ? (size_t)ncpus : 1;
+
 	memset(st, 0, sizeof(*st));
 	st->per_tp = calloc(ntp ? ntp : 1, sizeof(*st->per_tp));
-	if (!st->per_tp)
+	st->received = calloc(n, sizeof(*st->received));
+	st->reported = calloc(n, sizeof(*st->reported));
+	st->prog = calloc(n, sizeof(*st->prog));
+	if (!st->per_tp || !st->received || !st->reported || !st->prog) {
+		trace_stats_fini(st);
 		return -ENOMEM;
+	}
 	st->ntp = ntp;
+	st->ncpus = ncpus > 0 ? ncpus : 0;
 	st->start_ns = start_ns;
 	st->status_ns = start_ns;
 	return 0;
@@ -24,7 +33,59 @@ int trace_stats_init(struct trace_stats *st, size_t ntp, uint64_t start_ns)
 void trace_stats_fini(struct trace_stats *st)
 {
 	free(st->per_tp);
+	free(st->received);
+	free(st->reported);
+	free(st->prog);
 	st->per_tp = NULL;
+	st->received = st->reported = NULL;
+	st->prog = NULL;
+}
+
+void trace_stats_sample(struct trace_stats *st, int cpu, size_t unread)
+{
+	if (cpu >= 0 && cpu < st->ncpus)
+		st->received[cpu]++;
+	else
+		st->received_nocpu++;
+	st->unread += unread;
+}
+
+void trace_stats_reported(struct trace_stats *st, int cpu, uint64_t lost)
+{
+	if (cpu >= 0 && cpu < st->ncpus)
+		st->reported[cpu] += lost;
+	else
+		st->reported_nocpu += lost;
+}
+
+void trace_stats_prog_total(const struct trace_stats *st, struct trace_counts *sum)
+{
+	trace_counts_total(st->prog, st->ncpus, sum);
+}
+
+static uint64_t sum_u64(const uint64_t *v, int n, uint64_t extra)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		extra += v[i];
+	return extra;
+}
+
+uint64_t trace_stats_unreported(const struct trace_stats *st, int cpu)
+{
+	struct trace_counts sum;
+	uint64_t lost, reported;
+
+	if (cpu >= 0 && cpu < st->ncpus) {
+		lost = trace_counts_lost(&st->prog[cpu]);
+		reported = st->reported[cpu];
+	} else {
+		trace_stats_prog_total(st, &sum);
+		lost = trace_counts_lost(&sum);
+		reported = sum_u64(st->reported, st->ncpus, st->reported_nocpu);
+	}
+	return lost > reported ? lost - reported : 0;
 }
 
 /* Values below TRACE_HIST_SUB have a bucket each; above, a power of two is
@@ -88,10 +149,13 @@ void trace_stats_status(struct trace_stats *st, struct perfring_reader *rd, FILE
 {
 	double secs = (now_ns - st->status_ns) / 1e9;
 	int i, n = perfring_reader_ring_cnt(rd);
+	struct trace_counts sum;
 	char size[32];
 
+	trace_stats_prog_total(st, &sum);
 	fprintf(f, "\r\033[K%llu events, %.0f/s, %llu lost; backlog:", (unsigned long long)st->events,
-		secs > 0 ? (st->events - st->status_events) / secs : 0.0, (unsigned long long)st->lost);
+		secs > 0 ? (st->events - st->status_events) / secs : 0.0,
+		(unsigned long long)trace_counts_lost(&sum));
 	for (i = 0; i < n; i++) {
 		struct perfring_ringbuf *rb = perfring_reader_ring_cpu(rd, i) < 0 ? perfring_reader_ringbuf(rd, i) : NULL;
 
@@ -156,32 +220,76 @@ static void print_policy(FILE *f, struct perfring_reader *rd, const struct perfr
 	print_order(f, rd, ro);
 }
 
+/* "A ring full + B other write errors ...": the causes of what was lost. */
+static void print_lost_parts(FILE *f, const struct trace_counts *c)
+{
+	fprintf(f, "%llu ring full", (unsigned long long)c->ring_full);
+	if (c->send_error)
+		fprintf(f, " + %llu not written (another error: no ring on the CPU)",
+			(unsigned long long)c->send_error);
+	if (c->unreadable)
+		fprintf(f, " + %llu records unreadable", (unsigned long long)c->unreadable);
+	if (c->no_config)
+		fprintf(f, " + %llu of a tracepoint without configuration (a perfring bug)",
+			(unsigned long long)c->no_config);
+}
+
+/*
+ * The accounting: what the program traced is what arrived plus what was
+ * lost, in all and on each CPU that saw anything. An equation that does not
+ * hold is said so (a sample the reader lost, or one still in flight).
+ */
+static void print_accounting(FILE *f, const struct trace_stats *st)
+{
+	uint64_t received = sum_u64(st->received, st->ncpus, st->received_nocpu);
+	uint64_t reported = sum_u64(st->reported, st->ncpus, st->reported_nocpu), lost;
+	struct trace_counts sum;
+	int c;
+
+	trace_stats_prog_total(st, &sum);
+	lost = trace_counts_lost(&sum);
+	fprintf(f, "  traced: %llu events %s %llu received + %llu lost\n", (unsigned long long)sum.seen,
+		sum.seen == received + lost ? "=" : "(do not add up!)", (unsigned long long)received,
+		(unsigned long long)lost);
+	fprintf(f, "  lost: %llu = ", (unsigned long long)lost);
+	print_lost_parts(f, &sum);
+	fprintf(f, "; %llu reported while tracing (LOST), %llu counted at the end\n", (unsigned long long)reported,
+		(unsigned long long)trace_stats_unreported(st, -1));
+	for (c = 0; c < st->ncpus; c++) {
+		const struct trace_counts *p = &st->prog[c];
+
+		if (!p->seen && !st->received[c] && !st->reported[c])
+			continue;
+		fprintf(f, "  cpu %d: %llu traced %s %llu received + %llu lost", c, (unsigned long long)p->seen,
+			p->seen == st->received[c] + trace_counts_lost(p) ? "=" : "(do not add up!)",
+			(unsigned long long)st->received[c], (unsigned long long)trace_counts_lost(p));
+		if (!st->one_ring)
+			fprintf(f, " (%llu reported while tracing)", (unsigned long long)st->reported[c]);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "  program: %llu sent, %llu not sent (ring full), %llu truncated\n", (unsigned long long)sum.sent,
+		(unsigned long long)sum.ring_full, (unsigned long long)sum.truncated);
+	if (sum.sent != received)
+		fprintf(f, "  warning: the program sent %llu events but %llu arrived\n", (unsigned long long)sum.sent,
+			(unsigned long long)received);
+}
+
 void trace_stats_summary(const struct trace_stats *st, struct perfring_reader *rd, const struct trace_formats *tf,
-			 const struct trace_counts *prog, const struct perfring_reader_opts *ro, FILE *f,
-			 uint64_t end_ns)
+			 const struct perfring_reader_opts *ro, FILE *f, uint64_t end_ns)
 {
 	double secs = (end_ns - st->start_ns) / 1e9;
-	struct perfring_ring_stats rs;
+	struct trace_counts sum;
 	size_t i;
-	int r;
 
+	trace_stats_prog_total(st, &sum);
 	fprintf(f, "\nsummary: %llu events, %llu lost, in %.2f s: %.1f events/s\n", (unsigned long long)st->events,
-		(unsigned long long)st->lost, secs, secs > 0 ? st->events / secs : 0.0);
+		(unsigned long long)trace_counts_lost(&sum), secs, secs > 0 ? st->events / secs : 0.0);
 	for (i = 0; i < st->ntp; i++)
 		fprintf(f, "  %-40s %llu\n", trace_formats_get(tf, i)->full, (unsigned long long)st->per_tp[i]);
-	for (r = 0; r < perfring_reader_ring_cnt(rd); r++)
-		if (perfring_reader_stats(rd, r, &rs) == 0 && perfring_reader_ring_cpu(rd, r) < 0)
-			fprintf(f, "  ring buffer: %llu records, %llu lost\n", (unsigned long long)rs.records,
-				(unsigned long long)rs.lost);
-		else if (perfring_reader_stats(rd, r, &rs) == 0)
-			fprintf(f, "  cpu %d: %llu records, %llu lost\n", perfring_reader_ring_cpu(rd, r),
-				(unsigned long long)rs.records, (unsigned long long)rs.lost);
-	fprintf(f, "  program: %llu sent, %llu not sent (ring full), %llu truncated\n",
-		(unsigned long long)prog->sent, (unsigned long long)prog->send_failed,
-		(unsigned long long)prog->truncated);
-	if (prog->no_config)
-		fprintf(f, "  program: %llu events of a tracepoint it had no configuration for (a perfring bug)\n",
-			(unsigned long long)prog->no_config);
+	print_accounting(f, st);
+	if (st->unread)
+		fprintf(f, "  strings: %llu could not be read at the event (not yet paged in), shown as null\n",
+			(unsigned long long)st->unread);
 	if (st->malformed)
 		fprintf(f, "  malformed samples: %llu\n", (unsigned long long)st->malformed);
 	print_policy(f, rd, ro);
