@@ -288,7 +288,7 @@ void trace_stats_summary(const struct trace_stats *st, struct perfring_reader *r
 		fprintf(f, "  %-40s %llu\n", trace_formats_get(tf, i)->full, (unsigned long long)st->per_tp[i]);
 	print_accounting(f, st);
 	if (st->unread)
-		fprintf(f, "  strings: %llu could not be read at the event (not yet paged in), shown as null\n",
+		fprintf(f, "  strings: %llu could not be read at the event (not yet paged in), shown as ? (JSON null)\n",
 			(unsigned long long)st->unread);
 	if (st->malformed)
 		fprintf(f, "  malformed samples: %llu\n", (unsigned long long)st->malformed);
