@@ -184,11 +184,15 @@ t_check cmd_missing "trace -- /nonexistent: exit $T_RC, stderr: $(head -c 200 "$
 
 # --- filters ---------------------------------------------------------------
 
-# Two processes that open their own file every 20 ms.
+# Two processes that open their own file every 20 ms; each says when it has
+# its name and opens (FILE.ready), so that tracing starts only then (python
+# takes a while to start on a busy machine).
 opener() { # FILE COMM
 	python3 -c '
 import sys, time, ctypes
 ctypes.CDLL(None).prctl(15, sys.argv[2].encode(), 0, 0, 0)
+open(sys.argv[1]).close()
+open(sys.argv[1] + ".ready", "w").close()
 while True:
     open(sys.argv[1]).close()
     time.sleep(0.02)' "$1" "$2" &
@@ -199,7 +203,10 @@ opener "$T_TMP/file-a" opener-a
 pa=$!
 opener "$T_TMP/file-b" opener-b
 pb=$!
-sleep 0.3
+for _ in $(seq 600); do
+	[ -e "$T_TMP/file-a.ready" ] && [ -e "$T_TMP/file-b.ready" ] && break
+	sleep 0.05
+done
 
 t_run "$T_TMP/p.out" "$T_TMP/p.err" timeout 30 "$PERFRING" trace -e syscalls:sys_enter_openat --pid "$pa" -d 0.6
 na=$(grep -c "filename=$T_TMP/file-a " "$T_TMP/p.out")
