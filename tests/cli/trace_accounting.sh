@@ -136,6 +136,33 @@ t_run "$T_TMP/r.out" "$T_TMP/r.err" timeout 60 "$PERFRING" trace -q --ringbuf -b
 t_check lost_ringbuf_exit "exit $T_RC: $(head -c 300 "$T_TMP/r.err")" [ "$T_RC" -eq 0 ]
 check_accounting lost_ringbuf "$T_TMP/r.err" "$N"
 
+# --- losses no LOST record reports: the reader stopped (SIGSTOP) while the
+# producer runs, so its ring fills and stays full to the end; the kernel never
+# gets to write a LOST record, and the summary counts all of it at the end.
+rm -f "$T_TMP/go" "$T_TMP/done"
+"$PERFRING" trace -e syscalls:sys_enter_getppid -b 8 -- sh -c \
+	"while [ ! -e '$T_TMP/go' ]; do sleep 0.01; done; '$T_TMP/storm' $N; touch '$T_TMP/done'" \
+	>"$T_TMP/s.out" 2>"$T_TMP/s.err" &
+tpid=$!
+for _ in $(seq 600); do
+	grep -q '^perfring trace: ' "$T_TMP/s.err" && break
+	sleep 0.05
+done
+kill -STOP "$tpid"
+touch "$T_TMP/go"
+for _ in $(seq 1200); do
+	[ -e "$T_TMP/done" ] && break
+	sleep 0.05
+done
+kill -CONT "$tpid"
+wait "$tpid"
+rc=$?
+read -r lost rep end <<<"$(sed -n 's/^  lost: \([0-9]*\) = .*; \([0-9]*\) reported while tracing (LOST), \([0-9]*\) counted at the end$/\1 \2 \3/p' "$T_TMP/s.err")"
+llost=$(grep -E ' LOST +[0-9]+ events lost \(counted at the end by the program' "$T_TMP/s.out" | awk '{s += $6} END {print s + 0}')
+t_check lost_at_end "exit $rc; lost '$lost', reported '$rep', at the end '$end' (want all at the end), in end LOST lines $llost: $(grep -E '^summary|^  (lost|traced|cpu)' "$T_TMP/s.err" | tr '\n' '/')" \
+	bash -c "[ $rc -eq 0 ] && [ -e '$T_TMP/done' ] && [ '${lost:-0}' -gt 0 ] && [ '$rep' = 0 ] && [ '$end' = '$lost' ] && [ '$llost' = '$lost' ] &&
+		grep -qE '^  traced: [0-9]+ events = [0-9]+ received \+ $lost lost$' '$T_TMP/s.err'"
+
 # --- a user string the program cannot read ---------------------------------------
 TARGET="$T_TMP/unread-target"
 echo hi >"$TARGET"
