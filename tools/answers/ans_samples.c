@@ -701,6 +701,26 @@ static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size
 	return 0;
 }
 
+/* inline_frames() through the frame cache: a profile unwinds the same
+ * addresses again and again. */
+static int inline_frames_cached(struct ans_reader *r, uint32_t pid, uint64_t addr, size_t *n)
+{
+	const struct ans_frame *kept;
+	size_t k = ans_fcache_get_inlines(r->fcache, pid, addr, &kept), at = *n;
+
+	if (k) {
+		if (reserve_frames(r, at + k))
+			return -ENOMEM;
+		memcpy(&r->frames[at], kept, k * sizeof(*kept));
+		*n = at + k;
+		return 0;
+	}
+	if (inline_frames(r, pid, addr, n))
+		return -ENOMEM;
+	ans_fcache_put_inlines(r->fcache, pid, addr, &r->frames[at], *n - at);
+	return 0;
+}
+
 /* How many entries that are not context markers a chain has beyond max:
  * those left out from its start when it is cut from the root end
  * (ans_opts.chain_from_root). perf 6.1 cuts perf.data.callgraph-3.4's
@@ -780,7 +800,7 @@ static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
 			r->own = r->frames[0];
 		/* the functions inlined there are frames beyond max, as perf's
 		 * append_inlines() adds them after unwinding max */
-		if (inline_frames(r, s->pid, r->ips[k], &n))
+		if (inline_frames_cached(r, s->pid, r->ips[k], &n))
 			return -ENOMEM;
 		/* perf's entry for the sample is its symbol; the inlined
 		 * functions at the sampled pc are only in its call chain */
