@@ -1140,8 +1140,16 @@ bool ans_two_readers(const struct ans_reader *r)
 	if (threads_asked() == 2)
 		return true;
 	/* a small file is read in the time the second reader takes to start
-	 * (it loads the kernel's symbols too): one reader, half the CPU */
-	return stat(r->path, &st) == 0 && st.st_size >= ANS_TWO_READERS_MIN;
+	 * (it loads the kernel's symbols too): one reader, half the CPU. A
+	 * sample with a copy of the user stack is some 8 KiB the reader skips
+	 * but for the words the unwinding reads, while each reader opens every
+	 * binary's DWARF (glibc's debug file: 10 MB to inflate) on its own: a
+	 * 78 MB file of 9,600 such samples took twice the CPU and more time
+	 * with two readers (scripts/bench_dwarf.sh) */
+	return stat(r->path, &st) == 0 &&
+	       (uint64_t)st.st_size >= (ans_any_event_samples(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+						? ANS_TWO_READERS_MIN_STACKS
+						: ANS_TWO_READERS_MIN);
 }
 
 void ans_share(struct ans_reader *r, uint32_t n, uint32_t i, uint32_t block)
