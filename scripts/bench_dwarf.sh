@@ -64,11 +64,19 @@ cat "$file" >/dev/null
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
-# timed NAME CMD...: one pass; appends "wall user" to $tmp/NAME.
+# timed NAME CMD...: one pass; appends "wall user" to $tmp/NAME: seconds to the
+# microsecond (getrusage of the child and what it waited for: perf's addr2line).
 timed() {
 	local name=$1
 	shift
-	if ! /usr/bin/time -o "$tmp/t" -f "%e %U" "$@" >/dev/null 2>"$tmp/$name.err"; then
+	if ! python3 - "$tmp/t" "$@" >/dev/null 2>"$tmp/$name.err" <<'PY'; then
+import resource, subprocess, sys, time
+t0, u0 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL).returncode
+t1, u1 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
+open(sys.argv[1], "w").write("%.3f %.4f\n" % (t1 - t0, u1 - u0))
+sys.exit(rc)
+PY
 		echo "dwarf $name FAILED: $* ($(head -c 200 "$tmp/$name.err"))"
 		status=1
 		return 1
