@@ -176,7 +176,7 @@ $(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/pe
 FUZZ_EXTRA_export = $(EXPORT_SRCS)
 FUZZ_LIBS_export = $(EXPORT_LIBS)
 # The DWARF unwinder of recorded user stacks (tests/fuzz/unwind_fuzz.c) builds with its source (libdw: LIB_LIBS).
-FUZZ_EXTRA_unwind = tools/answers/ans_unwind.c tools/answers/ans_buildid.c
+FUZZ_EXTRA_unwind = tools/answers/ans_unwind.c tools/answers/ans_unwind_fast.c tools/answers/ans_buildid.c
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)

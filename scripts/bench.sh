@@ -148,6 +148,7 @@ run() {
 	decode_bench || status=1
 	scripts/bench_perfdata.sh "$O" || status=1
 	scripts/bench_answers.sh "$O" || status=1
+	scripts/bench_dwarf.sh "$O" || status=1
 	scripts/bench_trace.sh "$O" || status=1
 	scripts/bench_ringbuf.sh "$O" || status=1
 	return $status

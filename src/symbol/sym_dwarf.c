@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbol/sym_scopes.h"
 #include "symbol/symbol_internal.h"
 
 /* The inline chains of real programs are short; a hostile file's are not. */
@@ -87,6 +88,8 @@ static void open_dwarf(struct pr_binary *b, const struct pr_bin_ctx *ctx)
 
 void pr_binary_dwarf_close(struct pr_binary *b)
 {
+	pr_scopes_free(b->scopes);
+	b->scopes = NULL;
 	if (b->dw)
 		dwarf_end(b->dw);
 	if (b->dw_elf)
@@ -186,13 +189,57 @@ static void last_equal_subprogram(Dwarf_Die *cu, Dwarf_Die *fn, uint64_t vaddr)
 		}
 }
 
+/* libdw's own walks, where the unit's index (sym_scopes.c) cannot answer:
+ * the innermost function-like scope holding vaddr... */
+static bool innermost_libdw(Dwarf_Die *cu, uint64_t vaddr, Dwarf_Die *fn)
+{
+	Dwarf_Die *scopes = NULL;
+	int nscopes = dwarf_getscopes(cu, vaddr, &scopes), i;
+	bool found = false;
+
+	/* Past an inlined instance dwarf_getscopes() goes on into the inlined
+	 * function's abstract definition: only the first function-like scope is
+	 * taken, each next caller found from the instance's own DIE. */
+	for (i = 0; i < nscopes && !found; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+			*fn = scopes[i];
+			found = true;
+		}
+	}
+	free(scopes);
+	return found;
+}
+
+/* ... and the function-like scope holding an inlined instance (the concrete tree). */
+static bool caller_libdw(Dwarf_Die *inl, Dwarf_Die *fn)
+{
+	Dwarf_Die *scopes = NULL;
+	int nscopes = dwarf_getscopes_die(inl, &scopes), i;
+	bool found = false;
+
+	for (i = 1; i < nscopes && !found; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+			*fn = scopes[i];
+			found = true;
+		}
+	}
+	free(scopes);
+	return found;
+}
+
 int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inlines, uint64_t vaddr,
 		     struct perfring_sym_frame **out)
 {
 	struct perfring_sym_frame loc = { 0 }, *frames;
-	Dwarf_Die cu, cur, *scopes = NULL;
+	struct pr_scope_unit *unit;
+	Dwarf_Die cu, cur;
 	Dwarf_Line *line;
-	int n = 0, nscopes, i;
+	uint32_t node = 0;
+	int n = 0, r;
 	bool found = false;
 
 	*out = NULL;
@@ -213,22 +260,19 @@ int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inl
 	frames = calloc(MAX_FRAMES, sizeof(*frames));
 	if (!frames)
 		return -ENOMEM;
-	/* The innermost function-like scope holding the address. Past an
-	 * inlined instance dwarf_getscopes() goes on into the inlined
-	 * function's abstract definition, so each next caller is found from
-	 * the instance's own DIE (dwarf_getscopes_die: the concrete tree). */
-	nscopes = dwarf_getscopes(&cu, vaddr, &scopes);
-	for (i = 0; i < nscopes && !found; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-			cur = scopes[i];
-			found = true;
-			if (tag == DW_TAG_subprogram)
-				last_equal_subprogram(&cu, &cur, vaddr);
-		}
+	/* The innermost function-like scope holding the address: from the
+	 * unit's index, else (what it does not model) from libdw's walk. */
+	unit = pr_scopes_off ? NULL : pr_scopes_unit(b, &cu);
+	r = unit ? pr_scopes_innermost(unit, vaddr, &node) : -1;
+	if (r > 0) {
+		cur = pr_scopes_die(unit, node);
+		found = true;
+	} else if (r < 0) {
+		unit = NULL;
+		found = innermost_libdw(&cu, vaddr, &cur);
 	}
-	free(scopes);
+	if (found && dwarf_tag(&cur) == DW_TAG_subprogram)
+		last_equal_subprogram(&cu, &cur, vaddr);
 	while (found && n < MAX_FRAMES) {
 		int tag = dwarf_tag(&cur);
 
@@ -238,17 +282,13 @@ int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inl
 		if (tag != DW_TAG_inlined_subroutine || !inlines)
 			break;
 		call_site(&cu, &cur, ctx->strs, &loc);
-		scopes = NULL;
-		nscopes = dwarf_getscopes_die(&cur, &scopes);
-		found = false;
-		for (i = 1; i < nscopes && !found; i++) {
-			tag = dwarf_tag(&scopes[i]);
-			if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-				cur = scopes[i];
-				found = true;
-			}
+		if (unit) {
+			found = pr_scopes_caller(unit, &node);
+			if (found)
+				cur = pr_scopes_die(unit, node);
+		} else {
+			found = caller_libdw(&cur, &cur);
 		}
-		free(scopes);
 	}
 	if (n == 0) {
 		/* Lines without a function scope (assembly): the location alone. */

@@ -152,6 +152,7 @@ struct pr_load {
 struct Elf;
 struct Elf_Scn;
 struct Dwarf;
+struct pr_scope_index;
 
 struct pr_binary {
 	const char *path;       /* interned: the recorded name */
@@ -170,6 +171,7 @@ struct pr_binary {
 	bool dw_tried;
 	struct Elf *dw_elf;
 	struct Dwarf *dw;
+	struct pr_scope_index *scopes; /* the function scopes of the units looked in (sym_dwarf.c) */
 };
 
 struct pr_bin_ctx {

@@ -7,6 +7,7 @@
 #include "answers/ans_fcache.h"
 
 #define FC_SLOTS (1u << 16)
+#define IC_SLOTS (1u << 12)
 
 struct fc_ent {
 	uint64_t addr;
@@ -16,6 +17,15 @@ struct fc_ent {
 	struct ans_frame f;
 };
 
+/* An unwound frame with its inlined functions: the frames it expands to. */
+struct ic_ent {
+	uint64_t addr;
+	uint32_t pid, gen;
+	bool used;
+	uint32_t n;
+	struct ans_frame *frames;
+};
+
 struct fc_gen {
 	uint32_t pid, gen;
 	bool used;
@@ -23,6 +33,7 @@ struct fc_gen {
 
 struct ans_fcache {
 	struct fc_ent *v;
+	struct ic_ent *inl;
 	struct fc_gen *gens; /* open addressing by pid */
 	size_t gens_cap, ngens;
 };
@@ -34,19 +45,32 @@ struct ans_fcache *ans_fcache_new(void)
 	if (!c)
 		return NULL;
 	c->v = tool_zalloc(FC_SLOTS, sizeof(*c->v));
+	c->inl = tool_zalloc(IC_SLOTS, sizeof(*c->inl));
 	c->gens_cap = 1024;
 	c->gens = tool_zalloc(c->gens_cap, sizeof(*c->gens));
-	if (!c->v || !c->gens) {
+	if (!c->v || !c->inl || !c->gens) {
 		ans_fcache_free(c);
 		return NULL;
 	}
 	return c;
 }
 
+static void forget_inlines(struct ans_fcache *c)
+{
+	size_t i;
+
+	for (i = 0; c->inl && i < IC_SLOTS; i++) {
+		free(c->inl[i].frames);
+		c->inl[i] = (struct ic_ent){ 0 };
+	}
+}
+
 void ans_fcache_free(struct ans_fcache *c)
 {
 	if (!c)
 		return;
+	forget_inlines(c);
+	free(c->inl);
 	free(c->v);
 	free(c->gens);
 	free(c);
@@ -79,6 +103,7 @@ void ans_fcache_changed(struct ans_fcache *c, uint32_t pid)
 		if (!t) {
 			/* Cannot track it: forget every entry rather than keep a stale one. */
 			memset(c->v, 0, FC_SLOTS * sizeof(*c->v));
+			forget_inlines(c);
 			return;
 		}
 		for (i = 0; i < c->gens_cap; i++)
@@ -125,4 +150,35 @@ void ans_fcache_put(struct ans_fcache *c, uint32_t pid, unsigned cpumode, uint64
 	e->cpumode = (uint8_t)cpumode;
 	e->gen = gen_of(c, pid);
 	e->f = *f;
+}
+
+static struct ic_ent *inl_slot(const struct ans_fcache *c, uint32_t pid, uint64_t addr)
+{
+	uint64_t h = (addr ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
+
+	return &c->inl[h >> (64 - 12)];
+}
+
+size_t ans_fcache_get_inlines(struct ans_fcache *c, uint32_t pid, uint64_t addr, const struct ans_frame **frames)
+{
+	const struct ic_ent *e = inl_slot(c, pid, addr);
+
+	if (!e->used || e->addr != addr || e->pid != pid || e->gen != gen_of(c, pid))
+		return 0;
+	*frames = e->frames;
+	return e->n;
+}
+
+void ans_fcache_put_inlines(struct ans_fcache *c, uint32_t pid, uint64_t addr, const struct ans_frame *frames,
+			    size_t n)
+{
+	struct ic_ent *e = inl_slot(c, pid, addr);
+	struct ans_frame *copy;
+
+	if (!n || n > UINT32_MAX || !(copy = malloc(n * sizeof(*copy))))
+		return; /* not kept: made again next time */
+	memcpy(copy, frames, n * sizeof(*copy));
+	free(e->frames);
+	*e = (struct ic_ent){ .addr = addr, .pid = pid, .gen = gen_of(c, pid), .used = true, .n = (uint32_t)n,
+			      .frames = copy };
 }

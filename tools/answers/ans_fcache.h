@@ -13,6 +13,7 @@
 #define PERFRING_TOOL_ANS_FCACHE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "answers/ans_samples.h"
@@ -28,5 +29,16 @@ void ans_fcache_changed(struct ans_fcache *c, uint32_t pid);
 /* The frame of (pid, cpumode, addr) named in pid's current generation: true and *f set. */
 bool ans_fcache_get(struct ans_fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr, struct ans_frame *f);
 void ans_fcache_put(struct ans_fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr, const struct ans_frame *f);
+
+/*
+ * The frames an unwound user frame at (pid, addr) expands to with the
+ * functions inlined there (ans_samples.c's inline_frames(): a symbol and a
+ * DWARF lookup, a name formatted and interned per function), kept as the
+ * named frames are, while pid's mappings stay: their count (0 when none
+ * is kept) and *frames.
+ */
+size_t ans_fcache_get_inlines(struct ans_fcache *c, uint32_t pid, uint64_t addr, const struct ans_frame **frames);
+void ans_fcache_put_inlines(struct ans_fcache *c, uint32_t pid, uint64_t addr, const struct ans_frame *frames,
+			    size_t n);
 
 #endif

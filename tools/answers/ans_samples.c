@@ -701,6 +701,26 @@ static int inline_frames(struct ans_reader *r, uint32_t pid, uint64_t addr, size
 	return 0;
 }
 
+/* inline_frames() through the frame cache: a profile unwinds the same
+ * addresses again and again. */
+static int inline_frames_cached(struct ans_reader *r, uint32_t pid, uint64_t addr, size_t *n)
+{
+	const struct ans_frame *kept;
+	size_t k = ans_fcache_get_inlines(r->fcache, pid, addr, &kept), at = *n;
+
+	if (k) {
+		if (reserve_frames(r, at + k))
+			return -ENOMEM;
+		memcpy(&r->frames[at], kept, k * sizeof(*kept));
+		*n = at + k;
+		return 0;
+	}
+	if (inline_frames(r, pid, addr, n))
+		return -ENOMEM;
+	ans_fcache_put_inlines(r->fcache, pid, addr, &r->frames[at], *n - at);
+	return 0;
+}
+
 /* How many entries that are not context markers a chain has beyond max:
  * those left out from its start when it is cut from the root end
  * (ans_opts.chain_from_root). perf 6.1 cuts perf.data.callgraph-3.4's
@@ -780,7 +800,7 @@ static int sample_frames_unwound(struct ans_reader *r, struct ans_sample *out)
 			r->own = r->frames[0];
 		/* the functions inlined there are frames beyond max, as perf's
 		 * append_inlines() adds them after unwinding max */
-		if (inline_frames(r, s->pid, r->ips[k], &n))
+		if (inline_frames_cached(r, s->pid, r->ips[k], &n))
 			return -ENOMEM;
 		/* perf's entry for the sample is its symbol; the inlined
 		 * functions at the sampled pc are only in its call chain */
@@ -1120,8 +1140,16 @@ bool ans_two_readers(const struct ans_reader *r)
 	if (threads_asked() == 2)
 		return true;
 	/* a small file is read in the time the second reader takes to start
-	 * (it loads the kernel's symbols too): one reader, half the CPU */
-	return stat(r->path, &st) == 0 && st.st_size >= ANS_TWO_READERS_MIN;
+	 * (it loads the kernel's symbols too): one reader, half the CPU. A
+	 * sample with a copy of the user stack is some 8 KiB the reader skips
+	 * but for the words the unwinding reads, while each reader opens every
+	 * binary's DWARF (glibc's debug file: 10 MB to inflate) on its own: a
+	 * 78 MB file of 9,600 such samples took twice the CPU and more time
+	 * with two readers (scripts/bench_dwarf.sh) */
+	return stat(r->path, &st) == 0 &&
+	       (uint64_t)st.st_size >= (ans_any_event_samples(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+						? ANS_TWO_READERS_MIN_STACKS
+						: ANS_TWO_READERS_MIN);
 }
 
 void ans_share(struct ans_reader *r, uint32_t n, uint32_t i, uint32_t block)

@@ -19,11 +19,18 @@
  * perf makes a Dwfl per sample; here one per process is kept (struct
  * uw_proc), its modules' ELF and CFI read once for all the process's
  * samples, each unwinding starting from that sample's registers.
+ *
+ * libdwfl still finds each frame's rules anew (about 8,000 instructions a
+ * frame), so a process's samples after its first are unwound by a fast
+ * path (unwind_fast()) that evaluates the same rules, kept per pc
+ * (ans_unwind_fast.c), as libdwfl's handle_cfi() does; a frame it does not
+ * model sends the sample to libdwfl. PERFRING_UNWIND_CHECK runs both.
  */
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,6 +40,7 @@
 
 #include "answers/ans_buildid.h"
 #include "answers/ans_unwind.h"
+#include "answers/ans_unwind_fast.h"
 
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h). */
 enum {
@@ -71,6 +79,7 @@ struct uw_proc {
 	uint32_t pid;
 	Dwfl *dwfl;
 	uint64_t used; /* the unwinder's count of samples when it last served */
+	uint64_t id;   /* the Dwfl's number (ans_unwinder.ids): its rules' key in the fast path's cache */
 };
 
 struct ans_unwinder {
@@ -79,6 +88,10 @@ struct ans_unwinder {
 	struct uw_proc procs[UW_PROCS];
 	size_t nprocs;
 	uint64_t samples;
+	uint64_t ids;           /* Dwfls made */
+	struct uwf_cache *fast; /* the rules at the pcs unwound through (NULL: libdwfl alone) */
+	bool check;             /* PERFRING_UNWIND_CHECK: every sample both ways, differences said */
+	uint64_t checked, checked_fast, checked_differ;
 };
 
 static char *debuginfo_path;
@@ -272,8 +285,11 @@ struct ans_unwinder *ans_unwinder_new(void)
 {
 	struct ans_unwinder *u = calloc(1, sizeof(*u));
 
-	if (u)
+	if (u) {
 		u->c.fd = -1;
+		u->fast = uwf_cache_new(); /* without it, libdwfl unwinds every sample */
+		u->check = getenv("PERFRING_UNWIND_CHECK") != NULL;
+	}
 	return u;
 }
 
@@ -289,11 +305,16 @@ void ans_unwinder_free(struct ans_unwinder *u)
 
 	if (!u)
 		return;
+	if (u->check)
+		fprintf(stderr, "perfring: unwind check: %llu samples, %llu by the fast path, %llu differ\n",
+			(unsigned long long)u->checked, (unsigned long long)u->checked_fast,
+			(unsigned long long)u->checked_differ);
 	for (i = 0; i < u->nprocs; i++)
 		if (u->procs[i].dwfl)
 			dwfl_end(u->procs[i].dwfl);
 	if (u->c.fd >= 0)
 		close(u->c.fd);
+	uwf_cache_free(u->fast);
 	free(u->c.act);
 	free(u);
 }
@@ -319,7 +340,7 @@ static struct uw_proc *proc_slot(struct ans_unwinder *u, uint32_t pid)
 		if (p->dwfl)
 			dwfl_end(p->dwfl);
 	}
-	*p = (struct uw_proc){ pid, NULL, u->samples };
+	*p = (struct uw_proc){ pid, NULL, u->samples, 0 };
 	return p;
 }
 
@@ -348,6 +369,7 @@ static size_t unwind_once(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip
 	c->stale = false;
 	if (!p->dwfl) {
 		p->dwfl = dwfl_begin(&callbacks);
+		p->id = ++u->ids;
 		c->dwfl = p->dwfl;
 		/* the first module tells libdwfl the machine */
 		if (!p->dwfl || !module_at(c, ip) || !dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &thread_callbacks, c)) {
@@ -372,13 +394,161 @@ static size_t unwind_once(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip
 	return c->n;
 }
 
+/*
+ * One frame's caller from the cached rules, as libdwfl's handle_cfi()
+ * evaluates them: each register of the caller from the callee's (regs,
+ * those in set), the caller's pc its return address. 1: *pc is the
+ * caller's; 0: the unwinding ends there (the return address undefined or
+ * 0, or unreadable); -1: not modelled.
+ */
+static int fast_step(struct ans_unwinder *u, struct uw_proc *p, uint64_t *regs, uint32_t *set, uint64_t *pc,
+		     bool activation)
+{
+	const struct uwf_rules *r;
+	uint64_t next[UWF_NREGS];
+	uint32_t nset = 0;
+	bool ra_undefined = false;
+	int i;
+
+	/* a caller's pc is a return address: its call is the byte before */
+	if (!uwf_rules_at(u->fast, p->dwfl, p->id, activation ? *pc : *pc - 1, &r))
+		return -1;
+	for (i = 0; i < UWF_NREGS; i++) {
+		Dwarf_Word w;
+		uint64_t v;
+
+		switch (r->kind[i]) {
+		case UWF_UNDEFINED:
+			ra_undefined |= i == UWF_NREGS - 1;
+			continue;
+		case UWF_SAME:
+			if (!(*set & (1u << i)))
+				continue;
+			next[i] = regs[i];
+			break;
+		default: /* the CFA plus off, or what is there */
+			if (!(*set & (1u << r->cfa_reg)))
+				continue;
+			v = regs[r->cfa_reg] + (uint64_t)r->cfa_off + (uint64_t)r->off[i];
+			if (r->kind[i] == UWF_AT) {
+				if (!memory_read(p->dwfl, v, &w, &u->c))
+					continue;
+				v = w;
+			}
+			next[i] = v;
+			break;
+		}
+		nset |= 1u << i;
+	}
+	if (ra_undefined || !(nset & (1u << (UWF_NREGS - 1))) || !next[UWF_NREGS - 1])
+		return 0;
+	memcpy(regs, next, sizeof(next));
+	*set = nset;
+	*pc = next[UWF_NREGS - 1];
+	return 1;
+}
+
+/*
+ * unwind_once() without libdwfl's unwinding, for a process whose Dwfl is
+ * made: the same frames, read with each pc's rules from the cache
+ * (ans_unwind_fast.c). The steps are libdwfl's as frame() sees them: the
+ * first frame is an activation, each caller's pc a return address; the
+ * modules are reported as the frames reach them; ran_out tells about the
+ * reads of the last step. -1 when a frame is not modelled (no rules for
+ * it, a stale module): libdwfl unwinds the sample then, from the start.
+ */
+static long unwind_fast(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip)
+{
+	/* DWARF's x86-64 order, as set_initial_registers() */
+	static const int order[UWF_NREGS] = { PR_X86_AX, PR_X86_DX, PR_X86_CX, PR_X86_BX, PR_X86_SI, PR_X86_DI,
+					      PR_X86_BP, PR_X86_SP, PR_X86_R8, PR_X86_R8 + 1, PR_X86_R8 + 2,
+					      PR_X86_R8 + 3, PR_X86_R8 + 4, PR_X86_R8 + 5, PR_X86_R8 + 6,
+					      PR_X86_R8 + 7, PR_X86_IP };
+	struct unwind_ctx *c = &u->c;
+	uint64_t regs[UWF_NREGS], pc = ip;
+	uint32_t set = (1u << UWF_NREGS) - 1;
+	bool activation = true;
+	int i, st;
+
+	if (!u->fast || !p->dwfl)
+		return -1;
+	c->dwfl = p->dwfl;
+	c->n = 0;
+	c->stale = false;
+	c->ran_out = false;
+	for (i = 0; i < UWF_NREGS; i++) {
+		regs[i] = 0;
+		reg(&c->s->regs_user, order[i], &regs[i]);
+	}
+	if (!module_at(c, ip))
+		return c->stale ? -1 : 0;
+	for (;;) {
+		uint64_t here = pc;
+
+		module_at(c, here); /* its CFI is needed for the next frame */
+		if (c->stale)
+			return -1;
+		c->ran_out = false;
+		st = fast_step(u, p, regs, &set, &pc, activation);
+		if (st < 0)
+			return -1;
+		c->act[c->n] = activation;
+		c->ips[c->n++] = activation ? here : here - 1;
+		if (c->n >= c->max || st == 0)
+			break;
+		activation = false;
+	}
+	if (c->ran_out && c->n < c->max) /* as unwind_once() */
+		c->ips[c->n++] = UINT64_MAX;
+	return (long)c->n;
+}
+
+/* libdwfl's unwinding of the sample, again with a new Dwfl when a module went stale. */
+static size_t unwind_slow(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip)
+{
+	size_t n = unwind_once(u, p, ip);
+
+	if (u->c.stale) { /* the process mapped other binaries since: a new Dwfl */
+		dwfl_end(p->dwfl);
+		p->dwfl = NULL;
+		n = unwind_once(u, p, ip);
+	}
+	return n;
+}
+
+/* PERFRING_UNWIND_CHECK: the fast path's frames against libdwfl's, a line on stderr where they differ. */
+static size_t unwind_checked(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip)
+{
+	struct unwind_ctx *c = &u->c;
+	long fast = unwind_fast(u, p, ip);
+	uint64_t *mine = fast > 0 ? malloc((size_t)fast * sizeof(*mine)) : NULL;
+	size_t n, i;
+
+	if (mine)
+		memcpy(mine, c->ips, (size_t)fast * sizeof(*mine));
+	n = unwind_slow(u, p, ip);
+	u->checked++;
+	u->checked_fast += fast >= 0;
+	if (fast >= 0 && ((size_t)fast != n || (n && (!mine || memcmp(mine, c->ips, n * sizeof(*mine)))))) {
+		u->checked_differ++;
+		fprintf(stderr, "perfring: unwind check: pid %u time %llu: fast path %ld frames, libdwfl %zu:", c->s->pid,
+			(unsigned long long)c->s->time, fast, n);
+		for (i = 0; i < n || (mine && i < (size_t)fast); i++)
+			fprintf(stderr, " %llx/%llx", mine && i < (size_t)fast ? (unsigned long long)mine[i] : 0ull,
+				i < n ? (unsigned long long)c->ips[i] : 0ull);
+		fprintf(stderr, "\n");
+	}
+	free(mine);
+	return n;
+}
+
 size_t ans_unwind(struct ans_unwinder *u, const struct perfring_procs *procs, const struct perfring_sample *s,
 		  uint64_t *ips, size_t max)
 {
 	struct unwind_ctx *c = &u->c;
 	struct uw_proc *p;
 	uint64_t ip;
-	size_t n;
+	long fast;
 
 #if !defined(__x86_64__)
 	return 0; /* the registers' order is x86-64's */
@@ -401,11 +571,10 @@ size_t ans_unwind(struct ans_unwinder *u, const struct perfring_procs *procs, co
 	c->max = max;
 	c->stack = s->stack_user.data;
 	c->stack_len = s->stack_user.dyn_size < s->stack_user.size ? s->stack_user.dyn_size : s->stack_user.size;
-	n = unwind_once(u, p, ip);
-	if (c->stale) { /* the process mapped other binaries since: a new Dwfl */
-		dwfl_end(p->dwfl);
-		p->dwfl = NULL;
-		n = unwind_once(u, p, ip);
-	}
-	return n;
+	if (u->check)
+		return unwind_checked(u, p, ip);
+	fast = unwind_fast(u, p, ip);
+	if (fast >= 0)
+		return (size_t)fast;
+	return unwind_slow(u, p, ip);
 }
