@@ -29,7 +29,7 @@
 #include "shared/tool.h"
 
 #define CMD "record"
-#define RECORD_MAX_EVENTS 32
+#define RECORD_MAX_EVENTS 256
 #define RECORD_MAX_CPUS 1024
 #define RECORD_MAX_TASKS 4096
 #define RECORD_DEFAULT_HZ 4000
@@ -50,7 +50,9 @@ void cmd_record_usage(FILE *f)
 		"Options:\n"
 		"  -e, --event EVENT      an event to sample (repeatable; default cpu-clock); any\n"
 		"                         name perfring_event_parse() knows (see perfring(1)), with\n"
-		"                         perf's modifiers: cycles:u, cpu-clock:k, sched:sched_switch\n"
+		"                         perf's modifiers: cycles:u, cpu-clock:k; a tracepoint glob\n"
+		"                         (sched:sched_process_*: one event per match); a breakpoint\n"
+		"                         mem:ADDR[/LEN][:rwx]\n"
 		"  -c, --count PERIOD     sample every PERIOD events\n"
 		"  -F, --freq HZ          sample about HZ times a second (default %d, capped by\n"
 		"                         /proc/sys/kernel/perf_event_max_sample_rate; max: that)\n"
@@ -79,13 +81,59 @@ void cmd_record_usage(FILE *f)
 }
 
 struct record_event {
-	const char *name;
+	const char *name; /* the spec opened */
 	struct perf_event_attr attr;
 	uint64_t *ids; /* [task * ncpu + cpu] */
 	int *fds;
 	bool tracepoint;
+	bool own_period; /* tracepoints, breakpoints: every hit unless -c/-F, as perf */
 	char *user_name; /* "NAME:u" when the kernel part was refused */
+	char *spec, *shown; /* from perfring_event_expand(): the spec, perf's name */
 };
+
+struct record_events {
+	struct record_event *ev;
+	int n;
+};
+
+/* perfring_event_expand()'s callback: one event of an -e argument. */
+static int record_add_event(const char *spec, const char *shown, void *ctx)
+{
+	struct record_events *re = ctx;
+	struct record_event *e;
+
+	if (re->n == RECORD_MAX_EVENTS)
+		return -E2BIG;
+	e = &re->ev[re->n];
+	e->spec = strdup(spec);
+	e->shown = strdup(shown);
+	if (!e->spec || !e->shown) {
+		free(e->spec);
+		free(e->shown);
+		e->spec = e->shown = NULL;
+		return -ENOMEM;
+	}
+	e->name = e->spec;
+	re->n++;
+	return 0;
+}
+
+/* The events of -e ARG (a tracepoint glob: one per match, as perf); the
+ * exit status of the error, or 0. */
+static int record_add_events(struct record_event *events, int *nev, const char *arg)
+{
+	struct record_events re = { events, *nev };
+	int err = perfring_event_expand(arg, record_add_event, &re);
+
+	*nev = re.n;
+	if (err == -E2BIG)
+		return tool_usage_error(CMD, "at most %d events ('%s' names more)", RECORD_MAX_EVENTS, arg);
+	if (err == -ENOMEM)
+		return tool_error(CMD, "no memory");
+	if (err < 0)
+		return tool_error(CMD, "%s", perfring_errmsg());
+	return 0;
+}
 
 struct record_state {
 	struct perfring_perfdata_writer *writer;
@@ -263,7 +311,7 @@ int cmd_record(int argc, char **argv)
 	const char *output = "perf.data", *cpu_list = NULL;
 	uint64_t period = 0, freq = 0, max_rate, sample_type, v, last_progress = 0, synth = 0;
 	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false, by_tid = false;
-	bool switch_events = false, system_wide, freq_max = false, use_clockid = false;
+	bool switch_events = false, system_wide, freq_max = false, use_clockid = false, rate_given;
 	int32_t clockid = 0;
 	int nev = 0, ncpu, nonline, ntarget = 0, ntask = 0, c, idx, i, j, k, t, ret = EXIT_ERROR;
 	int child_status = 0, err, zlevel = 0;
@@ -285,9 +333,9 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:e:c:F:gaC:p:t:zk:o:h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'e':
-			if (nev == RECORD_MAX_EVENTS)
-				return tool_usage_error(CMD, "at most %d events", RECORD_MAX_EVENTS);
-			events[nev++].name = optarg;
+			err = record_add_events(events, &nev, optarg);
+			if (err)
+				return err;
 			break;
 		case 'c':
 			if (!tool_parse_u64(optarg, 1, UINT64_MAX, &period))
@@ -378,6 +426,7 @@ int cmd_record(int argc, char **argv)
 	if (!nev)
 		events[nev++].name = "cpu-clock";
 	max_rate = record_max_rate();
+	rate_given = period || freq || freq_max;
 	if (freq_max && !freq)
 		freq = max_rate ? max_rate : RECORD_DEFAULT_HZ;
 	if (period && freq)
@@ -413,6 +462,7 @@ int cmd_record(int argc, char **argv)
 		if (perfring_event_parse(events[j].name, &a))
 			return tool_error(CMD, "%s", perfring_errmsg());
 		events[j].tracepoint = a.type == PERF_TYPE_TRACEPOINT;
+		events[j].own_period = events[j].tracepoint || a.type == PERF_TYPE_BREAKPOINT;
 	}
 	/* The tasks to open events for: -1 (every task), the threads of -p's
 	 * processes (each inherited by the tasks it creates), -t's threads. */
@@ -506,6 +556,7 @@ int cmd_record(int argc, char **argv)
 				 * file's tracing data) */
 				if (events[j].tracepoint)
 					eo.sample_type |= PERF_SAMPLE_RAW;
+				eo.sample_freq = period || (events[j].own_period && !rate_given) ? 0 : freq;
 				fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
 				if (fd == -EINVAL && eo.build_id) {
 					/* a kernel before 5.12: MMAP2 with inodes, build ids
@@ -577,7 +628,10 @@ int cmd_record(int argc, char **argv)
 		for (i = 0; i < ntask * ncpu; i++)
 			if (events[j].fds[i] >= 0)
 				events[j].ids[n++] = events[j].ids[i];
-		err = perfring_perfdata_writer_add_attr(st.writer, &events[j].attr, events[j].ids, n, events[j].name);
+		err = perfring_perfdata_writer_add_attr(st.writer, &events[j].attr, events[j].ids, n,
+							events[j].user_name ? events[j].user_name
+							: events[j].shown   ? events[j].shown
+									    : events[j].name);
 		if (err < 0) {
 			tool_error(CMD, "%s: %s", output, perfring_errmsg());
 			goto out;
@@ -685,6 +739,8 @@ out:
 		free(events[j].fds);
 		free(events[j].ids);
 		free(events[j].user_name);
+		free(events[j].spec);
+		free(events[j].shown);
 	}
 	return ret;
 }
