@@ -7,7 +7,9 @@
 # global, perf script on both recordings), and every modifier perf accepts
 # (the attr bits and the name perf evlist -v shows), the others refused with
 # one line naming the letter. Tracepoints and breakpoints sample every hit
-# (period 1) unless -c/-F is given, as perf's.
+# (period 1) unless -c/-F is given, as perf's. A recording with S (the
+# counter read into each sample) is read as perf reads it: script and report
+# weigh each sample by its counter's growth since the previous one.
 . "$(dirname "$0")/lib.sh"
 
 if [ ! -x "$PERFRING" ]; then
@@ -127,6 +129,20 @@ t_check glob_matches_nothing_perf_too "perf accepts -e 'sched:nope*'" \
 for m in u k h G H I p pp ppp P S D W e b uk GH up Gu uH ukhGHpppPSDIWeb; do
 	rec_both "modifier_$m" "cpu-clock:$m" true && same_attrs "modifier_$m"
 done
+# S: each sample reads its counter; perf's period is the counter's growth
+# since the previous sample of that id, which script and report show
+if rec_both modifier_read_script 'cpu-clock:S' "$TARGET" 20000000; then
+	for f in r p; do
+		t_run "read.$f.rs" "read.$f.err" "$PERFRING" script -i "modifier_read_script.$f"
+		perf script -i "modifier_read_script.$f" >"read.$f.ps" 2>/dev/null
+		t_same_output "modifier_read_script_$f" "script of a cpu-clock:S recording" "read.$f.ps" "read.$f.rs" "read.$f.err"
+		t_run "read.$f.rr" "read.$f.err" "$PERFRING" report -i "modifier_read_script.$f" --stdio --sort comm,dso,sym
+		perf report -i "modifier_read_script.$f" --stdio --sort comm,dso,sym 2>/dev/null |
+			grep -v '^#' | sed 's/ *$//' | grep . >"read.$f.pr"
+		grep -v '^#' "read.$f.rr" | grep . >"read.$f.rr2"
+		t_same_output "modifier_read_report_$f" "report of a cpu-clock:S recording" "read.$f.pr" "read.$f.rr2" "read.$f.err" %
+	done
+fi
 rec_both modifier_tracepoint 'sched:sched_process_exec:u' true && same_attrs modifier_tracepoint
 rec_both modifier_pmu 'software/config=0/k' true && same_attrs modifier_pmu
 # MODIFIERS|TEXT: perf refuses cpu-clock:MODIFIERS; perfring too, in one line with TEXT
