@@ -29,7 +29,7 @@
 #include "shared/tool.h"
 
 #define CMD "record"
-#define RECORD_MAX_EVENTS 256
+#define RECORD_MAX_EVENTS 1024
 #define RECORD_MAX_CPUS 1024
 #define RECORD_MAX_TASKS 4096
 #define RECORD_DEFAULT_HZ 4000
