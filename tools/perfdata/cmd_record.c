@@ -227,6 +227,22 @@ static bool record_counts_kernel(const char *name)
 	return perfring_event_parse(name, &a) == 0 && !a.exclude_kernel && a.type != PERF_TYPE_TRACEPOINT;
 }
 
+/* name counting in user space only, perf's retry: "cpu-clock:u", or its
+ * modifiers with u added ("cpu-clock:pu", "mem:0x404030:wu"); NULL when out
+ * of memory. */
+static char *record_user_only(const char *name)
+{
+	struct perf_event_attr a;
+	char *s;
+
+	if (asprintf(&s, "%su", name) < 0)
+		return NULL;
+	if (perfring_event_parse(s, &a) == 0 && a.exclude_kernel)
+		return s;
+	free(s);
+	return asprintf(&s, "%s:u", name) < 0 ? NULL : s;
+}
+
 /* "1,2,3" into ids (each 1..INT32_MAX); the count, or -1. */
 static int record_id_list(const char *s, int *ids, int cap)
 {
@@ -566,7 +582,7 @@ int cmd_record(int argc, char **argv)
 				}
 				if ((fd == -EACCES || fd == -EPERM) && !system_wide && !events[j].user_name &&
 				    record_counts_kernel(events[j].name) &&
-				    asprintf(&events[j].user_name, "%s:u", events[j].name) > 0) {
+				    (events[j].user_name = record_user_only(events[j].name))) {
 					/* as perf record: unprivileged under perf_event_paranoid 2,
 					 * sample user space only, and say so */
 					fd = perfring_event_open(events[j].user_name, tasks[t], cpus[i], -1, &eo, &attr);
