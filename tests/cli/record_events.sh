@@ -165,6 +165,9 @@ if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoi
 	t_check unpriv_modifiers_kept "exit $T_RC: $(head -n 1 unpriv.err)" \
 		bash -c "[ $T_RC -eq 0 ] && grep -q 'refused cpu-clock:p (perf_event_paranoid); recording cpu-clock:pu' unpriv.err &&
 			perf evlist -f -v -i '$T_TMP/nobody/u.data' 2>/dev/null | grep -c 'exclude_kernel: 1.*precise_ip: 1' >/dev/null"
+	# one that excludes user space is not retried (perf's rule): the kernel's refusal
+	t_one_line_error unpriv_kernel_only "perf_event_paranoid is" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups "$PERFRING" record -e cpu-clock:k -o "$T_TMP/nobody/k.data" -- "$TARGET" 10
 else
 	skip unpriv_modifiers_kept "setpriv missing or perf_event_paranoid below 2"
 fi

@@ -218,13 +218,15 @@ static char *record_cmdline(int argc, char **argv)
 	return s;
 }
 
-/* Whether an event counts in the kernel (no :u modifier): the one perf
- * retries as NAME:u when the kernel refuses it. */
+/* Whether an event counts in the kernel and in user space (no :u, no :k):
+ * the one perf retries as NAME:u when the kernel refuses it (an event
+ * that excludes user space is not retried, as perf's). */
 static bool record_counts_kernel(const char *name)
 {
 	struct perf_event_attr a;
 
-	return perfring_event_parse(name, &a) == 0 && !a.exclude_kernel && a.type != PERF_TYPE_TRACEPOINT;
+	return perfring_event_parse(name, &a) == 0 && !a.exclude_kernel && !a.exclude_user &&
+	       a.type != PERF_TYPE_TRACEPOINT;
 }
 
 /* name counting in user space only, perf's retry: "cpu-clock:u", or its
