@@ -208,6 +208,12 @@ $(O)/tests/helpers/sym_target: tests/helpers/sym_target.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -g -rdynamic -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
 
+# The breakpoint tests' target (tests/helpers/bp_target.c): -no-pie, so that the address nm gives
+# for its global is the one `record -e mem:ADDR` watches at run time; no sanitizer (its own globals).
+$(O)/tests/helpers/bp_target: tests/helpers/bp_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -no-pie -fno-omit-frame-pointer -o $@ $<
+
 # The export tests' workload (tests/helpers/prof_work.c): frame pointers, so that perf record -g
 # (frame-pointer unwinding) gives its whole call chains; -O0: leaf functions set up frames too.
 $(O)/tests/helpers/prof_work: tests/helpers/prof_work.c

@@ -20,9 +20,19 @@
  *    config1 and config2 set those fields, any other term is looked up in
  *    the PMU's format/ directory ("config:0-7,32-35" places the value's
  *    bits); a term without a value means 1.
+ *  - hardware breakpoints "mem:ADDR[/LEN][:ACCESS]" as perf's (e.g.
+ *    "mem:0x404030/8:w"): PERF_TYPE_BREAKPOINT at ADDR, LEN bytes (default
+ *    4, 8 for x), ACCESS r, w, x (default rw).
  * Each may end with perf's modifiers ("cycles:u", "sched:sched_switch:k",
- * "cpu/config=0/uk"): u, k, h count in user space, the kernel, the
- * hypervisor (any given: the others are excluded), p raises precise_ip.
+ * "cpu/config=0/uk", "mem:0x404030:wu"): u, k, h count in user space, the
+ * kernel, the hypervisor (any given: the others are excluded); G, H in the
+ * guest, the host; I excludes idle; p, pp, ppp set precise_ip, P the
+ * highest that opens; S reads the counter into each sample; D pins the
+ * event, e makes it exclusive; W and b are accepted and change nothing.
+ * Any other letter, or one given twice, is an error naming it. Without
+ * modifiers exclude_guest is set, as perf sets it.
+ * A tracepoint glob ("sched:sched_process_*") names several events:
+ * perfring_event_expand() lists them.
  *
  * Functions return 0, an fd or a count on success and a negative errno on
  * failure, with perfring_errmsg() saying which event failed and what to do.
@@ -39,13 +49,36 @@ extern "C" {
 #endif
 
 /*
- * Zero *attr and fill its type, config (config1, config2 for PMU terms) and
- * size from an event name. Returns 0, -ENOENT for an unknown event or
+ * Zero *attr and fill its type, config (config1, config2 for PMU terms;
+ * bp_type, bp_addr, bp_len for breakpoints), size and what the modifiers
+ * set from an event name. Returns 0, -ENOENT for an unknown event or
  * tracepoint (the message lists valid names or names the tracefs path
- * tried), -EINVAL for a malformed name or PMU term, or -EACCES when
- * tracefs cannot be read (see perfring_tracefs_path()).
+ * tried), -EINVAL for a malformed name, PMU term or modifier (or a
+ * tracepoint glob), or -EACCES when tracefs cannot be read (see
+ * perfring_tracefs_path()).
  */
 PERFRING_API int perfring_event_parse(const char *name, struct perf_event_attr *attr);
+
+/* Called by perfring_event_expand() for each event: spec to parse or
+ * open, name as perf shows it. A negative return stops the expansion. */
+typedef int (*perfring_event_expand_fn)(const char *spec, const char *name, void *ctx);
+
+/*
+ * The events an event name stands for, as perf record -e expands it: a
+ * tracepoint glob SYS:EVENT[:MODIFIERS] whose SYS or EVENT holds *, ? or
+ * [...] (fnmatch(3)), e.g. "sched:sched_process_*", calls fn once per
+ * matching tracepoint, in tracefs's directory order (perf's), with spec
+ * "SYS:EVENT[:MODIFIERS]"; any other name calls fn once with spec = name.
+ * name is what perf record writes into perf.data and perf script prints:
+ * SYS:EVENT for a tracepoint (its modifiers dropped), a breakpoint up to
+ * its length ("mem:0x404030" for "mem:0x404030/8:w"), the name as given
+ * otherwise ("cpu-clock:u"). Neither string outlives the call. Nothing is
+ * checked beyond the glob: parse each spec. Returns the number of fn calls,
+ * -ENOENT when a glob matches no tracepoint (the message names it), an
+ * error of tracefs (perfring_tracefs_path()), -EINVAL for a NULL argument
+ * or a name of 512 bytes or more, or fn's negative return.
+ */
+PERFRING_API int perfring_event_expand(const char *name, perfring_event_expand_fn fn, void *ctx);
 
 struct perfring_event_opts {
 	size_t sz; /* sizeof(struct perfring_event_opts) */

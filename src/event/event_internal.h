@@ -5,6 +5,15 @@
 
 #include <perfring/event.h>
 
+/* What a name asks for beyond its attr: perf's P modifier (the highest
+ * precise_ip the PMU takes: open lowers it until the event opens). */
+struct pr_event_extra {
+	bool precise_max;
+};
+
+/* perfring_event_parse(), with the extra (may be NULL) filled too. */
+int pr_event_parse(const char *name, struct perf_event_attr *attr, struct pr_event_extra *x);
+
 /* Parse a "PMU/term=value,.../" name below sysfs_root (normally
  * /sys/bus/event_source/devices) into attr (type, config, config1, config2). */
 int pr_event_parse_pmu(const char *name, const char *sysfs_root, struct perf_event_attr *attr);

@@ -123,12 +123,13 @@ static int apply_opts(const char *name, const struct perfring_event_opts *opts, 
 		attr->sample_freq = freq;
 	} else if (period) {
 		attr->sample_period = period;
-	} else if (attr->type == PERF_TYPE_TRACEPOINT ||
+	} else if (attr->type == PERF_TYPE_TRACEPOINT || attr->type == PERF_TYPE_BREAKPOINT ||
 		   (attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_BPF_OUTPUT)) {
 		/* Each occurrence is the interesting part: sample them all. */
 		attr->sample_period = 1;
 	}
-	attr->sample_type = PR_OPT(opts, sample_type, 0);
+	/* or'ed: the name's own bits stay (perf's S modifier: PERF_SAMPLE_READ) */
+	attr->sample_type |= PR_OPT(opts, sample_type, 0);
 	if (PR_OPT(opts, callchain, false))
 		attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (dwarf) {
@@ -259,20 +260,26 @@ int perfring_event_open(const char *name, int pid, int cpu, int group_fd, const 
 			struct perf_event_attr *attr_out)
 {
 	struct perf_event_attr attr;
+	struct pr_event_extra x;
 	int err, fd;
 
 	err = pr_opts_check(opts, opts ? opts->sz : 0, sizeof(struct perfring_event_opts), "perfring_event_opts");
 	if (err)
 		return err;
-	err = perfring_event_parse(name, &attr);
+	err = pr_event_parse(name, &attr, &x);
 	if (err)
 		return err;
 	err = apply_opts(name, opts, &attr);
 	if (err)
 		return err;
+	fd = pr_perf_event_open(&attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	/* perf's P: the highest precise_ip that opens */
+	while (fd < 0 && x.precise_max && attr.precise_ip > 0 && (errno == EOPNOTSUPP || errno == EINVAL)) {
+		attr.precise_ip--;
+		fd = pr_perf_event_open(&attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	}
 	if (attr_out)
 		*attr_out = attr;
-	fd = pr_perf_event_open(&attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0)
 		return fd;
 	err = errno;

@@ -3,9 +3,13 @@
  * Event names to attrs (perfring_event_parse): every built-in software and
  * hardware name and alias, unknown and malformed names with their messages,
  * tracepoint ids read from tracefs, and PMU/term=value/ syntax against the
- * real sysfs PMUs and a fake PMU directory; plus the open-failure messages.
+ * real sysfs PMUs and a fake PMU directory; perf's modifiers and breakpoints
+ * with the attr bits perf sets; tracepoint globs (perfring_event_expand);
+ * plus the open-failure messages.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +38,10 @@ static void check_names(const struct expect *e, size_t n)
 		CHECKF(a.type == e[i].type && a.config == e[i].config, "%s: type %u config %llu, want %u %llu",
 		       e[i].name, a.type, (unsigned long long)a.config, e[i].type, (unsigned long long)e[i].config);
 		CHECK_EQ_INT(a.size, sizeof(a));
+		/* perf's default: the host only */
+		CHECK_EQ_INT(a.exclude_guest, 1);
 		/* Everything else is zeroed. */
+		CHECK_EQ_INT(a.exclude_user + a.exclude_kernel + a.exclude_hv + a.exclude_host, 0);
 		CHECK_EQ_U64(a.sample_type, 0);
 		CHECK_EQ_U64(a.config1, 0);
 		CHECK_EQ_INT(a.disabled, 0);
@@ -86,14 +93,13 @@ TEST(hardware_names_and_aliases)
 
 TEST(unknown_names_fail_with_suggestions)
 {
-	static const char *const bad[] = { "", "cpu_clock", "CPU-CLOCK", "cycles:q", "nosuchevent", "cs " };
+	static const char *const bad[] = { "", "cpu_clock", "CPU-CLOCK", "nosuchevent", "cs " };
 	struct perf_event_attr a;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int rc = perfring_event_parse(bad[i], &a);
 
-		/* "cycles:q" (not a modifier) looks like a tracepoint of a system "cycles": ENOENT too. */
 		CHECKF(rc == -ENOENT, "'%s': %d (%s)", bad[i], rc, perfring_errmsg());
 		CHECKF(strstr(perfring_errmsg(), bad[i]) != NULL, "'%s': message does not name it: %s", bad[i],
 		       perfring_errmsg());
@@ -139,9 +145,291 @@ TEST(event_modifiers)
 		       "'%s': exclude user %u kernel %u hv %u, precise %u", m[i].name, (unsigned)a.exclude_user,
 		       (unsigned)a.exclude_kernel, (unsigned)a.exclude_hv, (unsigned)a.precise_ip);
 	}
-	/* a bad modifier fails with the whole name */
-	CHECK_EQ_INT(perfring_event_parse("cpu-clock:ux", &a), -ENOENT);
-	CHECKF(strstr(perfring_errmsg(), "cpu-clock:ux") != NULL, "%s", perfring_errmsg());
+}
+
+/*
+ * Every modifier perf 6.1 accepts, with the attr bits perf record sets for
+ * it (perf evlist -v of `perf record -e cpu-clock:M -- true`): exclude_guest
+ * follows u and p unless G or H is given; S adds PERF_SAMPLE_READ|ID.
+ */
+TEST(perf_modifiers_set_perfs_attr_bits)
+{
+	static const struct {
+		const char *name;
+		unsigned int eu, ek, eh, eg, ehost, eidle, precise, pinned, exclusive, read;
+	} m[] = {
+		{ "cpu-clock:u", 0, 1, 1, 1, 0, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:k", 1, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:h", 1, 1, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:G", 0, 0, 0, 0, 1, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:H", 0, 0, 0, 1, 0, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:GH", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:Gu", 0, 1, 1, 0, 1, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:uH", 0, 1, 1, 1, 0, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:I", 0, 0, 0, 0, 0, 1, 0, 0, 0, 0 },
+		{ "cpu-clock:p", 0, 0, 0, 1, 0, 0, 1, 0, 0, 0 },
+		{ "cpu-clock:pp", 0, 0, 0, 1, 0, 0, 2, 0, 0, 0 },
+		{ "cpu-clock:ppp", 0, 0, 0, 1, 0, 0, 3, 0, 0, 0 },
+		{ "cpu-clock:P", 0, 0, 0, 0, 0, 0, 3, 0, 0, 0 },
+		{ "cpu-clock:S", 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
+		{ "cpu-clock:D", 0, 0, 0, 0, 0, 0, 0, 1, 0, 0 },
+		{ "cpu-clock:e", 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 },
+		{ "cpu-clock:W", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:b", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:uk", 0, 0, 1, 1, 0, 0, 0, 0, 0, 0 },
+		{ "cpu-clock:up", 0, 1, 1, 1, 0, 0, 1, 0, 0, 0 },
+		{ "cpu-clock:ukhGHpppPSDIWeb", 0, 0, 0, 0, 0, 1, 3, 1, 1, 1 },
+		{ "page-faults:S", 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
+		{ "sched:sched_switch:u", 0, 1, 1, 1, 0, 0, 0, 0, 0, 0 },
+		{ "sched:sched_switch:k", 1, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+	};
+	struct perf_event_attr a;
+	size_t i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		const char *n = m[i].name;
+		uint64_t read = PERF_SAMPLE_READ | PERF_SAMPLE_ID;
+
+		memset(&a, 0xa5, sizeof(a));
+		CHECKF(perfring_event_parse(n, &a) == 0, "'%s': %s", n, perfring_errmsg());
+		CHECKF(a.exclude_user == m[i].eu && a.exclude_kernel == m[i].ek && a.exclude_hv == m[i].eh,
+		       "'%s': exclude user %u kernel %u hv %u", n, (unsigned)a.exclude_user, (unsigned)a.exclude_kernel,
+		       (unsigned)a.exclude_hv);
+		CHECKF(a.exclude_guest == m[i].eg && a.exclude_host == m[i].ehost && a.exclude_idle == m[i].eidle,
+		       "'%s': exclude guest %u host %u idle %u", n, (unsigned)a.exclude_guest, (unsigned)a.exclude_host,
+		       (unsigned)a.exclude_idle);
+		CHECKF(a.precise_ip == m[i].precise && a.pinned == m[i].pinned && a.exclusive == m[i].exclusive,
+		       "'%s': precise_ip %u pinned %u exclusive %u", n, (unsigned)a.precise_ip, (unsigned)a.pinned,
+		       (unsigned)a.exclusive);
+		CHECKF(a.sample_type == (m[i].read ? read : 0) &&
+			       a.read_format == (m[i].read ? (uint64_t)PERF_FORMAT_ID : 0),
+		       "'%s': sample_type %#llx read_format %#llx", n, (unsigned long long)a.sample_type,
+		       (unsigned long long)a.read_format);
+		CHECK_EQ_INT(a.size, sizeof(a));
+	}
+}
+
+/* What perf refuses is an error naming the letter (perf 6.1: "Bad modifier",
+ * "parser error"). */
+TEST(bad_modifiers_named)
+{
+	static const struct {
+		const char *name, *want;
+	} bad[] = {
+		{ "cpu-clock:q", "unknown modifier 'q'" },
+		{ "cycles:q", "unknown modifier 'q'" },
+		{ "cpu-clock:ux", "unknown modifier 'x'" },
+		{ "cpu-clock:u:k", "unknown modifier ':'" },
+		{ "sched:sched_switch:q", "unknown modifier 'q'" },
+		{ "cpu-clock:uu", "modifier 'u' given twice" },
+		{ "cpu-clock:kpk", "modifier 'k' given twice" },
+		{ "cpu-clock:pppp", "4 p modifiers" },
+		{ "cpu-clock:ukhGHpppPSDIWebu", "too many" },
+	};
+	struct perf_event_attr a;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = perfring_event_parse(bad[i].name, &a);
+
+		CHECKF(rc == -EINVAL, "'%s': %d (%s)", bad[i].name, rc, perfring_errmsg());
+		CHECKF(strstr(perfring_errmsg(), bad[i].want) && strstr(perfring_errmsg(), bad[i].name),
+		       "'%s': message names neither it nor '%s': %s", bad[i].name, bad[i].want, perfring_errmsg());
+	}
+}
+
+/* perf's mem:ADDR[/LEN][:ACCESS][[:]MODIFIERS], fields as perf record sets
+ * them (perf evlist -v: bp_type, { bp_addr, config1 }, { bp_len, config2 }). */
+TEST(breakpoints)
+{
+	static const struct {
+		const char *name;
+		uint64_t addr, len;
+		unsigned int type, eu, ek;
+	} bp[] = {
+		{ "mem:0x404030", 0x404030, 4, 3, 0, 0 },
+		{ "mem:0x404030:w", 0x404030, 4, 2, 0, 0 },
+		{ "mem:0x404030:r", 0x404030, 4, 1, 0, 0 },
+		{ "mem:0x404030:rw", 0x404030, 4, 3, 0, 0 },
+		{ "mem:0x404030:wr", 0x404030, 4, 3, 0, 0 },
+		{ "mem:0x404030:x", 0x404030, sizeof(long), 4, 0, 0 },
+		{ "mem:0x404030:rwx", 0x404030, 4, 7, 0, 0 },
+		{ "mem:0x404030/8:w", 0x404030, 8, 2, 0, 0 },
+		{ "mem:0x404030/0x8:w", 0x404030, 8, 2, 0, 0 },
+		{ "mem:0x404030/8", 0x404030, 8, 3, 0, 0 },
+		{ "mem:0x404030/2:w", 0x404030, 2, 2, 0, 0 },
+		{ "mem:4210736:w", 0x404030, 4, 2, 0, 0 },
+		{ "mem:0", 0, 4, 3, 0, 0 },
+		{ "mem:0x404030:wu", 0x404030, 4, 2, 0, 1 },
+		{ "mem:0x404030:w:u", 0x404030, 4, 2, 0, 1 },
+		{ "mem:0x404030/8:w:k", 0x404030, 8, 2, 1, 0 },
+		{ "mem:0x404030:u", 0x404030, 4, 3, 0, 1 },
+	};
+	static const char *const bad[] = { "mem:",	     "mem:zz",		"mem:0x",	     "mem:0x404030:",
+					   "mem:0x404030:w:", "mem:0x404030:ww",	"mem:0x404030/8/w", "mem:0x404030/",
+					   "mem:0x404030:q",  "mem:0x404030:wq", "mem:0x404030::u", "mem:99999999999999999999999",
+					   "mem:-1",	     "mem:0x404030/x" };
+	struct perf_event_attr a;
+	size_t i;
+
+	for (i = 0; i < sizeof(bp) / sizeof(bp[0]); i++) {
+		const char *n = bp[i].name;
+
+		memset(&a, 0xa5, sizeof(a));
+		CHECKF(perfring_event_parse(n, &a) == 0, "'%s': %s", n, perfring_errmsg());
+		CHECKF(a.type == PERF_TYPE_BREAKPOINT && a.config == 0, "'%s': type %u config %llu", n, a.type,
+		       (unsigned long long)a.config);
+		CHECKF(a.bp_addr == bp[i].addr && a.bp_len == bp[i].len && a.bp_type == bp[i].type,
+		       "'%s': bp_addr %#llx bp_len %llu bp_type %u", n, (unsigned long long)a.bp_addr,
+		       (unsigned long long)a.bp_len, a.bp_type);
+		CHECKF(a.exclude_user == bp[i].eu && a.exclude_kernel == bp[i].ek && a.sample_period == 0 &&
+			       a.exclude_guest == (strchr(n + 4, 'u') || strchr(n + 4, 'k') ? bp[i].ek : 1),
+		       "'%s': exclude user %u kernel %u period %llu", n, (unsigned)a.exclude_user,
+		       (unsigned)a.exclude_kernel, (unsigned long long)a.sample_period);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = perfring_event_parse(bad[i], &a);
+
+		CHECKF(rc == -EINVAL, "'%s': %d (%s)", bad[i], rc, perfring_errmsg());
+		CHECKF(strstr(perfring_errmsg(), bad[i]) != NULL, "'%s': message does not name it: %s", bad[i],
+		       perfring_errmsg());
+	}
+}
+
+#define CHECK_EQ_STR(a, b) CHECKF(strcmp((a), (b)) == 0, "'%s', want '%s'", (a), (b))
+
+struct expanded {
+	char spec[64][128], name[64][128];
+	int n, stop_at;
+};
+
+static int collect(const char *spec, const char *name, void *ctx)
+{
+	struct expanded *x = ctx;
+
+	if (x->n == x->stop_at)
+		return -42;
+	if (x->n < 64) {
+		snprintf(x->spec[x->n], sizeof(x->spec[0]), "%s", spec);
+		snprintf(x->name[x->n], sizeof(x->name[0]), "%s", name);
+	}
+	x->n++;
+	return 0;
+}
+
+/* A name that is not a glob is itself, with perf's name for it. */
+TEST(expand_single_names)
+{
+	static const char *const m[][2] = {
+		{ "cpu-clock", "cpu-clock" },
+		{ "cpu-clock:u", "cpu-clock:u" },
+		{ "sched:sched_switch", "sched:sched_switch" },
+		{ "sched:sched_switch:u", "sched:sched_switch" },
+		{ "mem:0x404030:w", "mem:0x404030:w" },
+		{ "mem:0x404030/8:w", "mem:0x404030" },
+		{ "software/config=0/u", "software/config=0/u" },
+		{ "nosuch:thing", "nosuch:thing" },
+	};
+	struct expanded *x = calloc(1, sizeof(*x));
+	size_t i;
+	char big[600];
+
+	REQUIRE(x);
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		x->n = 0;
+		x->stop_at = -1;
+		CHECKF(perfring_event_expand(m[i][0], collect, x) == 1, "'%s': %s", m[i][0], perfring_errmsg());
+		CHECK_EQ_INT(x->n, 1);
+		CHECK_EQ_STR(x->spec[0], m[i][0]);
+		CHECK_EQ_STR(x->name[0], m[i][1]);
+	}
+	x->n = 0;
+	x->stop_at = 0;
+	CHECK_EQ_INT(perfring_event_expand("cpu-clock", collect, x), -42);
+	CHECK_EQ_INT(perfring_event_expand(NULL, collect, x), -EINVAL);
+	CHECK_EQ_INT(perfring_event_expand("cpu-clock", NULL, x), -EINVAL);
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	CHECK_EQ_INT(perfring_event_expand(big, collect, x), -EINVAL);
+	free(x);
+}
+
+/* The tracepoint directories of events/sys matching glob, in readdir order. */
+static int list_tracepoints(const char *sys, const char *glob, char out[][128], int cap)
+{
+	char tracefs[128], path[512];
+	struct dirent *d;
+	struct stat st;
+	DIR *dir;
+	int n = 0;
+
+	if (perfring_tracefs_path(tracefs, sizeof(tracefs)))
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/%s", tracefs, sys);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)) && n < cap) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s", tracefs, sys, d->d_name);
+		if (d->d_name[0] != '.' && !fnmatch(glob, d->d_name, 0) && !stat(path, &st) && S_ISDIR(st.st_mode))
+			snprintf(out[n++], 128, "%.30s:%.90s", sys, d->d_name);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* A tracepoint glob: one event per tracepoint, in tracefs's order (perf
+ * record -e 'sched:sched_process_*'; perf evlist lists them so), the
+ * modifiers on each spec and off each name. */
+TEST(expand_tracepoint_globs)
+{
+	struct expanded *x = calloc(1, sizeof(*x));
+	static char want[64][128];
+	char spec[160];
+	int n, i;
+
+	REQUIRE(x);
+	n = list_tracepoints("sched", "sched_process_*", want, 64);
+	REQUIREF(n >= 4, "%d sched:sched_process_* tracepoints", n);
+	x->stop_at = -1;
+	CHECKF(perfring_event_expand("sched:sched_process_*", collect, x) == n, "%s", perfring_errmsg());
+	CHECK_EQ_INT(x->n, n);
+	for (i = 0; i < n && i < x->n; i++) {
+		CHECK_EQ_STR(x->spec[i], want[i]);
+		CHECK_EQ_STR(x->name[i], want[i]);
+	}
+	x->n = 0;
+	CHECKF(perfring_event_expand("sched:sched_process_*:k", collect, x) == n, "%s", perfring_errmsg());
+	for (i = 0; i < n && i < x->n; i++) {
+		snprintf(spec, sizeof(spec), "%.128s:k", want[i]);
+		CHECK_EQ_STR(x->spec[i], spec);
+		CHECK_EQ_STR(x->name[i], want[i]);
+	}
+	x->n = 0;
+	CHECKF(perfring_event_expand("s?hed:sched_process_e[x]ec", collect, x) == 1, "%s", perfring_errmsg());
+	CHECK_EQ_STR(x->spec[0], "sched:sched_process_exec");
+	x->n = 0;
+	CHECKF(perfring_event_expand("*:sched_process_exec", collect, x) == 1, "%s", perfring_errmsg());
+	/* a glob that matches nothing is an error naming it, as perf's */
+	CHECK_EQ_INT(perfring_event_expand("sched:nope*", collect, x), -ENOENT);
+	CHECKF(strstr(perfring_errmsg(), "no tracepoint matches 'sched:nope*'"), "%s", perfring_errmsg());
+	CHECK_EQ_INT(perfring_event_expand("nosys*:x", collect, x), -ENOENT);
+	/* fn stops the walk */
+	x->n = 0;
+	x->stop_at = 2;
+	CHECK_EQ_INT(perfring_event_expand("sched:sched_process_*", collect, x), -42);
+	CHECK_EQ_INT(x->n, 2);
+	free(x);
+}
+
+/* A glob given to perfring_event_parse() says to expand it. */
+TEST(parse_refuses_globs)
+{
+	struct perf_event_attr a;
+
+	CHECK_EQ_INT(perfring_event_parse("sched:sched_process_*", &a), -EINVAL);
+	CHECKF(strstr(perfring_errmsg(), "perfring_event_expand") && strstr(perfring_errmsg(), "sched:sched_process_*"),
+	       "%s", perfring_errmsg());
 }
 
 static int read_id(const char *tracefs, const char *sys, const char *ev, uint64_t *id)

@@ -68,6 +68,11 @@ struct ans_reader {
 	uint32_t kreg_count;
 	/* ans_opts.share: the samples seen (decoded), this reader's among them */
 	uint64_t seq;
+	/* PERF_SAMPLE_READ: each counter's last value, by id (read_period()) */
+	struct read_last {
+		uint64_t id, value;
+	} *rlast;
+	size_t nrlast, rlast_cap; /* rlast_cap: 0 or a power of 2 */
 };
 
 static uint32_t kreg_of(const struct ans_reader *r, uint64_t addr);
@@ -203,6 +208,65 @@ static int32_t sample_cpu(const struct ans_reader *r)
 	return s->present & PERF_SAMPLE_CPU ? (int32_t)s->cpu : -1;
 }
 
+/* The slot of counter id in r->rlast (id 0 is never one: slots with id 0 are free). */
+static struct read_last *read_slot(struct read_last *t, size_t cap, uint64_t id)
+{
+	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+
+	while (t[i].id && t[i].id != id)
+		i = (i + 1) & (cap - 1);
+	return &t[i];
+}
+
+static int read_table_grow(struct ans_reader *r)
+{
+	size_t cap = r->rlast_cap ? r->rlast_cap * 2 : 64, i;
+	struct read_last *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < r->rlast_cap; i++)
+		if (r->rlast[i].id)
+			*read_slot(t, cap, r->rlast[i].id) = r->rlast[i];
+	free(r->rlast);
+	r->rlast = t;
+	r->rlast_cap = cap;
+	return 0;
+}
+
+/*
+ * perf's period of a sample that reads its counter (PERF_SAMPLE_READ, perf
+ * record -e EVENT:S) without PERF_FORMAT_GROUP: what the counter of its id
+ * grew since the previous sample of that id (the first: since 0), as
+ * perf's deliver_sample_value(). Every sample goes through here, the ones
+ * --cpu or a share leaves out too, as perf takes the difference before its
+ * filters. 1 with *period set, 0 when the sample has no such value (the
+ * period stays the sample's), -ENOMEM.
+ */
+static int read_period(struct ans_reader *r, uint64_t *period)
+{
+	const struct perfring_sample *s = &r->d.u.sample;
+	struct perfring_read_value v;
+	struct read_last *slot;
+
+	if (!(s->present & PERF_SAMPLE_READ) || (s->read.format & PERF_FORMAT_GROUP) ||
+	    !(s->read.format & PERF_FORMAT_ID) || s->read.nr != 1)
+		return 0;
+	perfring_read_value_at(&s->read, 0, &v);
+	if (!v.id)
+		return 0;
+	if ((r->nrlast + 1) * 2 > r->rlast_cap && read_table_grow(r))
+		return -ENOMEM;
+	slot = read_slot(r->rlast, r->rlast_cap, v.id);
+	if (!slot->id) {
+		slot->id = v.id;
+		r->nrlast++;
+	}
+	*period = v.value - slot->value;
+	slot->value = v.value;
+	return 1;
+}
+
 /* A sample --cpu leaves out (its CPU is not asked for); -EINVAL, said,
  * when its event records no CPU, as perf refuses such a file. */
 static int cpu_skipped(struct ans_reader *r)
@@ -303,6 +367,7 @@ void ans_close(struct ans_reader *r)
 	free(r->ips);
 	ans_unwinder_free(r->unwinder);
 	free(r->kregs);
+	free(r->rlast);
 	free(r->tracing);
 	if (r->vdso_fd >= 0)
 		close(r->vdso_fd);
@@ -984,8 +1049,8 @@ names:
 
 int ans_next(struct ans_reader *r, struct ans_sample *out)
 {
-	uint64_t seq;
-	int ret, ev;
+	uint64_t seq, read_value = 0;
+	int ret, ev, read;
 
 	while ((ret = perfring_perfdata_next(r->pd, &r->rec)) > 0) {
 		if (r->rec.type == PERFRING_RECORD_HEADER_TRACING_DATA && r->rec.payload_len && !r->tracing) {
@@ -1007,6 +1072,12 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 				r->lost_samples += r->d.u.lost_samples.lost;
 			feed(r);
 			continue;
+		}
+		read = read_period(r, &read_value);
+		if (read < 0) {
+			if (!r->opts.quiet)
+				tool_error(r->cmd, "out of memory");
+			return -ENOMEM;
 		}
 		if (r->cpu_on) {
 			int skip = cpu_skipped(r);
@@ -1038,6 +1109,8 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 			out->period = out->s->period;
 		else
 			out->period = r->rec.attr->attr ? r->rec.attr->attr->sample_period : 1;
+		if (read)
+			out->period = read_value;
 		out->has_callchain = (r->rec.attr->cfg.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 		out->comm = ans_threads_comm(r->threads, out->s->tid);
 		if (!out->comm && out->s->tid == 0)

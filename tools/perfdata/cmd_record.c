@@ -29,7 +29,7 @@
 #include "shared/tool.h"
 
 #define CMD "record"
-#define RECORD_MAX_EVENTS 32
+#define RECORD_MAX_EVENTS 1024
 #define RECORD_MAX_CPUS 1024
 #define RECORD_MAX_TASKS 4096
 #define RECORD_DEFAULT_HZ 4000
@@ -50,7 +50,9 @@ void cmd_record_usage(FILE *f)
 		"Options:\n"
 		"  -e, --event EVENT      an event to sample (repeatable; default cpu-clock); any\n"
 		"                         name perfring_event_parse() knows (see perfring(1)), with\n"
-		"                         perf's modifiers: cycles:u, cpu-clock:k, sched:sched_switch\n"
+		"                         perf's modifiers: cycles:u, cpu-clock:k; a tracepoint glob\n"
+		"                         (sched:sched_process_*: one event per match); a breakpoint\n"
+		"                         mem:ADDR[/LEN][:rwx]\n"
 		"  -c, --count PERIOD     sample every PERIOD events\n"
 		"  -F, --freq HZ          sample about HZ times a second (default %d, capped by\n"
 		"                         /proc/sys/kernel/perf_event_max_sample_rate; max: that)\n"
@@ -79,13 +81,59 @@ void cmd_record_usage(FILE *f)
 }
 
 struct record_event {
-	const char *name;
+	const char *name; /* the spec opened */
 	struct perf_event_attr attr;
 	uint64_t *ids; /* [task * ncpu + cpu] */
 	int *fds;
 	bool tracepoint;
+	bool own_period; /* tracepoints, breakpoints: every hit unless -c/-F, as perf */
 	char *user_name; /* "NAME:u" when the kernel part was refused */
+	char *spec, *shown; /* from perfring_event_expand(): the spec, perf's name */
 };
+
+struct record_events {
+	struct record_event *ev;
+	int n;
+};
+
+/* perfring_event_expand()'s callback: one event of an -e argument. */
+static int record_add_event(const char *spec, const char *shown, void *ctx)
+{
+	struct record_events *re = ctx;
+	struct record_event *e;
+
+	if (re->n == RECORD_MAX_EVENTS)
+		return -E2BIG;
+	e = &re->ev[re->n];
+	e->spec = strdup(spec);
+	e->shown = strdup(shown);
+	if (!e->spec || !e->shown) {
+		free(e->spec);
+		free(e->shown);
+		e->spec = e->shown = NULL;
+		return -ENOMEM;
+	}
+	e->name = e->spec;
+	re->n++;
+	return 0;
+}
+
+/* The events of -e ARG (a tracepoint glob: one per match, as perf); the
+ * exit status of the error, or 0. */
+static int record_add_events(struct record_event *events, int *nev, const char *arg)
+{
+	struct record_events re = { events, *nev };
+	int err = perfring_event_expand(arg, record_add_event, &re);
+
+	*nev = re.n;
+	if (err == -E2BIG)
+		return tool_usage_error(CMD, "at most %d events ('%s' names more)", RECORD_MAX_EVENTS, arg);
+	if (err == -ENOMEM)
+		return tool_error(CMD, "no memory");
+	if (err < 0)
+		return tool_error(CMD, "%s", perfring_errmsg());
+	return 0;
+}
 
 struct record_state {
 	struct perfring_perfdata_writer *writer;
@@ -170,13 +218,31 @@ static char *record_cmdline(int argc, char **argv)
 	return s;
 }
 
-/* Whether an event counts in the kernel (no :u modifier): the one perf
- * retries as NAME:u when the kernel refuses it. */
+/* Whether an event counts in the kernel and in user space (no :u, no :k):
+ * the one perf retries as NAME:u when the kernel refuses it (an event
+ * that excludes user space is not retried, as perf's). */
 static bool record_counts_kernel(const char *name)
 {
 	struct perf_event_attr a;
 
-	return perfring_event_parse(name, &a) == 0 && !a.exclude_kernel && a.type != PERF_TYPE_TRACEPOINT;
+	return perfring_event_parse(name, &a) == 0 && !a.exclude_kernel && !a.exclude_user &&
+	       a.type != PERF_TYPE_TRACEPOINT;
+}
+
+/* name counting in user space only, perf's retry: "cpu-clock:u", or its
+ * modifiers with u added ("cpu-clock:pu", "mem:0x404030:wu"); NULL when out
+ * of memory. */
+static char *record_user_only(const char *name)
+{
+	struct perf_event_attr a;
+	char *s;
+
+	if (asprintf(&s, "%su", name) < 0)
+		return NULL;
+	if (perfring_event_parse(s, &a) == 0 && a.exclude_kernel)
+		return s;
+	free(s);
+	return asprintf(&s, "%s:u", name) < 0 ? NULL : s;
 }
 
 /* "1,2,3" into ids (each 1..INT32_MAX); the count, or -1. */
@@ -263,7 +329,7 @@ int cmd_record(int argc, char **argv)
 	const char *output = "perf.data", *cpu_list = NULL;
 	uint64_t period = 0, freq = 0, max_rate, sample_type, v, last_progress = 0, synth = 0;
 	bool all_cpus = false, callchain = false, dwarf = false, tty, child_done = false, by_tid = false;
-	bool switch_events = false, system_wide, freq_max = false, use_clockid = false;
+	bool switch_events = false, system_wide, freq_max = false, use_clockid = false, rate_given;
 	int32_t clockid = 0;
 	int nev = 0, ncpu, nonline, ntarget = 0, ntask = 0, c, idx, i, j, k, t, ret = EXIT_ERROR;
 	int child_status = 0, err, zlevel = 0;
@@ -285,9 +351,9 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:e:c:F:gaC:p:t:zk:o:h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'e':
-			if (nev == RECORD_MAX_EVENTS)
-				return tool_usage_error(CMD, "at most %d events", RECORD_MAX_EVENTS);
-			events[nev++].name = optarg;
+			err = record_add_events(events, &nev, optarg);
+			if (err)
+				return err;
 			break;
 		case 'c':
 			if (!tool_parse_u64(optarg, 1, UINT64_MAX, &period))
@@ -378,6 +444,7 @@ int cmd_record(int argc, char **argv)
 	if (!nev)
 		events[nev++].name = "cpu-clock";
 	max_rate = record_max_rate();
+	rate_given = period || freq || freq_max;
 	if (freq_max && !freq)
 		freq = max_rate ? max_rate : RECORD_DEFAULT_HZ;
 	if (period && freq)
@@ -413,6 +480,7 @@ int cmd_record(int argc, char **argv)
 		if (perfring_event_parse(events[j].name, &a))
 			return tool_error(CMD, "%s", perfring_errmsg());
 		events[j].tracepoint = a.type == PERF_TYPE_TRACEPOINT;
+		events[j].own_period = events[j].tracepoint || a.type == PERF_TYPE_BREAKPOINT;
 	}
 	/* The tasks to open events for: -1 (every task), the threads of -p's
 	 * processes (each inherited by the tasks it creates), -t's threads. */
@@ -506,6 +574,7 @@ int cmd_record(int argc, char **argv)
 				 * file's tracing data) */
 				if (events[j].tracepoint)
 					eo.sample_type |= PERF_SAMPLE_RAW;
+				eo.sample_freq = period || (events[j].own_period && !rate_given) ? 0 : freq;
 				fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
 				if (fd == -EINVAL && eo.build_id) {
 					/* a kernel before 5.12: MMAP2 with inodes, build ids
@@ -515,7 +584,7 @@ int cmd_record(int argc, char **argv)
 				}
 				if ((fd == -EACCES || fd == -EPERM) && !system_wide && !events[j].user_name &&
 				    record_counts_kernel(events[j].name) &&
-				    asprintf(&events[j].user_name, "%s:u", events[j].name) > 0) {
+				    (events[j].user_name = record_user_only(events[j].name))) {
 					/* as perf record: unprivileged under perf_event_paranoid 2,
 					 * sample user space only, and say so */
 					fd = perfring_event_open(events[j].user_name, tasks[t], cpus[i], -1, &eo, &attr);
@@ -577,7 +646,10 @@ int cmd_record(int argc, char **argv)
 		for (i = 0; i < ntask * ncpu; i++)
 			if (events[j].fds[i] >= 0)
 				events[j].ids[n++] = events[j].ids[i];
-		err = perfring_perfdata_writer_add_attr(st.writer, &events[j].attr, events[j].ids, n, events[j].name);
+		err = perfring_perfdata_writer_add_attr(st.writer, &events[j].attr, events[j].ids, n,
+							events[j].user_name ? events[j].user_name
+							: events[j].shown   ? events[j].shown
+									    : events[j].name);
 		if (err < 0) {
 			tool_error(CMD, "%s: %s", output, perfring_errmsg());
 			goto out;
@@ -685,6 +757,8 @@ out:
 		free(events[j].fds);
 		free(events[j].ids);
 		free(events[j].user_name);
+		free(events[j].spec);
+		free(events[j].shown);
 	}
 	return ret;
 }

@@ -6,15 +6,17 @@
  * library does not depend on either.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
+
+#include <perfring/event.h>
 
 #include "trace/trace_format.h"
 
@@ -408,54 +410,56 @@ static bool has_glob(const char *s)
 	return strpbrk(s, "*?[") != NULL;
 }
 
-static void free_list(char **list)
+struct glob_add {
+	struct trace_formats *tf;
+	FILE *list;
+	char *err;
+	size_t errlen;
+	int added;
+};
+
+/* perfring_event_expand()'s callback: one tracepoint SYS:EVENT the glob matched. */
+static int glob_add_one(const char *spec, const char *name, void *ctx)
 {
-	tracefs_list_free(list);
+	struct glob_add *g = ctx;
+	char sys[256], *colon;
+	int r;
+
+	if (g->list) {
+		fprintf(g->list, "%s\n", name);
+		return 0;
+	}
+	snprintf(sys, sizeof(sys), "%s", name);
+	colon = strchr(sys, ':');
+	if (!colon)
+		return -EINVAL;
+	*colon = '\0';
+	r = add_event(g->tf, sys, colon + 1, g->err, g->errlen);
+	if (r < 0)
+		return -ECANCELED; /* the reason is in err */
+	g->added += r;
+	return 0;
 }
 
-/* Every system matching sys_glob, then every event in it matching
- * name_glob: added, or with list set, printed there as SYSTEM:EVENT. */
+/* Every tracepoint whose system matches sys_glob and name name_glob (the
+ * library's matcher, as perfring record -e): added, or with list set,
+ * printed there as SYSTEM:EVENT. */
 static int add_glob(struct trace_formats *tf, const char *sys_glob, const char *name_glob, FILE *list, char *err,
 		    size_t errlen)
 {
-	char **systems, **events;
-	int added = 0, matched = 0, r;
-	size_t i, j;
+	struct glob_add g = { .tf = tf, .list = list, .err = err, .errlen = errlen };
+	char spec[512];
+	int r;
 
-	systems = tracefs_event_systems(tf->tracefs);
-	if (!systems) {
-		fmt_err(err, errlen, "cannot list %s/events: %s", tf->tracefs, strerror(errno ? errno : ENOENT));
+	snprintf(spec, sizeof(spec), "%s:%s", sys_glob, name_glob);
+	r = perfring_event_expand(spec, glob_add_one, &g);
+	if (r == -ECANCELED)
+		return -1;
+	if (r < 0) {
+		fmt_err(err, errlen, "%s", perfring_errmsg());
 		return -1;
 	}
-	for (i = 0; systems[i]; i++) {
-		if (fnmatch(sys_glob, systems[i], 0) != 0)
-			continue;
-		events = tracefs_system_events(tf->tracefs, systems[i]);
-		for (j = 0; events && events[j]; j++) {
-			if (fnmatch(name_glob, events[j], 0) != 0)
-				continue;
-			matched++;
-			if (list) {
-				fprintf(list, "%s:%s\n", systems[i], events[j]);
-				continue;
-			}
-			r = add_event(tf, systems[i], events[j], err, errlen);
-			if (r < 0) {
-				free_list(events);
-				free_list(systems);
-				return -1;
-			}
-			added += r;
-		}
-		free_list(events);
-	}
-	free_list(systems);
-	if (!matched) {
-		fmt_err(err, errlen, "no tracepoint matches '%s:%s' (see %s/available_events)", sys_glob, name_glob,
-			tf->tracefs);
-		return -1;
-	}
-	return added;
+	return g.added;
 }
 
 /* SPEC as "system:name" (or "system/name") into sys and *name. */
@@ -485,6 +489,21 @@ int trace_formats_add(struct trace_formats *tf, const char *spec, char *err, siz
 	return add_event(tf, sys, name, err, errlen);
 }
 
+/* A tracepoint named exactly: printed when tracefs has it. */
+static int list_one(struct trace_formats *tf, const char *sys, const char *name, FILE *out, char *err, size_t errlen)
+{
+	char path[1024];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s", tf->tracefs, sys, name);
+	if (sys[0] == '.' || name[0] == '.' || stat(path, &st) || !S_ISDIR(st.st_mode)) {
+		fmt_err(err, errlen, "no tracepoint matches '%s:%s' (see %s/available_events)", sys, name, tf->tracefs);
+		return -1;
+	}
+	fprintf(out, "%s:%s\n", sys, name);
+	return 0;
+}
+
 int trace_formats_list(struct trace_formats *tf, const char *spec, FILE *out, char *err, size_t errlen)
 {
 	char sys[256], *name;
@@ -495,6 +514,8 @@ int trace_formats_list(struct trace_formats *tf, const char *spec, FILE *out, ch
 		return add_glob(tf, "*", "*", out, err, errlen);
 	if (split_spec(spec, sys, sizeof(sys), &name, err, errlen))
 		return -1;
+	if (!has_glob(sys) && !has_glob(name))
+		return list_one(tf, sys, name, out, err, errlen);
 	return add_glob(tf, sys, name, out, err, errlen);
 }
 
