@@ -1180,6 +1180,8 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	status = w.status;
 	if (status)
 		goto out;
+	if (!opts->quiet) /* as perf's -q, which says nothing of what was lost */
+		ans_lost_warnings(rd, cmd, path);
 	if (r->graph && graph_build(r, r->graph_min)) {
 		status = tool_error(cmd, "out of memory");
 		goto out;

@@ -849,6 +849,8 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 		ob_flush(o);
 	free(o);
 	fflush(stdout);
+	if (ret >= 0)
+		ans_lost_warnings(r, cmd, path);
 	ans_warnings(r, cmd, path);
 	if (sec && second_end(sec) && ret >= 0)
 		ret = -tool_error(cmd, "%s: the second reader of the file failed", path);

@@ -101,6 +101,17 @@ static void report_line(const char *name, uint64_t n, uint64_t total, bool pct)
 		printf("%16s events: %10llu\n", name, (unsigned long long)n);
 }
 
+/* A LOST_SAMPLES record's count: perf's event stats add them up (its
+ * hists' nr_lost_samples), the samples lost, not the records. */
+static uint64_t lost_count(const struct perfring_perfdata_record *r)
+{
+	struct perfring_decoded d;
+
+	if (perfring_record_parse(&r->attr->cfg, r->data, r->size, &d) < 0)
+		return 0;
+	return d.u.lost_samples.lost;
+}
+
 static int report_stats(const char *path)
 {
 	uint64_t counts[PD_TYPE_MAX] = { 0 }, other = 0, total = 0;
@@ -141,7 +152,7 @@ static int report_stats(const char *path)
 				if (r.type == 9)
 					ev[i].samples++;
 				else
-					ev[i].lost_samples++;
+					ev[i].lost_samples += lost_count(&r);
 			}
 		}
 	}
