@@ -43,7 +43,8 @@ void cmd_report_usage(FILE *f)
 		"--header-only` words them.\n\n"
 		"Options:\n"
 		"  -i, --input FILE        the file to read (default perf.data; '-': standard input)\n"
-		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid, cpu, trace, or perf's\n"
+		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid (the thread; tid\n"
+		"                          too), cpu, trace, srcline (FILE:LINE), or perf's\n"
 		"                          names and their prefixes (symbol, Dso) (default\n"
 		"                          comm,dso,sym; trace when every event is a tracepoint:\n"
 		"                          the tracepoint's fields as its format prints them);\n"
@@ -346,7 +347,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 's':
 			if (ans_report_check_sort(optarg, &bad, &badlen))
-				return tool_usage_error(CMD, "--sort: unknown key '%.*s' (keys: sym, dso, comm, pid, cpu, trace; "
+				return tool_usage_error(CMD, "--sort: unknown key '%.*s' (keys: sym, dso, comm, pid, tid, cpu, trace, srcline; "
 							"in branch mode dso_from, symbol_from, dso_to, symbol_to, cycles)",
 							badlen, bad);
 			o.sort = optarg;
