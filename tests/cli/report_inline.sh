@@ -61,15 +61,9 @@ graph_same() {
 	local name=$1 f=$2 pat=$3
 	shift 3
 	perf report -i "$f" --stdio "$@" 2>/dev/null | norm >"$T_TMP/perf.report"
-	"$PERFRING" report -i "$f" "$@" 2>"$T_TMP/err" | norm >"$T_TMP/ours.report"
-	if ! grep -q -- "$pat" "$T_TMP/perf.report"; then
-		fail "$name" "perf report $* shows no '$pat' (the case under test)"
-	elif cmp -s "$T_TMP/perf.report" "$T_TMP/ours.report"; then
-		ok "$name"
-	else
-		fail "$name" "perfring report $* differs from perf's (- perf, + perfring)"
-		diff "$T_TMP/perf.report" "$T_TMP/ours.report" | head -n 6 | sed 's/^/     | /'
-	fi
+	t_run "$T_TMP/ours.raw" "$T_TMP/err" "$PERFRING" report -i "$f" "$@"
+	norm <"$T_TMP/ours.raw" >"$T_TMP/ours.report"
+	t_same_output "$name" "report $*" "$T_TMP/perf.report" "$T_TMP/ours.report" "$T_TMP/err" "$pat"
 }
 
 # every_graph TAG FILE: the comparisons, on FILE.

@@ -59,15 +59,9 @@ same() {
 	shift
 	ropts=("$@")
 	perf report -i "$f" --stdio "${popts[@]}" 2>/dev/null | norm >"$T_TMP/perf.report"
-	"$PERFRING" report -i "$f" "${ropts[@]}" 2>"$T_TMP/err" | norm >"$T_TMP/ours.report"
-	if ! grep -q -- "$pat" "$T_TMP/perf.report"; then
-		fail "$name" "perf report ${popts[*]} shows no '$pat' (the case under test)"
-	elif cmp -s "$T_TMP/perf.report" "$T_TMP/ours.report"; then
-		ok "$name"
-	else
-		fail "$name" "perfring report ${ropts[*]} differs from perf's (- perf, + perfring): $(head -n 1 "$T_TMP/err")"
-		diff "$T_TMP/perf.report" "$T_TMP/ours.report" | head -n 6 | sed 's/^/     | /'
-	fi
+	t_run "$T_TMP/ours.raw" "$T_TMP/err" "$PERFRING" report -i "$f" "${ropts[@]}"
+	norm <"$T_TMP/ours.raw" >"$T_TMP/ours.report"
+	t_same_output "$name" "report ${ropts[*]}" "$T_TMP/perf.report" "$T_TMP/ours.report" "$T_TMP/err" "$pat"
 }
 both() { # NAME FILE PATTERN OPTIONS...: the same options to both
 	local name=$1 f=$2 pat=$3
