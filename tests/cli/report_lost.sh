@@ -75,6 +75,16 @@ t_run /dev/null "$T_TMP/ours.err" "$PERFRING" report -q -i "$L"
 t_check report_quiet_no_warning "perfring report -q printed: $(head -n 2 "$T_TMP/ours.err")" \
 	bash -c "[ $T_RC -eq 0 ] && ! [ -s '$T_TMP/ours.err' ]"
 
+# the same in pipe mode (perf record -o -), where perf counts the header's records as events too
+if perf record -q -m 1 -o - -e cpu-clock/period=250000,call-graph=dwarf,stack-size=8192/ \
+	-e page-faults/period=1,call-graph=no/ "$T_TMP/busy" >"$T_TMP/pipe.data" 2>"$T_TMP/rec.err"; then
+	perf report -i - --stdio <"$T_TMP/pipe.data" >/dev/null 2>"$T_TMP/perf.err"
+	t_run /dev/null "$T_TMP/ours.err" "$PERFRING" report -i - <"$T_TMP/pipe.data"
+	same_warnings pipe_report_lost_warnings "report -i -" "$T_TMP/ours.err" "$T_TMP/perf.err"
+else
+	fail pipe_report_lost_warnings "perf record -o - failed: $(head -n 1 "$T_TMP/rec.err")"
+fi
+
 # --stats: an event's LOST_SAMPLES line is the samples its records say were lost, as perf's
 perf report -i "$L" --stats >"$T_TMP/perf.stats" 2>/dev/null
 t_run "$T_TMP/ours.stats" "$T_TMP/ours.err" "$PERFRING" report -i "$L" --stats

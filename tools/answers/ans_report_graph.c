@@ -54,7 +54,10 @@ struct gfunc {
  * makes its rb_root_in (the same insertions, the same balancing): perf's
  * order of functions is no order when inlined and other functions meet
  * (names against addresses), so which kid a search finds, and the order
- * equal periods print in, is that of perf's tree shape.
+ * equal periods print in, is that of perf's tree shape. (perf inserts a
+ * chain per sample, these trees a chain per distinct chain, in the order
+ * of its first sample: where perf's order is no order, a later sample's
+ * search in perf could miss the node its first one made, and make a second.)
  */
 struct gnode {
 	const uint32_t *val;
