@@ -6,6 +6,8 @@
 # ("FILE:LINE", the file's last part; the line inside an inlined function), else
 # FUNCTION+OFFSET (decimal); a caller's entry (children) of an unwound stack at the line its
 # frame is at (an inlined function's, its caller's call site), "??:0" when DWARF has none.
+# In branch mode, the target's line as perf finds it: at its address as recorded (a relocated
+# one has none there: FUNCTION+OFFSET from that address, or BINARY[ADDRESS]).
 # tid: perf 6.1 has no such key; its "pid" is the thread, shown TID:COMMAND, and tid is
 # another name of it (compared with perf's pid).
 # Accepted differences, normalised or left out:
@@ -77,6 +79,14 @@ both dwarf_comm_srcline "$D" '  lines\.c:[0-9]*$' --sort comm,srcline --no-child
 both dwarf_dso_srcline "$D" '  lines\.c:[0-9]*$' --sort dso,srcline -g none
 both fp_srcline_no_children "$F" '  lines\.c:[0-9]*$' --sort srcline --no-children
 both fp_srcline_no_children_graphs "$F" '  lines\.c:[0-9]*$' --sort srcline --no-children -g caller
+# branch mode: the branch target's line, looked up at its address as recorded (a corpus file's
+# kernel targets without symbols: BINARY[ADDRESS])
+if t_find_corpus && [ -f "$T_CORPUS/quipper/perf.data.branch_stack_spec" ]; then
+	both branch_srcline "$T_CORPUS/quipper/perf.data.branch_stack_spec" '\[kernel.kallsyms\]\[' --sort srcline
+	both branch_sym_srcline "$T_CORPUS/quipper/perf.data.branch_stack_spec" '\[kernel.kallsyms\]\[' --sort sym,srcline
+else
+	skip branch_srcline "${T_CORPUS_WHY:-no perf.data.branch_stack_spec in the corpus}"
+fi
 # the thread: perf's pid
 same tid_as_pid "$D" 'Pid:Command' --sort pid -g none -- --sort tid -g none
 same tid_sym_as_pid_sym "$F" 'Pid:Command' --sort pid,sym --no-children -- --sort tid,sym --no-children

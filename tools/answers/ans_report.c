@@ -354,24 +354,30 @@ static int graph_table_dsos(struct report *r, const struct perfring_perfdata *pd
  * addr2line's answer for the frame); others as the leaf's. (perf 6.1 looks a
  * frame-pointer caller's line up at its address in the process, not in the
  * binary, and shows FUNCTION+OFFSET from there; perfring the caller's line.)
+ * raw: a branch target, which perf looks up at its address as recorded (as
+ * if in the binary): a relocated one (a shared library's, a PIE's) has no
+ * line there, and is FUNCTION+OFFSET from that address, or BINARY[ADDRESS].
  */
-static int32_t srcline_id(struct report *r, const struct ans_sample *a, const struct ans_frame *f, bool leaf)
+static int32_t srcline_id(struct report *r, const struct ans_sample *a, const struct ans_frame *f, bool leaf,
+			  bool raw)
 {
+	bool moved = raw && f && f->addr != frame_addr(f, true);
 	char buf[1024];
 
 	if (!f)
 		snprintf(buf, sizeof(buf), "??:0");
-	else if (f->file) {
+	else if (f->file && !moved) {
 		const char *slash = strrchr(f->file, '/');
 
 		snprintf(buf, sizeof(buf), "%s:%u", slash ? slash + 1 : f->file, f->line);
 	} else if (!leaf && !f->kernel && f->name && f->mapped && ans_unwind_wanted(a->s))
 		snprintf(buf, sizeof(buf), "??:0");
 	else if (f->name)
-		snprintf(buf, sizeof(buf), "%s+%" PRIu64, f->name, f->offset);
-	else if (f->mapped || f->kernel)
-		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", short_dso(f->dso), frame_addr(f, true));
-	else
+		snprintf(buf, sizeof(buf), "%s+%" PRIu64, f->name,
+			 moved ? f->addr - (frame_addr(f, true) - f->offset) : f->offset);
+	else if ((f->mapped || f->kernel) && strcmp(f->dso, "[unknown]"))
+		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", short_dso(f->dso), moved ? f->addr : frame_addr(f, true));
+	else /* no map holds it */
 		snprintf(buf, sizeof(buf), "??:0");
 	return ans_intern_str(r->strs, buf);
 }
@@ -429,7 +435,7 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 			k[0] = (uint32_t)a->cpu;
 			break;
 		case RK_SRCLINE: {
-			int32_t id = srcline_id(r, a, f, leaf);
+			int32_t id = srcline_id(r, a, f, leaf, false);
 
 			if (id < 0)
 				return -ENOMEM;
@@ -821,8 +827,15 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 				kk[0] = a->s->tid;
 				break;
 			case RK_TRACE: /* refused in branch mode (decide_branch()) */
-			case RK_SRCLINE:
 				break;
+			case RK_SRCLINE: { /* perf's entry is the target's (its al) */
+				int32_t id = srcline_id(r, a, &tf, true, true);
+
+				if (id < 0)
+					return -ENOMEM;
+				kk[0] = (uint32_t)id;
+				break;
+			}
 			case RK_CPU:
 				kk[0] = (uint32_t)a->cpu;
 				break;
@@ -956,9 +969,9 @@ static int decide_branch(const char *cmd, const char *path, struct report *r, bo
 		return parse_sort(r, BRANCH_SORT);
 	}
 	for (i = 0; i < r->nkeys && r->branch; i++)
-		if (r->keys[i] == RK_TRACE || r->keys[i] == RK_SRCLINE) {
-			tool_error(cmd, "%s: --sort %s is not a key of branch mode (--no-branch-stack turns it off)",
-				   path, rk_names[r->keys[i]].name);
+		if (r->keys[i] == RK_TRACE) {
+			tool_error(cmd, "%s: --sort trace is not a key of branch mode (--no-branch-stack turns it off)",
+				   path);
 			return -1;
 		}
 	for (i = 0; i < r->nkeys && !r->branch; i++)

@@ -177,9 +177,9 @@ static int cmp_prefix(const void *a, const void *b)
  * sort__srcline_cmp()), and sizes the column by the lines found before it
  * prints (hists__calc_col_len()); a longer line is cut to the column. Two
  * entries are compared by line when the keys before it are the same: an
- * entry alone with its keys before the line is not, unless (children) its
- * sample's first frame was compared with it. NULL when out of memory (every
- * row sizes it).
+ * entry alone with its keys before the line is not, unless a second sample
+ * of it (or, children, its sample's first frame) was compared with it.
+ * NULL when out of memory (every row sizes it).
  */
 static bool *srcline_sized(const struct report *r, int key, const struct row *made, size_t nmade)
 {
@@ -203,7 +203,7 @@ static bool *srcline_sized(const struct report *r, int key, const struct row *ma
 		for (k = j + 1; k < nmade && !cmp_prefix(&v[j], &v[k]); k++)
 			;
 		for (; j < k; j++)
-			sized[v[j] - made] = k - first > 1 || (r->children && v[j]->e->self);
+			sized[v[j] - made] = k - first > 1 || v[j]->e->self_samples > 1 || (r->children && v[j]->e->self);
 	}
 	free(v);
 	return sized;
