@@ -27,6 +27,7 @@
 #include "answers/ans_report_int.h"
 #include "answers/ans_samples.h"
 #include "answers/ans_tracing.h"
+#include "answers/ans_unwind.h"
 #include "shared/tool.h"
 
 const struct rk_name rk_names[RK_MAX] = {
@@ -39,6 +40,8 @@ const struct rk_name rk_names[RK_MAX] = {
 	[RK_TRACE] = { "trace", "Trace output", "trace" },
 	/* the sample's CPU, -1 when the event records none, as perf's sample.cpu */
 	[RK_CPU] = { "cpu", "CPU", "cpu" },
+	/* where the frame is in the source, "FILE:LINE" (srcline_text()) */
+	[RK_SRCLINE] = { "srcline", "Source:Line", "srcline" },
 	[RK_DSO_FROM] = { "dso_from", "Source Shared Object", "dso_from" },
 	[RK_SYM_FROM] = { "symbol_from", "Source Symbol", "symbol_from" },
 	[RK_DSO_TO] = { "dso_to", "Target Shared Object", "dso_to" },
@@ -64,7 +67,7 @@ static int sort_key(const char *p, size_t n)
 		/* util/sort.c: the common keys, then branch mode's */
 		{ "pid", RK_PID },	     { "comm", RK_COMM },	 { "dso", RK_DSO },
 		{ "symbol", RK_SYM },	     { "parent", -1 },		 { "cpu", RK_CPU },
-		{ "socket", -1 },	     { "srcline", -1 },		 { "srcfile", -1 },
+		{ "socket", -1 },	     { "srcline", RK_SRCLINE },	 { "srcfile", -1 },
 		{ "local_weight", -1 },	     { "weight", -1 },		 { "transaction", -1 },
 		{ "trace", RK_TRACE },	     { "dso_from", RK_DSO_FROM }, { "dso_to", RK_DSO_TO },
 		{ "symbol_from", RK_SYM_FROM }, { "symbol_to", RK_SYM_TO }, { "mispredict", -1 },
@@ -76,6 +79,9 @@ static int sort_key(const char *p, size_t n)
 	for (k = 0; k < RK_MAX; k++)
 		if (n == strlen(rk_names[k].name) && !strncmp(p, rk_names[k].name, n))
 			return k;
+	/* perf has no "tid": its "pid" is the thread (shown TID:COMMAND) */
+	if (n == 3 && !strncmp(p, "tid", 3))
+		return RK_PID;
 	for (i = 0; n && i < sizeof(perf_keys) / sizeof(perf_keys[0]); i++)
 		if (n <= strlen(perf_keys[i].name) && !strncasecmp(p, perf_keys[i].name, n))
 			return perf_keys[i].key;
@@ -125,6 +131,7 @@ static int parse_sort(struct report *r, const char *sort)
 	 * name, its start or address), the others' one */
 	for (i = 0, r->kwords = 0; i < r->nkeys; i++) {
 		r->trace_key |= r->keys[i] == RK_TRACE;
+		r->srcline_key |= r->keys[i] == RK_SRCLINE;
 		r->koff[i] = (uint8_t)r->kwords;
 		r->kwords += r->keys[i] == RK_SYM || r->keys[i] == RK_SYM_FROM || r->keys[i] == RK_SYM_TO ? 2 : 1;
 	}
@@ -336,6 +343,45 @@ static int graph_table_dsos(struct report *r, const struct perfring_perfdata *pd
 	return 0;
 }
 
+/*
+ * --sort srcline: where frame f of sample a is, as perf 6.1's srcline key
+ * shows it. The sample's own entry (leaf): the source line of its address
+ * ("FILE:LINE", the file's last part; an inlined function's line, not its
+ * call site's), else "FUNCTION+OFFSET" (decimal), else "BINARY[ADDRESS]",
+ * else (no map) "??:0". A caller's entry (children): an unwound user frame's
+ * line is where it is in its function (an inlined function's frame at the
+ * address, its caller's at the call), "??:0" when DWARF has none (perf takes
+ * addr2line's answer for the frame); others as the leaf's. (perf 6.1 looks a
+ * frame-pointer caller's line up at its address in the process, not in the
+ * binary, and shows FUNCTION+OFFSET from there; perfring the caller's line.)
+ * raw: a branch target, which perf looks up at its address as recorded (as
+ * if in the binary): a relocated one (a shared library's, a PIE's) has no
+ * line there, and is FUNCTION+OFFSET from that address, or BINARY[ADDRESS].
+ */
+static int32_t srcline_id(struct report *r, const struct ans_sample *a, const struct ans_frame *f, bool leaf,
+			  bool raw)
+{
+	bool moved = raw && f && f->addr != frame_addr(f, true);
+	char buf[1024];
+
+	if (!f)
+		snprintf(buf, sizeof(buf), "??:0");
+	else if (f->file && !moved) {
+		const char *slash = strrchr(f->file, '/');
+
+		snprintf(buf, sizeof(buf), "%s:%u", slash ? slash + 1 : f->file, f->line);
+	} else if (!leaf && !f->kernel && f->name && f->mapped && ans_unwind_wanted(a->s))
+		snprintf(buf, sizeof(buf), "??:0");
+	else if (f->name)
+		snprintf(buf, sizeof(buf), "%s+%" PRIu64, f->name,
+			 moved ? f->addr - (frame_addr(f, true) - f->offset) : f->offset);
+	else if ((f->mapped || f->kernel) && strcmp(f->dso, "[unknown]"))
+		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]", short_dso(f->dso), moved ? f->addr : frame_addr(f, true));
+	else /* no map holds it */
+		snprintf(buf, sizeof(buf), "??:0");
+	return ans_intern_str(r->strs, buf);
+}
+
 /* The key of frame f (NULL: a sample without frames) in sample a. */
 static int frame_key(struct report *r, const struct ans_sample *a, const struct ans_frame *f, bool leaf,
 		     int32_t comm, uint64_t *key, int32_t *dso)
@@ -388,6 +434,14 @@ static int frame_key(struct report *r, const struct ans_sample *a, const struct 
 		case RK_CPU:
 			k[0] = (uint32_t)a->cpu;
 			break;
+		case RK_SRCLINE: {
+			int32_t id = srcline_id(r, a, f, leaf, false);
+
+			if (id < 0)
+				return -ENOMEM;
+			k[0] = (uint32_t)id;
+			break;
+		}
 		default: /* the branch keys: add_branch_sample() */
 			break;
 		}
@@ -644,7 +698,8 @@ static int add_sample(struct report *r, const struct ans_sample *a)
 	 * library's) is a second, children-only entry there.
 	 */
 	f = &a->frames[0];
-	if (!f->name && frame_addr(f, true) != f->addr &&
+	/* so is a leaf whose line as a caller's is not its own's (--sort srcline) */
+	if (((!f->name && frame_addr(f, true) != f->addr) || r->srcline_key) &&
 	    add_node(r, a, 0, false, comm, ents ? &ents[0] : &self, &dso))
 		return -ENOMEM;
 	for (j = 1; j < n; j++) {
@@ -773,6 +828,14 @@ static int add_branch_sample(struct report *r, struct ans_reader *rd, const stru
 				break;
 			case RK_TRACE: /* refused in branch mode (decide_branch()) */
 				break;
+			case RK_SRCLINE: { /* perf's entry is the target's (its al) */
+				int32_t id = srcline_id(r, a, &tf, true, true);
+
+				if (id < 0)
+					return -ENOMEM;
+				kk[0] = (uint32_t)id;
+				break;
+			}
 			case RK_CPU:
 				kk[0] = (uint32_t)a->cpu;
 				break;
@@ -1140,9 +1203,10 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	size_t n, nall;
 
 	if (parse_sort(r, opts->sort ? opts->sort : "comm,dso,sym"))
-		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid, cpu, trace; in branch mode also "
-					     "dso_from, symbol_from, dso_to, symbol_to, cycles)", opts->sort);
+		return tool_usage_error(cmd, "bad --sort '%s' (keys: sym, dso, comm, pid, tid, cpu, trace, srcline; in "
+					     "branch mode also dso_from, symbol_from, dso_to, symbol_to, cycles)", opts->sort);
 	parse_sort(&w2.r, opts->sort ? opts->sort : "comm,dso,sym");
+	aopts.lines = r->srcline_key; /* the frames' source lines, from DWARF */
 	rd = ans_open(cmd, path, &aopts);
 	if (!rd)
 		return EXIT_ERROR;
@@ -1180,6 +1244,8 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	status = w.status;
 	if (status)
 		goto out;
+	if (!opts->quiet) /* as perf's -q, which says nothing of what was lost */
+		ans_lost_warnings(rd, cmd, path);
 	if (r->graph && graph_build(r, r->graph_min)) {
 		status = tool_error(cmd, "out of memory");
 		goto out;

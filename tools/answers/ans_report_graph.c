@@ -22,7 +22,10 @@
  * from the root, each entry not yet met in the sample takes the chain from
  * its frame down to the leaf. Frames are the same function when they are
  * in the same binary at the same function start (unknown ones: the same
- * address), perf's CCKEY_FUNCTION.
+ * address), perf's CCKEY_FUNCTION; when either is an inlined function
+ * (ans_frame.inline_id), when their names are the same (perf's match_chain():
+ * an inlined function has no start of its own), so an inlined function
+ * reached through two of its callers' copies is one node.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,19 +41,33 @@
 struct gfunc {
 	int32_t dso;
 	bool named;
+	bool inlined;       /* an inlined function's frame: matched by match_name alone */
 	uint64_t addr;      /* the function's start in its binary; unknown: the address as recorded */
 	const char *name;   /* NULL: shown as its address */
+	const char *match_name; /* named: perf's sym->name (an inlined one's without " (inlined)") */
 	uint32_t load;      /* a KSYMBOL's registration number: perf's binary per load */
 };
 
-/* A node of an entry's tree: frames (function ids) all its chains share. */
+/*
+ * A node of an entry's tree: frames (function ids) all its chains share.
+ * A node's kids are a red-black tree by their first function, made as perf
+ * makes its rb_root_in (the same insertions, the same balancing): perf's
+ * order of functions is no order when inlined and other functions meet
+ * (names against addresses), so which kid a search finds, and the order
+ * equal periods print in, is that of perf's tree shape. (perf inserts a
+ * chain per sample, these trees a chain per distinct chain, in the order
+ * of its first sample: where perf's order is no order, a later sample's
+ * search in perf could miss the node its first one made, and make a second.)
+ */
 struct gnode {
 	const uint32_t *val;
 	uint32_t nval;
-	uint32_t nkids, capkids;
+	uint32_t nkids;
+	bool red;              /* in its parent's tree of kids */
 	uint64_t hit;          /* chains that end here */
 	uint64_t children_hit; /* chains that go on below */
-	struct gnode **kids;   /* by their first function (binary, then address): perf's rb_root_in order */
+	struct gnode *kids;    /* the root of the kids' tree; in order, perf's rb_root_in order */
+	struct gnode *left, *right, *up; /* its place in its parent's tree of kids */
 };
 
 /* Memory handed out in pieces that never move (nodes and frame runs point
@@ -203,12 +220,13 @@ static uint64_t chain_hash_at(const struct graph *g, uint32_t i)
 	return g->chains[i].hash;
 }
 
-/* The id of the function (dso, named, addr, load) named name. */
-static int func_id(struct graph *g, int32_t dso, bool named, uint64_t addr, uint32_t load, const char *name,
-		   uint32_t *id)
+/* The id of function f (by dso, named, addr and load), made from f when new. */
+static int func_id(struct graph *g, const struct gfunc *f, uint32_t *id)
 {
-	uint64_t h = func_hash(dso, named, addr, load);
-	uint32_t j;
+	int32_t dso = f->dso;
+	bool named = f->named;
+	uint64_t addr = f->addr, h = func_hash(dso, named, addr, f->load);
+	uint32_t j, load = f->load;
 
 	if ((g->nfuncs + 1) * 2 > g->ftab_cap &&
 	    rehash(&g->ftab, &g->ftab_cap, g->ftab_cap ? g->ftab_cap * 2 : 4096, g->nfuncs, func_hash_at, g))
@@ -230,7 +248,7 @@ static int func_id(struct graph *g, int32_t dso, bool named, uint64_t addr, uint
 		g->funcs = v;
 		g->capfuncs = cap;
 	}
-	g->funcs[g->nfuncs] = (struct gfunc){ dso, named, addr, name, load };
+	g->funcs[g->nfuncs] = *f;
 	g->ftab[j] = ++g->nfuncs;
 	*id = g->nfuncs - 1;
 	return 0;
@@ -276,17 +294,21 @@ int graph_dso_made(struct graph *g, int32_t dso, uint32_t order)
 
 int graph_func(struct graph *g, const struct ans_frame *f, int32_t dso, uint64_t first, uint32_t *id)
 {
-	bool named = f->name != NULL;
+	bool named = f->name != NULL, inlined = named && f->inline_id && f->inline_name;
+	/* perf: a known function by its start in its binary (a KSYMBOL's at 0
+	 * in a binary of each registration), else the address */
+	const struct gfunc x = {
+		.dso = dso, .named = named, .inlined = inlined,
+		.addr = named ? (f->ksym_reg ? 0 : f->shown_addr - f->offset) : f->addr,
+		.name = f->name, .match_name = inlined ? f->inline_name : f->name,
+		.load = named ? f->ksym_reg | f->inline_id : 0,
+	};
 
 	/* a pass meets the samples in order: a binary's first meeting is its earliest */
 	if (dso_rank(g, dso) == UINT64_MAX &&
 	    dso_seen(g, dso, strcmp(f->dso, "[unknown]") ? first + 1 + GRAPH_TABLE_DSOS : 0))
 		return -ENOMEM;
-
-	/* perf: a known function by its start in its binary (a KSYMBOL's at 0
-	 * in a binary of each registration), else the address */
-	return func_id(g, dso, named, named ? (f->ksym_reg ? 0 : f->shown_addr - f->offset) : f->addr,
-		       named ? f->ksym_reg | f->inline_id : 0, f->name, id);
+	return func_id(g, &x, id);
 }
 
 uint32_t *graph_scratch(struct graph *g, size_t n)
@@ -379,12 +401,13 @@ int graph_merge(struct graph *g, const struct graph *from, const uint32_t *entry
 	if (!fmap)
 		return -ENOMEM;
 	for (i = 0; i < from->nfuncs && !err; i++) {
-		const struct gfunc *x = &from->funcs[i];
-		int32_t dso = dso_map(ctx, x->dso);
+		struct gfunc x = from->funcs[i];
+		int32_t dso = dso_map(ctx, x.dso);
 
-		err = dso < 0 ? -ENOMEM : func_id(g, dso, x->named, x->addr, x->load, x->name, &fmap[i]);
+		x.dso = dso;
+		err = dso < 0 ? -ENOMEM : func_id(g, &x, &fmap[i]);
 		if (!err)
-			err = dso_seen(g, dso, dso_rank(from, x->dso));
+			err = dso_seen(g, dso, dso_rank(from, from->funcs[i].dso));
 	}
 	for (i = 0; i < from->nchains && !err; i++) {
 		const uint32_t *w = from->words + from->chains[i].off, n = w[1];
@@ -426,33 +449,39 @@ int graph_renumber(struct graph *g, const uint32_t *entry_map)
 /* ---- the trees (perf's append_chain_children(), append_chain(), split_add_child()) ---- */
 
 /*
- * The order of a node's kids, perf's: its match_chain() says "less" when the
- * kid's dso object (then function start, or address) is below the new
- * one's, and append_chain_children() then goes left, so the tree holds them
- * from the highest. perf compares the dso objects' addresses, which follow
- * the order it made them in: first those of the file's build-id table, in
- * its order, as it reads the header (graph_dso_made()), then the others as
- * events name them; for those the order the chains first met the binaries
- * stands in (no binary, perf's NULL, is the lowest), the same whichever
- * readers shared the samples. Only equal periods print in
- * this order; a kid goes before another when kid_before().
+ * Function a (a kid's, met before) against b (the chain's), perf's
+ * match_chain(): < 0 when a is below b (perf's MATCH_LT), 0 when they are one.
+ * An inlined function (either) is compared by name. Any other by its dso
+ * object, then its function start (or address): perf compares the dso
+ * objects' addresses, which follow the order it made them in: first those of
+ * the file's build-id table, in its order, as it reads the header
+ * (graph_dso_made()), then the others as events name them; for those the
+ * order the chains first met the binaries stands in (no binary, perf's NULL,
+ * is the lowest), the same whichever readers shared the samples.
  */
-static bool kid_before(const struct graph *g, uint32_t a, uint32_t b)
+static int func_cmp(const struct graph *g, uint32_t a, uint32_t b)
 {
 	const struct gfunc *x = &g->funcs[a], *y = &g->funcs[b];
 
+	if (a == b)
+		return 0;
+	if (x->named && y->named && (x->inlined || y->inlined)) {
+		int c = strcmp(x->match_name, y->match_name);
+
+		return (c > 0) - (c < 0);
+	}
 	if (x->dso != y->dso) {
 		uint64_t rx = dso_rank(g, x->dso), ry = dso_rank(g, y->dso);
 
 		if (rx != ry)
-			return rx > ry;
-		return x->dso > y->dso;
+			return rx < ry ? -1 : 1;
+		return x->dso < y->dso ? -1 : 1;
 	}
 	if (x->load != y->load)
-		return x->load > y->load; /* perf: a registration is a dso of its own, the later made later */
+		return x->load < y->load ? -1 : 1; /* perf: a registration is a dso of its own, the later made later */
 	if (x->addr != y->addr)
-		return x->addr > y->addr;
-	return x->named > y->named;
+		return x->addr < y->addr ? -1 : 1;
+	return (int)x->named - (int)y->named;
 }
 
 static struct gnode *node_new(struct graph *g, const uint32_t *c, uint32_t n, uint64_t period)
@@ -471,41 +500,111 @@ static struct gnode *node_new(struct graph *g, const uint32_t *c, uint32_t n, ui
 	return x;
 }
 
-static int kid_insert(struct graph *g, struct gnode *p, uint32_t at, struct gnode *kid)
-{
-	if (p->nkids == p->capkids) {
-		uint32_t cap = p->capkids ? p->capkids * 2 : 4;
-		struct gnode **k = pool_get(&g->pool, cap * sizeof(*k));
+/* ---- a red-black tree of kids, balanced as the kernel's rb_insert_color() balances ---- */
 
-		if (!k)
-			return -ENOMEM;
-		if (p->nkids)
-			memcpy(k, p->kids, p->nkids * sizeof(*k)); /* the old array stays in the pool */
-		p->kids = k;
-		p->capkids = cap;
-	}
-	memmove(p->kids + at + 1, p->kids + at, (p->nkids - at) * sizeof(*p->kids));
-	p->kids[at] = kid;
-	p->nkids++;
-	return 0;
+/* x's child on side right (or the other) takes x's place; x becomes its child. */
+static void rb_rotate(struct gnode **root, struct gnode *x, bool left)
+{
+	struct gnode *y = left ? x->right : x->left, *m = left ? y->left : y->right;
+
+	if (left)
+		x->right = m;
+	else
+		x->left = m;
+	if (m)
+		m->up = x;
+	y->up = x->up;
+	if (!x->up)
+		*root = y;
+	else if (x == x->up->left)
+		x->up->left = y;
+	else
+		x->up->right = y;
+	if (left)
+		y->left = x;
+	else
+		y->right = x;
+	x->up = y;
 }
 
-/* The kid whose first function is f, or where it goes (*at). */
-static struct gnode *kid_find(const struct graph *g, const struct gnode *p, uint32_t f, uint32_t *at)
+/* Kid k linked below up (on its left when left; the root when up is NULL), then the colours mended. */
+static void rb_link(struct gnode *p, struct gnode *k, struct gnode *up, bool left)
 {
-	uint32_t lo = 0, hi = p->nkids;
+	struct gnode **root = &p->kids;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2, k = p->kids[mid]->val[0];
+	k->up = up;
+	k->left = k->right = NULL;
+	k->red = true;
+	if (!up)
+		*root = k;
+	else if (left)
+		up->left = k;
+	else
+		up->right = k;
+	p->nkids++;
+	while (k->up && k->up->red) {
+		struct gnode *q = k->up, *gq = q->up; /* a red node is not the root: gq is there */
+		bool qleft = q == gq->left;
+		struct gnode *uncle = qleft ? gq->right : gq->left;
 
-		if (k == f)
-			return p->kids[mid];
-		if (kid_before(g, k, f))
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (uncle && uncle->red) {
+			q->red = uncle->red = false;
+			gq->red = true;
+			k = gq;
+			continue;
+		}
+		if (k == (qleft ? q->right : q->left)) {
+			rb_rotate(root, q, qleft);
+			k = q;
+			q = k->up;
+		}
+		q->red = false;
+		gq->red = true;
+		rb_rotate(root, gq, !qleft);
 	}
-	*at = lo;
+	(*root)->red = false;
+}
+
+/* The first kid in order (the highest, as perf's rb_first()), and the next one. */
+static const struct gnode *kid_first(const struct gnode *p)
+{
+	const struct gnode *k = p->kids;
+
+	while (k && k->left)
+		k = k->left;
+	return k;
+}
+
+static const struct gnode *kid_next(const struct gnode *k)
+{
+	if (k->right) {
+		for (k = k->right; k->left; k = k->left)
+			;
+		return k;
+	}
+	while (k->up && k == k->up->right)
+		k = k->up;
+	return k->up;
+}
+
+/* The kid whose first function matches f, as perf's search finds it (a kid
+ * below f to the left, as perf puts MATCH_LT); else NULL, and where f goes. */
+static struct gnode *kid_find(const struct graph *g, const struct gnode *p, uint32_t f, struct gnode **up,
+			      bool *left)
+{
+	struct gnode *k = p->kids;
+
+	*up = NULL;
+	*left = false;
+	while (k) {
+		int c = func_cmp(g, k->val[0], f);
+
+		if (!c)
+			return k;
+		*up = k;
+		*left = c < 0;
+		k = c < 0 ? k->left : k->right;
+	}
 	return NULL;
 }
 
@@ -521,10 +620,10 @@ static int append(struct graph *g, struct gnode *x, const uint32_t *c, uint32_t 
 {
 	uint32_t m = 1;
 
-	while (m < x->nval && m < n && c[m] == x->val[m])
+	while (m < x->nval && m < n && !func_cmp(g, x->val[m], c[m]))
 		m++;
 	if (m < x->nval) {
-		/* the chains part inside x: its tail becomes its only kid */
+		/* the chains part inside x: its tail becomes its only kid, with x's kids */
 		struct gnode *tail = pool_get(&g->pool, sizeof(*tail));
 
 		if (!tail)
@@ -534,16 +633,17 @@ static int append(struct graph *g, struct gnode *x, const uint32_t *c, uint32_t 
 		tail->nval = x->nval - m;
 		x->nval = m;
 		x->kids = NULL;
-		x->nkids = x->capkids = 0;
-		if (kid_insert(g, x, 0, tail))
-			return -ENOMEM;
+		x->nkids = 0;
+		rb_link(x, tail, NULL, false);
 		x->children_hit = cumul(tail);
 		x->hit = 0;
 		if (m < n) {
+			/* perf's split_add_child(): the second kid beside the first, then balanced */
 			struct gnode *k = node_new(g, c + m, n - m, period);
 
-			if (!k || kid_insert(g, x, kid_before(g, c[m], tail->val[0]) ? 0 : 1, k))
+			if (!k)
 				return -ENOMEM;
+			rb_link(x, k, tail, func_cmp(g, tail->val[0], c[m]) < 0);
 			x->children_hit += period;
 		} else {
 			x->hit = period;
@@ -559,16 +659,18 @@ static int append(struct graph *g, struct gnode *x, const uint32_t *c, uint32_t 
 
 static int append_kids(struct graph *g, struct gnode *p, const uint32_t *c, uint32_t n, uint64_t period)
 {
-	uint32_t at = 0;
-	struct gnode *x = kid_find(g, p, c[0], &at);
+	struct gnode *up, *x;
+	bool left;
 
+	x = kid_find(g, p, c[0], &up, &left);
 	if (x) {
 		if (append(g, x, c, n, period))
 			return -ENOMEM;
 	} else {
 		x = node_new(g, c, n, period);
-		if (!x || kid_insert(g, p, at, x))
+		if (!x)
 			return -ENOMEM;
+		rb_link(p, x, up, left);
 	}
 	p->children_hit += period;
 	return 0;
@@ -679,17 +781,15 @@ static void margin(int left)
 
 /* x's kids that reach the threshold, by period (descending; equal ones in
  * their tree order, as perf's rb_insert_callchain() leaves them). */
-static uint32_t sorted_kids(const struct gprint *p, const struct gnode *x, struct gnode ***out)
+static uint32_t sorted_kids(const struct gprint *p, const struct gnode *x, const struct gnode ***out)
 {
-	struct gnode **v;
-	uint32_t i, n = 0, k;
+	const struct gnode **v, *c;
+	uint32_t n = 0, k;
 
 	*out = NULL;
 	if (!x->nkids || !(v = malloc(x->nkids * sizeof(*v))))
 		return 0;
-	for (i = 0; i < x->nkids; i++) {
-		struct gnode *c = x->kids[i];
-
+	for (c = kid_first(x); c; c = kid_next(c)) {
 		if (cumul(c) < p->min_hit)
 			continue;
 		for (k = n; k > 0 && cumul(v[k - 1]) < cumul(c); k--)
@@ -723,7 +823,7 @@ static void graph_line(int depth, unsigned mask, int left)
 
 static bool print_level(struct gprint *p, const struct gnode *x, int depth, unsigned mask, int left)
 {
-	struct gnode **kids;
+	const struct gnode **kids;
 	uint32_t n = sorted_kids(p, x, &kids), i, v;
 	unsigned new_mask = mask;
 
@@ -759,7 +859,7 @@ void graph_print(const struct report *r, const struct entry *e, double min_perce
 	const struct gnode *root = idx < g->nroot ? g->root[idx] : NULL;
 	struct gprint p = { .g = g, .total = r->tot[e->event].period,
 			    .min_hit = graph_min_hit(r, e->event, min_percent) };
-	struct gnode **kids;
+	const struct gnode **kids;
 	uint32_t n, v;
 	int left = 0;
 	bool printed = false;

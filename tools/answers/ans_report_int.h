@@ -19,10 +19,10 @@ struct ans_frame;
 /* The branch keys (RK_DSO_FROM on) exist in branch mode only: perf report's
  * view of a file with branch stacks, an entry per branch taken. */
 enum rkey {
-	RK_SYM, RK_DSO, RK_COMM, RK_PID, RK_TRACE, RK_CPU,
+	RK_SYM, RK_DSO, RK_COMM, RK_PID, RK_TRACE, RK_CPU, RK_SRCLINE,
 	RK_DSO_FROM, RK_SYM_FROM, RK_DSO_TO, RK_SYM_TO, RK_CYCLES
 };
-#define RK_MAX 11
+#define RK_MAX 12
 #define RK_FIRST_BRANCH RK_DSO_FROM
 /* An entry's key: two words for each symbol key (sym, symbol_from, symbol_to), one for the others;
  * trace is not a key of branch mode, so no --sort needs a word for every key. */
@@ -120,6 +120,7 @@ struct report {
 	struct branch *brs; /* branch mode: the entries' branches */
 	/* --sort trace: the file's tracepoint formats, and the text of the sample being added */
 	bool trace_key;
+	bool srcline_key; /* --sort srcline: an entry per source line (frame_key()) */
 	struct ans_tracing *tracing;
 	int32_t cur_trace;
 	size_t nbrs, brs_cap;

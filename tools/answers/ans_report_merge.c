@@ -53,6 +53,7 @@ static int map_key(const struct report *r, struct idmap *m, const uint64_t *from
 			break;
 		case RK_DSO:
 		case RK_COMM:
+		case RK_SRCLINE:
 			if ((a = map_id(m, (int32_t)k[0])) < 0)
 				return -ENOMEM;
 			k[0] = (uint32_t)a;

@@ -134,6 +134,12 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 		case RK_TRACE: /* sort__trace_cmp(): the texts ascending */
 			c = x->trace == y->trace ? 0 : strcmp(ans_intern_get(r->strs, x->trace), ans_intern_get(r->strs, y->trace));
 			break;
+		case RK_SRCLINE: /* sort__srcline_cmp(): the texts ascending, as the trace's */
+			c = x->key[r->koff[i]] == y->key[r->koff[i]]
+				    ? 0
+				    : strcmp(ans_intern_get(r->strs, (int32_t)x->key[r->koff[i]]),
+					     ans_intern_get(r->strs, (int32_t)y->key[r->koff[i]]));
+			break;
 		case RK_CPU: /* sort__cpu_cmp(): right - left, as the pid's */
 			c = cmp_cpu(x->key[r->koff[i]], y->key[r->koff[i]]);
 			break;

@@ -77,6 +77,8 @@ static const char *key_text(const struct report *r, int i, const struct entry *e
 		return buf;
 	case RK_TRACE:
 		return ans_intern_get(r->strs, e->trace);
+	case RK_SRCLINE:
+		return ans_intern_get(r->strs, (int32_t)e->key[r->koff[i]]);
 	case RK_CPU:
 		/* perf's hist_entry__cpu_snprintf(): "%*.*d" at the column's
 		 * width, its header's 3: "000", "-001" without a CPU */
@@ -159,9 +161,58 @@ static size_t text_room(const struct report *r, const struct entry *e)
  * "%9.2f%%", the others "%7.2f%%" right after it), each of its own event's
  * period.
  */
+static const struct report *prefix_r;
+static size_t prefix_words;
+
+static int cmp_prefix(const void *a, const void *b)
+{
+	const struct entry *x = (*(const struct row *const *)a)->e, *y = (*(const struct row *const *)b)->e;
+
+	return memcmp(x->key, y->key, prefix_words * sizeof(x->key[0]));
+}
+
+/*
+ * --sort srcline: which rows size its column (sized[j] for made[j]). perf
+ * finds an entry's line when it first compares two entries by it (its
+ * sort__srcline_cmp()), and sizes the column by the lines found before it
+ * prints (hists__calc_col_len()); a longer line is cut to the column. Two
+ * entries are compared by line when the keys before it are the same: an
+ * entry alone with its keys before the line is not, unless a second sample
+ * of it (or, children, its sample's first frame) was compared with it.
+ * NULL when out of memory (every row sizes it).
+ */
+static bool *srcline_sized(const struct report *r, int key, const struct row *made, size_t nmade)
+{
+	const struct row **v = malloc((nmade ? nmade : 1) * sizeof(*v));
+	bool *sized = calloc(nmade ? nmade : 1, sizeof(*sized));
+	size_t j, k;
+
+	if (!v || !sized) {
+		free(v);
+		free(sized);
+		return NULL;
+	}
+	for (j = 0; j < nmade; j++)
+		v[j] = &made[j];
+	prefix_r = r;
+	prefix_words = r->koff[key];
+	qsort(v, nmade, sizeof(*v), cmp_prefix);
+	for (j = 0; j < nmade; j = k) {
+		size_t first = j;
+
+		for (k = j + 1; k < nmade && !cmp_prefix(&v[j], &v[k]); k++)
+			;
+		for (; j < k; j++)
+			sized[v[j] - made] = k - first > 1 || v[j]->e->self_samples > 1 || (r->children && v[j]->e->self);
+	}
+	free(v);
+	return sized;
+}
+
 void report_print_table(const struct report *r, const char *title, int ev, int nr, struct row **rows, size_t n,
 			const struct row *made, size_t nmade, uint64_t lost, bool lost_line)
 {
+	bool *sized = NULL;
 	struct event_tot t[GROUP_MAX], all = { 0 };
 	int width[RK_MAX], i, k, last, wide = 8 * (nr - 1);
 	char small[512], *buf = small, unit = ' ';
@@ -208,9 +259,17 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 	 */
 	for (i = 0; i < r->nkeys; i++) {
 		width[i] = (int)strlen(rk_names[r->keys[i]].header);
+		if (r->keys[i] == RK_SRCLINE) {
+			free(sized);
+			sized = srcline_sized(r, i, made, nmade);
+		}
 		/* perf keeps the CPU column at its header's width (a "-001" runs past it) */
 		for (j = 0; j < nmade && r->keys[i] != RK_CPU; j++) {
-			int w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &entry_branch(r, made[j].e)->from)
+			int w;
+
+			if (r->keys[i] == RK_SRCLINE && sized && !sized[j])
+				continue;
+			w = r->keys[i] == RK_DSO_FROM ? branch_dso_len(r, &entry_branch(r, made[j].e)->from)
 				: r->keys[i] == RK_DSO_TO ? branch_dso_len(r, &entry_branch(r, made[j].e)->to)
 				: (int)strlen(r->keys[i] == RK_COMM ? ans_intern_get(r->strs, made[j].e->pid_comm)
 								      : key_text(r, i, made[j].e, buf, room));
@@ -276,7 +335,8 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			if (r->elide[i])
 				continue;
 			text = key_text(r, i, w->e, buf, room);
-			if (r->keys[i] == RK_COMM || r->keys[i] == RK_DSO_FROM || r->keys[i] == RK_DSO_TO)
+			if (r->keys[i] == RK_COMM || r->keys[i] == RK_DSO_FROM || r->keys[i] == RK_DSO_TO ||
+			    r->keys[i] == RK_SRCLINE)
 				printf("  %-*.*s", i < last ? width[i] : 0, width[i], text);
 			else
 				printf("  %-*s", i < last ? width[i] : 0, text);
@@ -286,6 +346,7 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			graph_print(r, w->m[0], r->graph_min);
 	}
 	printf("\n\n");
+	free(sized);
 	if (buf != small)
 		free(buf);
 }
@@ -364,6 +425,9 @@ void report_print_json(const struct report *r, const char *name, int ev, struct 
 				break;
 			case RK_TRACE:
 				pd_emit_str(&e, "trace", ans_intern_get(r->strs, x->trace));
+				break;
+			case RK_SRCLINE:
+				pd_emit_str(&e, "srcline", ans_intern_get(r->strs, (int32_t)x->key[r->koff[i]]));
 				break;
 			}
 		}

@@ -39,6 +39,8 @@ struct ans_reader {
 	int nattrs;
 	int max_stack;
 	uint64_t bad_samples, lost_samples;
+	/* every record read (perf's nr_events[0]), the LOST and SAMPLE ones: its lost-data warnings */
+	uint64_t nr_records, nr_lost_records, nr_sample_records;
 	struct perfring_perfdata_record rec;
 	struct perfring_decoded d;
 	struct ans_frame *frames;
@@ -1053,6 +1055,9 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 	int ret, ev, read;
 
 	while ((ret = perfring_perfdata_next(r->pd, &r->rec)) > 0) {
+		r->nr_records++;
+		r->nr_lost_records += r->rec.type == PERF_RECORD_LOST;
+		r->nr_sample_records += r->rec.type == PERF_RECORD_SAMPLE;
 		if (r->rec.type == PERFRING_RECORD_HEADER_TRACING_DATA && r->rec.payload_len && !r->tracing) {
 			r->tracing = malloc(r->rec.payload_len);
 			if (r->tracing) {
@@ -1142,6 +1147,20 @@ const char *ans_thread_comm(const struct ans_reader *r, uint32_t tid)
 uint64_t ans_lost_samples(const struct ans_reader *r)
 {
 	return r->lost_samples;
+}
+
+void ans_lost_warnings(const struct ans_reader *r, const char *cmd, const char *path)
+{
+	uint64_t all = r->nr_sample_records + r->lost_samples;
+
+	if (r->nr_lost_records)
+		fprintf(stderr, "perfring %s: warning: %s: Processed %llu events and lost %llu chunks! "
+				"Check IO/CPU overload!\n",
+			cmd, path, (unsigned long long)r->nr_records, (unsigned long long)r->nr_lost_records);
+	/* perf: lost / (samples + lost) > 0.05, the samples of every event, kept or not */
+	if (all && (double)r->lost_samples / (double)all > 0.05)
+		fprintf(stderr, "perfring %s: warning: %s: Processed %llu samples and lost %3.2f%%!\n", cmd, path,
+			(unsigned long long)all, 100.0 * (double)r->lost_samples / (double)all);
 }
 
 bool ans_any_event_samples(const struct ans_reader *r, uint64_t bits)

@@ -175,6 +175,15 @@ const char *ans_kernel_function(void *reader, uint64_t addr, uint64_t *start);
 uint64_t ans_bad_samples(const struct ans_reader *r);
 /* The sum of the LOST_SAMPLES records' counts read so far (perf report's "Total Lost Samples"). */
 uint64_t ans_lost_samples(const struct ans_reader *r);
+/*
+ * perf's warnings about what the recording lost, after a whole pass (perf's
+ * perf_session__warn_about_errors(), report's and script's): on stderr, a
+ * line when the file has LOST records (ring buffer chunks the kernel
+ * dropped), one when the LOST_SAMPLES records' count is over 5% of the
+ * samples (recorded and lost). Each in perf's words, after "perfring CMD:
+ * warning: PATH: ".
+ */
+void ans_lost_warnings(const struct ans_reader *r, const char *cmd, const char *path);
 /* The name of thread tid now (after the records read so far); NULL when none named it. */
 const char *ans_thread_comm(const struct ans_reader *r, uint32_t tid);
 /*

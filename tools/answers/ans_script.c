@@ -848,6 +848,8 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 	if (o)
 		ob_flush(o);
 	free(o);
+	if (ret >= 0) /* every record read: what was lost (nothing after a fatal error) */
+		ans_lost_warnings(r, cmd, path);
 	fflush(stdout);
 	ans_warnings(r, cmd, path);
 	if (sec && second_end(sec) && ret >= 0)

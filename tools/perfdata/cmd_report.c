@@ -43,7 +43,8 @@ void cmd_report_usage(FILE *f)
 		"--header-only` words them.\n\n"
 		"Options:\n"
 		"  -i, --input FILE        the file to read (default perf.data; '-': standard input)\n"
-		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid, cpu, trace, or perf's\n"
+		"  -s, --sort KEYS         comma-separated: sym, dso, comm, pid (the thread; tid\n"
+		"                          too), cpu, trace, srcline (FILE:LINE), or perf's\n"
 		"                          names and their prefixes (symbol, Dso) (default\n"
 		"                          comm,dso,sym; trace when every event is a tracepoint:\n"
 		"                          the tracepoint's fields as its format prints them);\n"
@@ -101,6 +102,17 @@ static void report_line(const char *name, uint64_t n, uint64_t total, bool pct)
 		printf("%16s events: %10llu\n", name, (unsigned long long)n);
 }
 
+/* A LOST_SAMPLES record's count: perf's event stats add them up (its
+ * hists' nr_lost_samples), the samples lost, not the records. */
+static uint64_t lost_count(const struct perfring_perfdata_record *r)
+{
+	struct perfring_decoded d;
+
+	if (perfring_record_parse(&r->attr->cfg, r->data, r->size, &d) < 0)
+		return 0;
+	return d.u.lost_samples.lost;
+}
+
 static int report_stats(const char *path)
 {
 	uint64_t counts[PD_TYPE_MAX] = { 0 }, other = 0, total = 0;
@@ -141,7 +153,7 @@ static int report_stats(const char *path)
 				if (r.type == 9)
 					ev[i].samples++;
 				else
-					ev[i].lost_samples++;
+					ev[i].lost_samples += lost_count(&r);
 			}
 		}
 	}
@@ -335,7 +347,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 's':
 			if (ans_report_check_sort(optarg, &bad, &badlen))
-				return tool_usage_error(CMD, "--sort: unknown key '%.*s' (keys: sym, dso, comm, pid, cpu, trace; "
+				return tool_usage_error(CMD, "--sort: unknown key '%.*s' (keys: sym, dso, comm, pid, tid, cpu, trace, srcline; "
 							"in branch mode dso_from, symbol_from, dso_to, symbol_to, cycles)",
 							badlen, bad);
 			o.sort = optarg;
