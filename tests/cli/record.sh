@@ -186,6 +186,42 @@ else
 	skip record_clock_reads_perf_k "perf record -k mono failed: $(head -n 1 "$T_TMP/pk.out")"
 fi
 
+# --- (4b) --call-graph dwarf: the kernel's chain and the unwound user part -------
+# perf record --call-graph dwarf asks the kernel for its part of the chain
+# (CALLCHAIN with exclude_callchain_user) and for data mappings (mmap_data,
+# through which perf's unwinder reads .eh_frame_hdr); the user part is
+# unwound from the stack copy. On the file perfring records, perf and
+# perfring must then print the same report and script: dd spends most of
+# its time in read(2), which only the kernel part shows.
+
+# report_lines FILE: a report's table without comments, blank lines or
+# perf's trailing padding.
+report_lines() { grep -v '^#' "$1" | sed 's/ *$//' | grep -v '^$'; }
+f="$T_TMP/dwarf.data"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record --call-graph dwarf -o "$f" -- dd if=/dev/zero of=/dev/null bs=64k count=50000
+t_check record_dwarf_exit "perfring record --call-graph dwarf: exit $T_RC, stderr: $(head -c 300 "$T_TMP/err")" [ "$T_RC" -eq 0 ]
+perf report --header-only -i "$f" >"$T_TMP/dwarf.phdr" 2>&1
+attr=$(grep '^# event :' "$T_TMP/dwarf.phdr")
+t_check record_dwarf_attr "perf's event line lacks CALLCHAIN, REGS_USER|STACK_USER, exclude_callchain_user = 1 or mmap_data = 1: $attr" \
+	bash -c "echo '$attr' | grep -q 'sample_type = [A-Z_|]*CALLCHAIN[A-Z_|]*REGS_USER|STACK_USER,' &&
+		 echo '$attr' | grep -q 'exclude_callchain_user = 1' && echo '$attr' | grep -q 'mmap_data = 1'"
+perf_reads record_dwarf_perf_reads "$f"
+for mode in children no-children; do
+	perf report --stdio --$mode --sort dso -i "$f" >"$T_TMP/dwarf.p$mode" 2>&1
+	"$PERFRING" report --$mode --sort dso -i "$f" >"$T_TMP/dwarf.r$mode" 2>&1
+	report_lines "$T_TMP/dwarf.p$mode" >"$T_TMP/dwarf.p$mode.t"
+	report_lines "$T_TMP/dwarf.r$mode" >"$T_TMP/dwarf.r$mode.t"
+	kp=$(grep -m1 '%  \[kernel.kallsyms\]' "$T_TMP/dwarf.p$mode.t")
+	kr=$(grep -m1 '%  \[kernel.kallsyms\]' "$T_TMP/dwarf.r$mode.t")
+	t_check "record_dwarf_report_$mode" "report --$mode --sort dso: perf '$kp', perfring '$kr'; $(diff "$T_TMP/dwarf.p$mode.t" "$T_TMP/dwarf.r$mode.t" | grep -c '^[<>]') lines differ:
+$(diff "$T_TMP/dwarf.p$mode.t" "$T_TMP/dwarf.r$mode.t" | head -n 10)" \
+		bash -c "[ -n '$kp' ] && cmp -s '$T_TMP/dwarf.p$mode.t' '$T_TMP/dwarf.r$mode.t'"
+done
+"$PERFRING" script -i "$f" >"$T_TMP/dwarf.rscript" 2>&1
+frames=$(grep -c '^[[:space:]]' "$f.pscript")
+t_check record_dwarf_script "perf script and perfring script differ ($frames frames in perf's): $(diff "$f.pscript" "$T_TMP/dwarf.rscript" | head -n 6)" \
+	bash -c "cmp -s '$f.pscript' '$T_TMP/dwarf.rscript' && grep -q 'entry_SYSCALL_64' '$f.pscript' && grep -q '__libc_start_call_main' '$f.pscript'"
+
 # --- (5) errors -----------------------------------------------------------------
 
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -e no-such-event -o "$T_TMP/bad.data" -- /bin/true

@@ -55,8 +55,9 @@ void cmd_record_usage(FILE *f)
 		"  -F, --freq HZ          sample about HZ times a second (default %d, capped by\n"
 		"                         /proc/sys/kernel/perf_event_max_sample_rate; max: that)\n"
 		"  -g                     record kernel and user call chains (frame pointers)\n"
-		"      --call-graph MODE  fp (as -g) or dwarf[,SIZE] (user registers and SIZE\n"
-		"                         bytes of user stack, default 8192)\n"
+		"      --call-graph MODE  fp (as -g) or dwarf[,SIZE] (as perf: the kernel's part\n"
+		"                         of the chain, user registers, SIZE bytes of user\n"
+		"                         stack, default 8192, and the data mappings)\n"
 		"  -a, --all-cpus         every task on every CPU (until SIGINT/SIGTERM, or until\n"
 		"                         CMD exits)\n"
 		"  -C, --cpu CPUS         only these CPUs (e.g. 0,2-3); system-wide without -p/-t\n"
@@ -462,8 +463,14 @@ int cmd_record(int argc, char **argv)
 		sample_type |= PERF_SAMPLE_IDENTIFIER;
 	eo.sample_period = period;
 	eo.sample_freq = period ? 0 : freq;
-	eo.callchain = callchain;
+	/* dwarf as perf: the kernel's chain stops at user space, where the
+	 * reader unwinds the stack copy */
+	eo.callchain = callchain || dwarf;
 	eo.dwarf = dwarf;
+	eo.exclude_callchain_user = dwarf;
+	/* and the data mappings: perf unwinds through a library's
+	 * .eh_frame_hdr only when its mapping is in the file */
+	eo.mmap_data = dwarf;
 	eo.stack_user_size = stack_size;
 	eo.sample_id_all = true;
 	eo.wakeup_bytes = RECORD_WATERMARK;
