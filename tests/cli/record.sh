@@ -192,7 +192,10 @@ fi
 # through which perf's unwinder reads .eh_frame_hdr); the user part is
 # unwound from the stack copy. On the file perfring records, perf and
 # perfring must then print the same report and script: dd spends most of
-# its time in read(2), which only the kernel part shows.
+# its time in read(2), which only the kernel part shows. The report tables
+# are compared without their graphs (-g none): perf orders sibling branches
+# of equal weight as its sort leaves them (the accepted tie-order
+# difference); the chains themselves are compared, whole, in the scripts.
 
 # report_lines FILE: a report's table without comments, blank lines or
 # perf's trailing padding.
@@ -207,13 +210,13 @@ t_check record_dwarf_attr "perf's event line lacks CALLCHAIN, REGS_USER|STACK_US
 		 echo '$attr' | grep -q 'exclude_callchain_user = 1' && echo '$attr' | grep -q 'mmap_data = 1'"
 perf_reads record_dwarf_perf_reads "$f"
 for mode in children no-children; do
-	perf report --stdio --$mode --sort dso -i "$f" >"$T_TMP/dwarf.p$mode" 2>&1
-	"$PERFRING" report --$mode --sort dso -i "$f" >"$T_TMP/dwarf.r$mode" 2>&1
+	perf report --stdio --$mode -g none --sort dso -i "$f" >"$T_TMP/dwarf.p$mode" 2>&1
+	"$PERFRING" report --$mode -g none --sort dso -i "$f" >"$T_TMP/dwarf.r$mode" 2>&1
 	report_lines "$T_TMP/dwarf.p$mode" >"$T_TMP/dwarf.p$mode.t"
 	report_lines "$T_TMP/dwarf.r$mode" >"$T_TMP/dwarf.r$mode.t"
 	kp=$(grep -m1 '%  \[kernel.kallsyms\]' "$T_TMP/dwarf.p$mode.t")
 	kr=$(grep -m1 '%  \[kernel.kallsyms\]' "$T_TMP/dwarf.r$mode.t")
-	t_check "record_dwarf_report_$mode" "report --$mode --sort dso: perf '$kp', perfring '$kr'; $(diff "$T_TMP/dwarf.p$mode.t" "$T_TMP/dwarf.r$mode.t" | grep -c '^[<>]') lines differ:
+	t_check "record_dwarf_report_$mode" "report --$mode -g none --sort dso: perf '$kp', perfring '$kr'; $(diff "$T_TMP/dwarf.p$mode.t" "$T_TMP/dwarf.r$mode.t" | grep -c '^[<>]') lines differ:
 $(diff "$T_TMP/dwarf.p$mode.t" "$T_TMP/dwarf.r$mode.t" | head -n 10)" \
 		bash -c "[ -n '$kp' ] && cmp -s '$T_TMP/dwarf.p$mode.t' '$T_TMP/dwarf.r$mode.t'"
 done
@@ -221,6 +224,62 @@ done
 frames=$(grep -c '^[[:space:]]' "$f.pscript")
 t_check record_dwarf_script "perf script and perfring script differ ($frames frames in perf's): $(diff "$f.pscript" "$T_TMP/dwarf.rscript" | head -n 6)" \
 	bash -c "cmp -s '$f.pscript' '$T_TMP/dwarf.rscript' && grep -q 'entry_SYSCALL_64' '$f.pscript' && grep -q '__libc_start_call_main' '$f.pscript'"
+
+# --- (4c) the command line and the output file, as perf's ----------------------
+# A command that cannot run: one line, exit 1, and no file written (perf
+# exits 255, "Failed to collect ... workload", and leaves a 600-byte file):
+# an existing output stays as it was.
+d="$T_TMP/outdir"
+mkdir -p "$d"
+echo "an older recording" >"$d/perf.data"
+cp "$d/perf.data" "$T_TMP/perf.data.before"
+t_one_line_error record_cmd_missing "cannot run '/no/such/cmd': No such file or directory" \
+	bash -c "cd '$d' && exec '$PERFRING' record -- /no/such/cmd"
+t_check record_cmd_missing_keeps_file "after a command that cannot run: $(ls "$d" | tr '\n' ' ')" \
+	bash -c "cmp -s '$d/perf.data' '$T_TMP/perf.data.before' && [ ! -e '$d/perf.data.old' ]"
+perf record -q -o "$T_TMP/perf_missing.data" -- /no/such/cmd >/dev/null 2>&1
+prc=$?
+t_check record_cmd_missing_perf "perf record -- /no/such/cmd exits $prc (the oracle: not 0)" [ "$prc" -ne 0 ]
+# -z takes its level attached, as perf's: in `-z 99 -o x.data -- true`, 99
+# is where the command starts (perf runs '99', writes ./perf.data and exits
+# 255); perfring refuses the line and writes nothing.
+rm -f "$d/x.data"
+t_run "$T_TMP/out" "$T_TMP/err" bash -c "cd '$d' && exec '$PERFRING' record -z 99 -o x.data -- true"
+t_check record_z_detached "record -z 99 -o x.data -- true: exit $T_RC (want 2), stderr '$(cat "$T_TMP/err")', files: $(ls "$d" | tr '\n' ' ')" \
+	bash -c "[ $T_RC -eq 2 ] && [ \$(wc -l <'$T_TMP/err') -eq 1 ] && grep -qF -- \"-z takes its level attached (-zN or --compression-level=N, 1..22): '99' would be run as the command\" '$T_TMP/err' &&
+		 [ ! -e '$d/x.data' ] && cmp -s '$d/perf.data' '$T_TMP/perf.data.before'"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -z5 -o "$T_TMP/z5.data" -- /bin/sh -c "$busy"
+perf report --header-only -i "$T_TMP/z5.data" >"$T_TMP/z5.phdr" 2>&1
+t_check record_z_attached "record -z5: exit $T_RC, perf's header: $(grep -i compress "$T_TMP/z5.phdr" | head -n 2 | tr '\n' '|')" \
+	bash -c "[ $T_RC -eq 0 ] && grep -q '^# compressed : Zstd, level = 5,' '$T_TMP/z5.phdr'"
+t_usage_error record_z_bad_level "bad compression level '99' (1..22)" record -z99 -o "$T_TMP/bad.data" -- /bin/true
+# An existing output is kept as FILE.old (replacing one), as perf keeps
+# perf.data.old; an empty one is not kept (perf neither).
+f="$T_TMP/keep.data"
+rm -f "$f" "$f.old"
+"$PERFRING" record -o "$f" -- /bin/true 2>/dev/null
+t_check record_old_absent "a first recording made $(ls "$T_TMP" | grep -c '^keep.data.old$') keep.data.old" \
+	bash -c "[ -s '$f' ] && [ ! -e '$f.old' ]"
+cp "$f" "$T_TMP/keep.first"
+echo "an older .old" >"$f.old"
+"$PERFRING" record -o "$f" -- /bin/true 2>/dev/null
+t_check record_old_kept "the first recording is not keep.data.old" \
+	bash -c "cmp -s '$f.old' '$T_TMP/keep.first' && [ -s '$f' ] && ! cmp -s '$f' '$f.old'"
+rm -f "$f.old"
+: >"$f"
+"$PERFRING" record -o "$f" -- /bin/true 2>/dev/null
+t_check record_old_empty "an empty keep.data was kept as keep.data.old" \
+	bash -c "[ -s '$f' ] && [ ! -e '$f.old' ]"
+# perf's own rule, on the same steps: the oracle of the three above.
+rm -f "$f" "$f.old"
+perf record -q -o "$f" -- /bin/true >/dev/null 2>&1
+perf record -q -o "$f" -- /bin/true >/dev/null 2>&1
+po=$([ -s "$f.old" ] && echo kept)
+rm -f "$f.old"; : >"$f"
+perf record -q -o "$f" -- /bin/true >/dev/null 2>&1
+pe=$([ -e "$f.old" ] && echo kept)
+t_check record_old_as_perf "perf: a full file '$po' (want kept), an empty one '$pe' (want not)" \
+	bash -c "[ '$po' = kept ] && [ -z '$pe' ]"
 
 # --- (5) errors -----------------------------------------------------------------
 

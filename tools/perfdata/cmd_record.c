@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,17 +66,20 @@ void cmd_record_usage(FILE *f)
 		"                         create, until they exit or SIGINT/SIGTERM\n"
 		"  -t, --tid TIDS         these threads only\n"
 		"      --switch-events    context switch records (PERF_RECORD_SWITCH*)\n"
-		"  -z, --compression-level[=N]  zstd-compress the records (level N, default 1)\n"
+		"  -z, --compression-level[=N]  zstd-compress the records (level N, default 1;\n"
+		"                         attached as perf's: -z5, --compression-level=5)\n"
 		"  -k, --clockid CLOCK    sample times on CLOCK (monotonic, monotonic_raw,\n"
 		"                         realtime, boottime, tai, mono, raw, real, boot or a\n"
 		"                         number), with the CLOCKID and CLOCK_DATA features that\n"
 		"                         tie it to wall-clock time (perf script -F tod)\n"
 		"  -- CMD [ARG]...        start CMD and record it and its children until it exits\n"
-		"  -o, --output FILE      the perf.data file to write (default perf.data)\n"
+		"  -o, --output FILE      the perf.data file to write (default perf.data); an\n"
+		"                         existing one, not empty, is kept as FILE.old\n"
 		"  -h, --help             show this help\n\n"
 		"Exit status: 0 when a complete file was written (also after SIGINT/SIGTERM, and\n"
-		"whatever CMD's status, which is printed), 1 when events cannot be opened or the\n"
-		"file written, 2 for a bad command line.\n",
+		"whatever CMD's status, which is printed), 1 when events cannot be opened, CMD\n"
+		"cannot run (no file is written then) or the file written, 2 for a bad command\n"
+		"line.\n",
 		TOOL_NAME, RECORD_DEFAULT_HZ);
 }
 
@@ -239,6 +243,41 @@ static int record_round(struct record_state *st)
 	return perfring_perfdata_writer_write(st->writer, &fr, sizeof(fr));
 }
 
+/*
+ * perf's -z takes its level attached (-z5) or none: in `-z 99 -o x.data
+ * -- cmd`, 99 is the first word of the command, and the options after it
+ * are its arguments. A number right after a bare -z was meant as the
+ * level: refused rather than run.
+ */
+static bool record_level_taken_for_command(char **argv, int optind_)
+{
+	const char *prev = argv[optind_ - 1], *word = argv[optind_];
+
+	if (strcmp(prev, "-z") && strcmp(prev, "--compression-level"))
+		return false;
+	return word[0] && strspn(word, "0123456789") == strlen(word);
+}
+
+/*
+ * An output file that exists and is not empty is kept as FILE.old (a
+ * FILE.old before it is replaced), as perf record keeps perf.data.old.
+ */
+static int record_keep_old(const char *output)
+{
+	struct stat sb;
+	char *old;
+	int err = 0;
+
+	if (stat(output, &sb) || !S_ISREG(sb.st_mode) || !sb.st_size)
+		return 0;
+	if (asprintf(&old, "%s.old", output) < 0)
+		return tool_error(CMD, "no memory");
+	if (rename(output, old))
+		err = tool_error(CMD, "cannot keep %s as %s: %s", output, old, strerror(errno));
+	free(old);
+	return err;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	enum { OPT_CALL_GRAPH = 256, OPT_SWITCH, OPT_ZLEVEL };
@@ -283,7 +322,7 @@ int cmd_record(int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:gaC:p:t:zk:o:h", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:F:gaC:p:t:z::k:o:h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'e':
 			if (nev == RECORD_MAX_EVENTS)
@@ -341,9 +380,7 @@ int cmd_record(int argc, char **argv)
 		case OPT_SWITCH:
 			switch_events = true;
 			break;
-		case 'z':
-			zlevel = 1;
-			break;
+		case 'z': /* -z or -zN, as perf */
 		case OPT_ZLEVEL:
 			zlevel = 1;
 			if (optarg && (!tool_parse_u64(optarg, 1, 22, &v) || !(zlevel = (int)v)))
@@ -369,6 +406,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		cmd = argv + optind;
+	if (cmd && record_level_taken_for_command(argv, optind))
+		return tool_usage_error(CMD, "-z takes its level attached (-zN or --compression-level=N, 1..22): "
+					     "'%s' would be run as the command", cmd[0]);
 	system_wide = all_cpus || (cpu_list && !ntarget);
 	if (ntarget && (all_cpus || cmd))
 		return tool_usage_error(CMD, "-p/-t go alone: not with -a or a command");
@@ -561,6 +601,21 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	if (command.go_fd >= 0) {
+		/* Let the command exec (that enables the events: enable_on_exec)
+		 * before the output is touched: a command that cannot run is an
+		 * error that leaves no file and an existing one as it was, where
+		 * perf writes an empty one. The rings keep what it does until
+		 * the loop reads them. */
+		err = tool_command_release(&command);
+		if (err) {
+			tool_error(CMD, "cannot run '%s': %s", cmd[0], strerror(err));
+			goto out;
+		}
+	}
+	if (record_keep_old(output))
+		goto out;
+
 	cmdline = record_cmdline(argc, argv);
 	wo.cmdline = cmdline;
 	wo.build_ids = true;
@@ -601,15 +656,6 @@ int cmd_record(int argc, char **argv)
 			tool_error(CMD, "%s: %s", output, perfring_errmsg());
 			goto out;
 		}
-	}
-
-	if (command.go_fd >= 0) {
-		/* Let the command exec: that enables the events (enable_on_exec).
-		 * A failed exec leaves a child that exited 127, which the loop
-		 * sees end: the (empty) recording is still written. */
-		err = tool_command_release(&command);
-		if (err)
-			tool_error(CMD, "cannot run '%s': %s", cmd[0], strerror(err));
 	}
 
 	tty = isatty(STDERR_FILENO);
