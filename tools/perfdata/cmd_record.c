@@ -51,7 +51,8 @@ void cmd_record_usage(FILE *f)
 		"Options:\n"
 		"  -e, --event EVENT      an event to sample (repeatable; default cpu-clock); any\n"
 		"                         name perfring_event_parse() knows (see perfring(1)), with\n"
-		"                         perf's modifiers: cycles:u, cpu-clock:k, sched:sched_switch\n"
+		"                         perf's modifiers: cycles:u, cpu-clock:k, sched:sched_switch;\n"
+		"                         cycles without a hardware PMU: cpu-clock, as perf\n"
 		"  -c, --count PERIOD     sample every PERIOD events\n"
 		"  -F, --freq HZ          sample about HZ times a second (default %d, capped by\n"
 		"                         /proc/sys/kernel/perf_event_max_sample_rate; max: that)\n"
@@ -63,8 +64,9 @@ void cmd_record_usage(FILE *f)
 		"                         CMD exits)\n"
 		"  -C, --cpu CPUS         only these CPUs (e.g. 0,2-3); system-wide without -p/-t\n"
 		"  -p, --pid PIDS         these processes (all their threads) and the tasks they\n"
-		"                         create, until they exit or SIGINT/SIGTERM\n"
-		"  -t, --tid TIDS         these threads only\n"
+		"                         create, until they exit, CMD exits or SIGINT/SIGTERM\n"
+		"  -t, --tid TIDS         these threads only (with -p/-t, CMD is not recorded:\n"
+		"                         it sets how long, as perf's -p PID -- sleep 5)\n"
 		"      --switch-events    context switch records (PERF_RECORD_SWITCH*)\n"
 		"  -z, --compression-level[=N]  zstd-compress the records (level N, default 1;\n"
 		"                         attached as perf's: -z5, --compression-level=5)\n"
@@ -90,6 +92,7 @@ struct record_event {
 	int *fds;
 	bool tracepoint;
 	char *user_name; /* "NAME:u" when the kernel part was refused */
+	char *clock_name; /* "cpu-clock[:MODIFIERS]" for cycles without a PMU */
 };
 
 struct record_state {
@@ -182,6 +185,26 @@ static bool record_counts_kernel(const char *name)
 	struct perf_event_attr a;
 
 	return perfring_event_parse(name, &a) == 0 && !a.exclude_kernel && a.type != PERF_TYPE_TRACEPOINT;
+}
+
+/*
+ * cycles where the kernel has no hardware PMU: perf record falls back to
+ * cpu-clock with the same modifiers (cycles:u -> cpu-clock:u). *out is
+ * the new name (freed by the caller), or NULL when err or the event do
+ * not call for it.
+ */
+static void record_cycles_fallback(const char *name, int err, char **out)
+{
+	struct perf_event_attr a;
+	const char *mods;
+
+	*out = NULL;
+	if ((err != -ENOENT && err != -ENODEV && err != -EOPNOTSUPP && err != -ENXIO) ||
+	    perfring_event_parse(name, &a) || a.type != PERF_TYPE_HARDWARE || a.config != PERF_COUNT_HW_CPU_CYCLES)
+		return;
+	mods = strchr(name, ':');
+	if (asprintf(out, "cpu-clock%s", mods ? mods : "") < 0)
+		*out = NULL;
 }
 
 /* "1,2,3" into ids (each 1..INT32_MAX); the count, or -1. */
@@ -410,8 +433,8 @@ int cmd_record(int argc, char **argv)
 		return tool_usage_error(CMD, "-z takes its level attached (-zN or --compression-level=N, 1..22): "
 					     "'%s' would be run as the command", cmd[0]);
 	system_wide = all_cpus || (cpu_list && !ntarget);
-	if (ntarget && (all_cpus || cmd))
-		return tool_usage_error(CMD, "-p/-t go alone: not with -a or a command");
+	if (ntarget && all_cpus)
+		return tool_usage_error(CMD, "-p/-t go without -a");
 	if (!system_wide && !ntarget && !cmd)
 		return tool_usage_error(CMD, "give a target: -a, -C CPUS, -p PID, -t TID or -- CMD");
 	if (period && freq)
@@ -468,7 +491,9 @@ int cmd_record(int argc, char **argv)
 			ntask = k;
 		}
 	}
-	if (system_wide || cmd)
+	/* With -p/-t, a command only sets how long to record (as perf's
+	 * `-p PID -- sleep 5`): it is not recorded itself. */
+	if (system_wide || (cmd && !ntarget))
 		tasks[ntask++] = -1; /* the command's pid once it is forked */
 	for (j = 0; j < nev; j++) {
 		events[j].fds = malloc((size_t)ntask * (size_t)ncpu * sizeof(int));
@@ -494,7 +519,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		child = command.pid;
-		if (!system_wide)
+		if (!system_wide && !ntarget)
 			tasks[0] = child;
 	}
 
@@ -515,7 +540,7 @@ int cmd_record(int argc, char **argv)
 	eo.sample_id_all = true;
 	eo.wakeup_bytes = RECORD_WATERMARK;
 	eo.inherit = !system_wide && !by_tid;
-	eo.enable_on_exec = cmd && !system_wide;
+	eo.enable_on_exec = cmd && !system_wide && !ntarget;
 	eo.build_id = true;
 	eo.use_clockid = use_clockid;
 	eo.clockid = clockid;
@@ -559,6 +584,17 @@ int cmd_record(int argc, char **argv)
 					 * from the files at the end */
 					eo.build_id = false;
 					fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
+				}
+				if (fd < 0 && !events[j].clock_name) {
+					record_cycles_fallback(events[j].name, fd, &events[j].clock_name);
+					if (events[j].clock_name) {
+						/* perf's words (perf record -v: it says so only then) */
+						fprintf(stderr, "%s %s: the %s event is not supported, trying to fall back to "
+							"cpu-clock-ticks: recording %s\n", TOOL_NAME, CMD, events[j].name,
+							events[j].clock_name);
+						events[j].name = events[j].clock_name;
+						fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
+					}
 				}
 				if ((fd == -EACCES || fd == -EPERM) && !system_wide && !events[j].user_name &&
 				    record_counts_kernel(events[j].name) &&
@@ -738,6 +774,7 @@ out:
 		free(events[j].fds);
 		free(events[j].ids);
 		free(events[j].user_name);
+		free(events[j].clock_name);
 	}
 	return ret;
 }
