@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -76,7 +77,8 @@ void cmd_record_usage(FILE *f)
 		"                         tie it to wall-clock time (perf script -F tod)\n"
 		"  -- CMD [ARG]...        start CMD and record it and its children until it exits\n"
 		"  -o, --output FILE      the perf.data file to write (default perf.data); an\n"
-		"                         existing one, not empty, is kept as FILE.old\n"
+		"                         existing one, not empty, is kept as FILE.old; -: pipe\n"
+		"                         mode on standard output, as perf's (not with -z)\n"
 		"  -h, --help             show this help\n\n"
 		"Exit status: 0 when a complete file was written (also after SIGINT/SIGTERM, and\n"
 		"whatever CMD's status, which is printed), 1 when events cannot be opened, CMD\n"
@@ -329,7 +331,7 @@ int cmd_record(int argc, char **argv)
 	bool switch_events = false, system_wide, freq_max = false, use_clockid = false;
 	int32_t clockid = 0;
 	int nev = 0, ncpu, nonline, ntarget = 0, ntask = 0, c, idx, i, j, k, t, ret = EXIT_ERROR;
-	int child_status = 0, err, zlevel = 0;
+	int child_status = 0, err, zlevel = 0, pipe_fd = -1;
 	uint32_t stack_size = 0;
 	struct tool_command command = { .go_fd = -1, .err_fd = -1 };
 	pid_t child = -1;
@@ -439,6 +441,9 @@ int cmd_record(int argc, char **argv)
 		return tool_usage_error(CMD, "give a target: -a, -C CPUS, -p PID, -t TID or -- CMD");
 	if (period && freq)
 		return tool_usage_error(CMD, "give -c PERIOD or -F HZ, not both");
+	/* perf 6.1 report did not expand COMPRESSED records from a pipe */
+	if (zlevel && strcmp(output, "-") == 0)
+		return tool_usage_error(CMD, "-z with -o -: pipe mode is written uncompressed (perf report cannot expand it)");
 	if (!nev)
 		events[nev++].name = "cpu-clock";
 	max_rate = record_max_rate();
@@ -504,6 +509,19 @@ int cmd_record(int argc, char **argv)
 		}
 		for (i = 0; i < ntask * ncpu; i++)
 			events[j].fds[i] = -1;
+	}
+
+	/* -o -: pipe mode on standard output, as perf's; the command's and
+	 * our own standard output go to standard error then (perf does the
+	 * same with its workload's), and a reader that goes away is an error
+	 * (EPIPE), not a signal that loses the message. */
+	if (strcmp(output, "-") == 0) {
+		pipe_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (pipe_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			tool_error(CMD, "-o -: standard output: %s", strerror(errno));
+			goto out;
+		}
+		signal(SIGPIPE, SIG_IGN);
 	}
 
 	/* Signals stop the loop (no SA_RESTART: a blocked poll returns). */
@@ -649,14 +667,16 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (record_keep_old(output))
+	if (pipe_fd < 0 && record_keep_old(output))
 		goto out;
 
 	cmdline = record_cmdline(argc, argv);
 	wo.cmdline = cmdline;
 	wo.build_ids = true;
 	wo.compress_level = zlevel;
-	st.writer = perfring_perfdata_writer_open(output, &wo);
+	wo.pipe = pipe_fd >= 0;
+	wo.fd = pipe_fd;
+	st.writer = perfring_perfdata_writer_open(pipe_fd >= 0 ? NULL : output, &wo);
 	free(cmdline);
 	if (!st.writer) {
 		tool_error(CMD, "%s", perfring_errmsg());
@@ -745,7 +765,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	fprintf(stderr, "%s %s: %llu records (%llu bytes), %llu lost, written to %s\n", TOOL_NAME, CMD,
-		(unsigned long long)st.records, (unsigned long long)st.bytes, (unsigned long long)st.lost, output);
+		(unsigned long long)st.records, (unsigned long long)st.bytes, (unsigned long long)st.lost,
+		pipe_fd >= 0 ? "standard output" : output);
 	ret = EXIT_OK;
 
 out:
@@ -766,6 +787,8 @@ out:
 				WTERMSIG(child_status), strsignal(WTERMSIG(child_status)));
 	}
 	perfring_perfdata_writer_free(st.writer);
+	if (pipe_fd >= 0)
+		close(pipe_fd);
 	perfring_reader_free(rd);
 	for (j = 0; j < nev; j++) {
 		for (i = 0; events[j].fds && i < ntask * ncpu; i++)
