@@ -114,7 +114,12 @@ perf record -g -o "$T_TMP/cmd.perf" -- "$TARGET" spin 1 >/dev/null 2>&1
 same_share cmd_named_share "$f" "$T_TMP/cmd.perf"
 perf script -F ip,sym,dso -i "$f" >"$T_TMP/cmd.syms" 2>/dev/null
 n=$(grep -cE ' symt_(alpha|cmp|spin|beta|gamma|outer)\+?[0-9a-fx]* \(.*sym_target\)' "$T_TMP/cmd.syms")
-t_check cmd_functions "perf script -F ip,sym,dso names sym_target's functions in $n frames (want > 100)" [ "$n" -gt 100 ]
+# as many as perfring names in the same file (a count fixed by the file, not
+# by how much CPU a busy machine gave the program)
+"$PERFRING" script -F ip,sym,dso -i "$f" >"$T_TMP/cmd.rsyms" 2>/dev/null
+r=$(grep -cE ' symt_(alpha|cmp|spin|beta|gamma|outer)\+?[0-9a-fx]* \(.*sym_target\)' "$T_TMP/cmd.rsyms")
+t_check cmd_functions "perf script -F ip,sym,dso names sym_target's functions in $n frames, perfring script in $r (want equal, > 0)" \
+	bash -c "[ '$n' -gt 0 ] && [ '$n' -eq '$r' ]"
 want=$(readelf -n "$TARGET" | awk '/Build ID:/ { print $3 }')
 got=$(perf buildid-list -i "$f" 2>/dev/null | awk -v p="$(readlink -f "$TARGET")" '$2 == p { print $1 }')
 kern=$(perf buildid-list -i "$f" 2>/dev/null | awk '$2 == "[kernel.kallsyms]" { print $1 }')
@@ -234,7 +239,9 @@ perf_reads z "$f"
 t_check z_header "perf report --header-only shows no zstd compression" \
 	bash -c "perf report --header-only -i '$f' 2>/dev/null | grep -q 'compressed : Zstd, level = 1'"
 n=$(grep -c ' symt_' "$f.pscript")
-t_check z_named "-z: perf script names $n symt_* frames (want > 50)" [ "$n" -gt 50 ]
+r=$("$PERFRING" script -i "$f" 2>/dev/null | grep -c ' symt_')
+t_check z_named "-z: perf script names $n symt_* frames, perfring script $r (want equal, > 0)" \
+	bash -c "[ '$n' -gt 0 ] && [ '$n' -eq '$r' ]"
 f="$T_TMP/sw.data"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record --switch-events -o "$f" -- /bin/sh -c 'sleep 0.1; sleep 0.1'
 perf_reads sw "$f"
