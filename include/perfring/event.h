@@ -126,6 +126,14 @@ struct perfring_event_opts {
 	 * Events sharing a ring (perfring_event_set_output()) use one clock. */
 	bool use_clockid;
 	int32_t clockid;
+	/* With callchain and dwarf: the call chain holds the kernel part only
+	 * (attr.exclude_callchain_user), the user part being unwound from the
+	 * user stack, as perf record --call-graph dwarf asks. */
+	bool exclude_callchain_user;
+	/* With task_events: MMAP2 records for data (non-executable) mappings
+	 * too (attr.mmap_data). perf's DWARF unwinder reads a library's
+	 * .eh_frame_hdr through them: perf record --call-graph dwarf sets it. */
+	bool mmap_data;
 };
 
 /*

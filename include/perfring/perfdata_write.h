@@ -57,9 +57,19 @@ struct perfring_perfdata_writer_opts {
 	 * record -z` writes them. Records of type 64 and above (FINISHED_ROUND,
 	 * ...) stay outside, in order. */
 	int compress_level;
+	/* Pipe mode, as perf record -o - writes it, for a reader that cannot
+	 * seek (perf report -i -): the 16-byte pipe header, then each attr as
+	 * a HEADER_ATTR record and its name as an EVENT_UPDATE, the tracing
+	 * data as a HEADER_TRACING_DATA record, the features (but BUILD_ID,
+	 * which perf's pipe mode has neither) as HEADER_FEATURE records, then
+	 * the records. With pipe, path may be NULL: the writer then writes
+	 * to fd, which it leaves open. */
+	bool pipe;
+	int fd;
 };
 
-/* Create (or truncate) path. NULL with errno and perfring_errmsg() on failure. */
+/* Create (or truncate) path (or, in pipe mode with path NULL, write to
+ * opts->fd). NULL with errno and perfring_errmsg() on failure. */
 PERFRING_API struct perfring_perfdata_writer *
 perfring_perfdata_writer_open(const char *path, const struct perfring_perfdata_writer_opts *opts);
 

@@ -140,6 +140,11 @@ static int apply_opts(const char *name, const struct perfring_event_opts *opts, 
 		attr->sample_regs_user = DWARF_REGS_MASK;
 		attr->sample_stack_user = stack ? stack : DEFAULT_STACK_USER;
 	}
+	if (PR_OPT(opts, exclude_callchain_user, false)) {
+		if (!(attr->sample_type & PERF_SAMPLE_CALLCHAIN))
+			return pr_fail(EINVAL, "event '%s': exclude_callchain_user is only used with callchain", name);
+		attr->exclude_callchain_user = 1;
+	}
 	attr->inherit = PR_OPT(opts, inherit, false);
 	attr->enable_on_exec = PR_OPT(opts, enable_on_exec, false);
 	/* enable_on_exec only takes effect on an event that starts disabled. */
@@ -152,6 +157,7 @@ static int apply_opts(const char *name, const struct perfring_event_opts *opts, 
 		attr->mmap2 = 1;
 		attr->task = 1;
 		attr->build_id = PR_OPT(opts, build_id, false);
+		attr->mmap_data = PR_OPT(opts, mmap_data, false);
 	}
 	attr->context_switch = PR_OPT(opts, context_switch, false);
 	if (PR_OPT(opts, use_clockid, false)) {

@@ -3,7 +3,9 @@
  * perf.data writer (file mode), laid out as perf record does: header, attr
  * ids, attrs, data, feature sections (formats of perf's
  * tools/perf/util/header.c: strings are u32 len + NUL-padded bytes aligned
- * to 64; the feature table sits right after the data section).
+ * to 64; the feature table sits right after the data section). In pipe
+ * mode (opts.pipe), as perf record -o - writes it: nothing is rewritten,
+ * the attrs, names, tracing data and features go first as user records.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +46,8 @@ struct pw_attr {
 
 struct perfring_perfdata_writer {
 	int fd;
+	bool pipe;           /* pipe mode: fd is the caller's when owns_fd is false */
+	bool owns_fd;
 	int err;             /* first error: sticky */
 	uint64_t pos;        /* file offset of the next byte written */
 	uint8_t *buf;        /* bytes [pos - len, pos) not yet written */
@@ -146,7 +150,7 @@ struct perfring_perfdata_writer *perfring_perfdata_writer_open(const char *path,
 
 	if (pr_opts_check(opts, opts ? opts->sz : 0, sizeof(*opts), "perfring_perfdata_writer_opts"))
 		return pr_errno_null(EINVAL);
-	if (!path)
+	if (!path && !PR_OPT(opts, pipe, false))
 		return pr_fail_null(EINVAL, "perfring_perfdata_writer_open: path is NULL");
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
@@ -164,7 +168,9 @@ struct perfring_perfdata_writer *perfring_perfdata_writer_open(const char *path,
 		perfring_perfdata_writer_free(w);
 		return pr_fail_null(ENOMEM, "perf.data writer: no memory");
 	}
-	w->build_ids = PR_OPT(opts, build_ids, false);
+	w->pipe = PR_OPT(opts, pipe, false);
+	/* perf's pipe mode has no build id records: the MMAP2 records carry them */
+	w->build_ids = PR_OPT(opts, build_ids, false) && !w->pipe;
 	w->z_level = PR_OPT(opts, compress_level, 0);
 	if (w->z_level < 0 || w->z_level > ZSTD_maxCLevel()) {
 		int lvl = w->z_level;
@@ -191,14 +197,25 @@ struct perfring_perfdata_writer *perfring_perfdata_writer_open(const char *path,
 		w->nr_avail = (uint32_t)n;
 	if (w->nr_avail < w->nr_online)
 		w->nr_avail = w->nr_online;
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		err = errno;
-		perfring_perfdata_writer_free(w);
-		return pr_fail_null(err, "perf.data writer: cannot create %s: %s", path, strerror(err));
+	if (path) {
+		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		w->owns_fd = true;
+	} else {
+		w->fd = PR_OPT(opts, fd, -1);
 	}
-	/* a placeholder header, rewritten at close */
-	err = pw_bytes(w, zero, sizeof(zero));
+	if (w->fd < 0) {
+		err = path ? errno : EBADF;
+		perfring_perfdata_writer_free(w);
+		return pr_fail_null(err, "perf.data writer: cannot create %s: %s", path ? path : "(fd)", strerror(err));
+	}
+	if (w->pipe) {
+		uint64_t ph[2] = { PD_MAGIC, PD_PIPE_HEADER_SIZE };
+
+		err = pw_bytes(w, ph, sizeof(ph));
+	} else {
+		/* a placeholder header, rewritten at close */
+		err = pw_bytes(w, zero, sizeof(zero));
+	}
 	if (err) {
 		perfring_perfdata_writer_free(w);
 		return pr_errno_null(-err);
@@ -390,6 +407,8 @@ static int bids_start(struct perfring_perfdata_writer *w)
 	return w->bids ? 0 : -errno;
 }
 
+static int write_pipe_head(struct perfring_perfdata_writer *w);
+
 /* The ids of every attr, then the attrs (each followed by its ids' section). */
 static int write_attrs(struct perfring_perfdata_writer *w)
 {
@@ -397,6 +416,8 @@ static int write_attrs(struct perfring_perfdata_writer *w)
 	int i, err = 0;
 
 	w->started = true;
+	if (w->pipe)
+		return write_pipe_head(w) ?: write_kernel_mmap(w);
 	for (i = 0; i < w->nr_attrs && !err; i++)
 		err = pw_bytes(w, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
 	w->attrs_off = w->pos;
@@ -699,6 +720,102 @@ static int write_features(struct perfring_perfdata_writer *w, uint64_t *bitmap)
 	return 0;
 }
 
+/*
+ * A user record whose payload write() writes: its header goes first with
+ * size 0, then is patched once the payload's length is known. The buffer
+ * is flushed before, so the record stays in it (a feature's payload is
+ * far below the buffer's size; the size field is 16 bits anyway).
+ */
+static int pipe_record(struct perfring_perfdata_writer *w, uint32_t type, uint64_t word,
+		       int (*write)(struct perfring_perfdata_writer *, int), int arg)
+{
+	struct perf_event_header h = { type, 0, 0 };
+	uint64_t start;
+	size_t size;
+	int err = pw_flush(w);
+
+	if (err)
+		return err;
+	start = w->pos;
+	err = pw_bytes(w, &h, sizeof(h)) ?: pw_u64(w, word) ?: write(w, arg);
+	if (err)
+		return err;
+	size = (size_t)(w->pos - start);
+	if (size != w->len || size > UINT16_MAX)
+		return pr_fail(EOVERFLOW, "perf.data writer: pipe record of type %u: %zu bytes", type, size);
+	h.size = (uint16_t)size;
+	memcpy(w->buf, &h, sizeof(h));
+	return 0;
+}
+
+/* EVENT_UPDATE's payload after its type word: the id, then the name (NUL-padded to 8). */
+static int update_name(struct perfring_perfdata_writer *w, int i)
+{
+	static const uint8_t zero[8];
+	size_t n = strlen(w->attrs[i].name) + 1;
+
+	return pw_u64(w, w->attrs[i].ids[0]) ?: pw_bytes(w, w->attrs[i].name, n - 1) ?:
+	       pw_bytes(w, zero, 1 + (8 - n % 8) % 8);
+}
+
+/*
+ * The head of a pipe-mode stream, in perf's order: each attr (HEADER_ATTR:
+ * the attr, then its ids) and its name (EVENT_UPDATE, by its first id),
+ * the features perf sends in a pipe (HEADER_FEATURE: the feature's id,
+ * then its section as in a file) and the tracing data (HEADER_TRACING_DATA:
+ * a 16-byte record, then the formats padded to 8, counted in its size
+ * word and not in header.size).
+ */
+static int write_pipe_head(struct perfring_perfdata_writer *w)
+{
+	int i, err = 0;
+
+	for (i = 0; i < w->nr_attrs && !err; i++) {
+		struct pw_attr *a = &w->attrs[i];
+		struct perf_event_header h = { PERFRING_RECORD_HEADER_ATTR, 0, 0 };
+		size_t size = sizeof(h) + sizeof(a->attr) + a->nr_ids * 8;
+
+		if (size > UINT16_MAX)
+			return pr_fail(EOVERFLOW, "perf.data writer: attr %d has too many ids for a pipe (%zu)", i,
+				       a->nr_ids);
+		h.size = (uint16_t)size;
+		err = pw_bytes(w, &h, sizeof(h)) ?: pw_bytes(w, &a->attr, sizeof(a->attr)) ?:
+		      pw_bytes(w, a->ids, a->nr_ids * 8);
+		if (!err && a->nr_ids)
+			err = pipe_record(w, PERFRING_RECORD_EVENT_UPDATE, 2 /* PERF_EVENT_UPDATE__NAME */,
+					  update_name, i);
+	}
+	for (i = 0; i < PW_NR_FEATURES && !err; i++)
+		if (pw_features[i] != PD_FEAT_TRACING_DATA && pw_features[i] != PD_FEAT_BUILD_ID &&
+		    want_feature(w, pw_features[i]))
+			err = pipe_record(w, PERFRING_RECORD_HEADER_FEATURE, (uint64_t)pw_features[i], write_feature,
+					  pw_features[i]);
+	if (!err && has_tracepoints(w)) {
+		struct perf_event_header h = { PERFRING_RECORD_HEADER_TRACING_DATA, 0, 16 };
+		static const uint8_t zero[8];
+		uint64_t *ids = malloc((size_t)w->nr_attrs * sizeof(*ids));
+		uint8_t *data = NULL;
+		size_t nr = 0, len = 0, pad;
+
+		if (!ids)
+			return pr_fail(ENOMEM, "perf.data writer: no memory");
+		for (i = 0; i < w->nr_attrs; i++)
+			if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT)
+				ids[nr++] = w->attrs[i].attr.config;
+		err = pd_tracing_data(ids, nr, &data, &len);
+		free(ids);
+		pad = (8 - len % 8) % 8;
+		if (!err && len + pad > UINT32_MAX)
+			err = pr_fail(EOVERFLOW, "perf.data writer: %zu bytes of tracing data", len);
+		if (!err)
+			err = pw_bytes(w, &h, sizeof(h)) ?: pw_u32(w, (uint32_t)(len + pad)) ?: pw_u32(w, 0) ?:
+			      pw_bytes(w, data, len) ?: pw_bytes(w, zero, pad);
+		free(data);
+	}
+	w->data_off = w->pos;
+	return err;
+}
+
 int perfring_perfdata_writer_close(struct perfring_perfdata_writer *w)
 {
 	uint64_t hdr[PD_FILE_HEADER_SIZE / 8], bitmap[4] = { 0 };
@@ -715,6 +832,11 @@ int perfring_perfdata_writer_close(struct perfring_perfdata_writer *w)
 	if (!err && w->zctx)
 		err = z_flush(w);
 	data_size = w->pos - w->data_off;
+	if (w->pipe) {
+		if (!err)
+			err = pw_flush(w);
+		goto done;
+	}
 	if (!err)
 		err = write_features(w, bitmap);
 	if (!err) {
@@ -732,7 +854,8 @@ int perfring_perfdata_writer_close(struct perfring_perfdata_writer *w)
 			err = pr_fail(errno ? errno : EIO, "perf.data writer: cannot write the header: %s",
 				      strerror(errno));
 	}
-	if (close(w->fd) && !err)
+done:
+	if (w->owns_fd && close(w->fd) && !err)
 		err = pr_fail(errno, "perf.data writer: close: %s", strerror(errno));
 	w->fd = -1;
 	perfring_perfdata_writer_free(w);
@@ -745,7 +868,7 @@ void perfring_perfdata_writer_free(struct perfring_perfdata_writer *w)
 
 	if (!w)
 		return;
-	if (w->fd >= 0)
+	if (w->fd >= 0 && w->owns_fd)
 		close(w->fd);
 	for (i = 0; i < w->nr_attrs; i++) {
 		free(w->attrs[i].ids);

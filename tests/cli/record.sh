@@ -186,6 +186,198 @@ else
 	skip record_clock_reads_perf_k "perf record -k mono failed: $(head -n 1 "$T_TMP/pk.out")"
 fi
 
+# --- (4b) --call-graph dwarf: the kernel's chain and the unwound user part -------
+# perf record --call-graph dwarf asks the kernel for its part of the chain
+# (CALLCHAIN with exclude_callchain_user) and for data mappings (mmap_data,
+# through which perf's unwinder reads .eh_frame_hdr); the user part is
+# unwound from the stack copy. On the file perfring records, perf and
+# perfring must then print the same report and script: dd spends most of
+# its time in read(2), which only the kernel part shows. The report tables
+# are compared without their graphs (-g none): perf orders sibling branches
+# of equal weight as its sort leaves them (the accepted tie-order
+# difference); the chains themselves are compared, whole, in the scripts.
+
+# report_lines FILE: a report's table without comments, blank lines or
+# perf's trailing padding.
+report_lines() { grep -v '^#' "$1" | sed 's/ *$//' | grep -v '^$'; }
+f="$T_TMP/dwarf.data"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record --call-graph dwarf -o "$f" -- dd if=/dev/zero of=/dev/null bs=64k count=50000
+t_check record_dwarf_exit "perfring record --call-graph dwarf: exit $T_RC, stderr: $(head -c 300 "$T_TMP/err")" [ "$T_RC" -eq 0 ]
+perf report --header-only -i "$f" >"$T_TMP/dwarf.phdr" 2>&1
+attr=$(grep '^# event :' "$T_TMP/dwarf.phdr")
+t_check record_dwarf_attr "perf's event line lacks CALLCHAIN, REGS_USER|STACK_USER, exclude_callchain_user = 1 or mmap_data = 1: $attr" \
+	bash -c "echo '$attr' | grep -q 'sample_type = [A-Z_|]*CALLCHAIN[A-Z_|]*REGS_USER|STACK_USER,' &&
+		 echo '$attr' | grep -q 'exclude_callchain_user = 1' && echo '$attr' | grep -q 'mmap_data = 1'"
+perf_reads record_dwarf_perf_reads "$f"
+for mode in children no-children; do
+	perf report --stdio --$mode -g none --sort dso -i "$f" >"$T_TMP/dwarf.p$mode" 2>&1
+	"$PERFRING" report --$mode -g none --sort dso -i "$f" >"$T_TMP/dwarf.r$mode" 2>&1
+	report_lines "$T_TMP/dwarf.p$mode" >"$T_TMP/dwarf.p$mode.t"
+	report_lines "$T_TMP/dwarf.r$mode" >"$T_TMP/dwarf.r$mode.t"
+	kp=$(grep -m1 '%  \[kernel.kallsyms\]' "$T_TMP/dwarf.p$mode.t")
+	kr=$(grep -m1 '%  \[kernel.kallsyms\]' "$T_TMP/dwarf.r$mode.t")
+	t_check "record_dwarf_report_$mode" "report --$mode -g none --sort dso: perf '$kp', perfring '$kr'; $(diff "$T_TMP/dwarf.p$mode.t" "$T_TMP/dwarf.r$mode.t" | grep -c '^[<>]') lines differ:
+$(diff "$T_TMP/dwarf.p$mode.t" "$T_TMP/dwarf.r$mode.t" | head -n 10)" \
+		bash -c "[ -n '$kp' ] && cmp -s '$T_TMP/dwarf.p$mode.t' '$T_TMP/dwarf.r$mode.t'"
+done
+"$PERFRING" script -i "$f" >"$T_TMP/dwarf.rscript" 2>&1
+# A sample in the dynamic loader's start (cpuid in init_cpu_features, slow
+# in a VM) may name its inlined frames differently (issue 27 points 2-3, not
+# this test's): such a sample (ld-linux in either's) is left out, all the
+# others must be equal, sample by sample.
+cmp_samples() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+a, b = (open(f).read().split("\n\n") for f in sys.argv[1:3])
+if len(a) != len(b):
+    print(f"{len(a)} samples in perf's, {len(b)} in perfring's"); sys.exit(1)
+bad = [i for i in range(len(a)) if a[i] != b[i] and "ld-linux" not in a[i] + b[i]]
+if bad:
+    print(f"sample {bad[0]} of {len(a)} differs ({len(bad)} in all): perf {a[bad[0]][:300]!r} perfring {b[bad[0]][:300]!r}"); sys.exit(1)
+PY
+}
+why=$(cmp_samples "$f.pscript" "$T_TMP/dwarf.rscript")
+crc=$?
+t_check record_dwarf_script "perf script and perfring script differ: $why" \
+	bash -c "[ $crc -eq 0 ] && grep -q 'entry_SYSCALL_64' '$f.pscript' && grep -q '__libc_start_call_main' '$f.pscript'"
+
+# A dwarf recording without the kernel's chain, as perfring record wrote
+# them before (REGS_USER|STACK_USER only; here the pipe of a new one with
+# CALLCHAIN taken out of the attr and the samples): perf does not unwind
+# such a file, each sample is its ip (the kernel's for dd), and perfring
+# reads it so too (it unwound the stack before: 96% libc, perf 92% kernel).
+strip_chain() {
+	python3 - "$1" <<'PY'
+import struct, sys
+CALLCHAIN, EXCLUDE_CALLCHAIN_USER = 1 << 5, 1 << 22
+d = open(sys.argv[1], "rb").read()
+out, off = bytearray(d[:16]), 16
+def attr(b, at):  # sample_type at 24, the flags at 40
+    struct.pack_into("<Q", b, at + 24, struct.unpack_from("<Q", b, at + 24)[0] & ~CALLCHAIN)
+    struct.pack_into("<Q", b, at + 40, struct.unpack_from("<Q", b, at + 40)[0] & ~EXCLUDE_CALLCHAIN_USER)
+while off < len(d):
+    t, m, sz = struct.unpack_from("<IHH", d, off)
+    r = bytearray(d[off:off + sz])
+    if t == 64:  # HEADER_ATTR
+        attr(r, 8)
+    elif t == 80 and struct.unpack_from("<Q", r, 8)[0] == 12:  # EVENT_DESC
+        attr(r, 24)
+    elif t == 9:  # IP TID TIME CPU PERIOD, then the chain: taken out
+        n = struct.unpack_from("<Q", r, 48)[0]
+        r = r[:48] + r[56 + 8 * n:]
+        struct.pack_into("<H", r, 6, len(r))
+    out += r
+    off += sz
+sys.stdout.buffer.write(out)
+PY
+}
+"$PERFRING" record --call-graph dwarf -o - -- dd if=/dev/zero of=/dev/null bs=64k count=20000 2>/dev/null >"$T_TMP/dwarf.pipe"
+strip_chain "$T_TMP/dwarf.pipe" >"$T_TMP/nochain.pipe"
+st=$(perf report --header-only -i - <"$T_TMP/nochain.pipe" 2>&1 | grep '^# event' | grep -o 'sample_type = [A-Z_|]*')
+perf report --stdio --sort dso -i - <"$T_TMP/nochain.pipe" 2>&1 | report_lines /dev/stdin >"$T_TMP/nochain.preport"
+"$PERFRING" report --sort dso -i - <"$T_TMP/nochain.pipe" 2>&1 | report_lines /dev/stdin >"$T_TMP/nochain.rreport"
+perf script -i - <"$T_TMP/nochain.pipe" >"$T_TMP/nochain.pscript" 2>&1
+"$PERFRING" script -i - <"$T_TMP/nochain.pipe" >"$T_TMP/nochain.rscript" 2>&1
+t_check record_dwarf_without_chain "$st: perf '$(head -n 1 "$T_TMP/nochain.preport")', perfring '$(head -n 1 "$T_TMP/nochain.rreport")'; report differs: $(diff "$T_TMP/nochain.preport" "$T_TMP/nochain.rreport" | head -n 4); script: $(diff "$T_TMP/nochain.pscript" "$T_TMP/nochain.rscript" | head -n 4)" \
+	bash -c "[ '$st' = 'sample_type = IP|TID|TIME|CPU|PERIOD|REGS_USER|STACK_USER' ] && grep -q 'kernel.kallsyms' '$T_TMP/nochain.preport' &&
+		 cmp -s '$T_TMP/nochain.preport' '$T_TMP/nochain.rreport' && [ -s '$T_TMP/nochain.pscript' ] && cmp -s '$T_TMP/nochain.pscript' '$T_TMP/nochain.rscript'"
+
+# --- (4c) the command line and the output file, as perf's ----------------------
+# A command that cannot run: one line, exit 1, and no file written (perf
+# exits 255, "Failed to collect ... workload", and leaves a 600-byte file):
+# an existing output stays as it was.
+d="$T_TMP/outdir"
+mkdir -p "$d"
+echo "an older recording" >"$d/perf.data"
+cp "$d/perf.data" "$T_TMP/perf.data.before"
+t_one_line_error record_cmd_missing "cannot run '/no/such/cmd': No such file or directory" \
+	bash -c "cd '$d' && exec '$PERFRING' record -- /no/such/cmd"
+t_check record_cmd_missing_keeps_file "after a command that cannot run: $(ls "$d" | tr '\n' ' ')" \
+	bash -c "cmp -s '$d/perf.data' '$T_TMP/perf.data.before' && [ ! -e '$d/perf.data.old' ]"
+perf record -q -o "$T_TMP/perf_missing.data" -- /no/such/cmd >/dev/null 2>&1
+prc=$?
+t_check record_cmd_missing_perf "perf record -- /no/such/cmd exits $prc (the oracle: not 0)" [ "$prc" -ne 0 ]
+# -z takes its level attached, as perf's: in `-z 99 -o x.data -- true`, 99
+# is where the command starts (perf runs '99', writes ./perf.data and exits
+# 255); perfring refuses the line and writes nothing.
+rm -f "$d/x.data"
+t_run "$T_TMP/out" "$T_TMP/err" bash -c "cd '$d' && exec '$PERFRING' record -z 99 -o x.data -- true"
+t_check record_z_detached "record -z 99 -o x.data -- true: exit $T_RC (want 2), stderr '$(cat "$T_TMP/err")', files: $(ls "$d" | tr '\n' ' ')" \
+	bash -c "[ $T_RC -eq 2 ] && [ \$(wc -l <'$T_TMP/err') -eq 1 ] && grep -qF -- \"-z takes its level attached (-zN or --compression-level=N, 1..22): '99' would be run as the command\" '$T_TMP/err' &&
+		 [ ! -e '$d/x.data' ] && cmp -s '$d/perf.data' '$T_TMP/perf.data.before'"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -z5 -o "$T_TMP/z5.data" -- /bin/sh -c "$busy"
+perf report --header-only -i "$T_TMP/z5.data" >"$T_TMP/z5.phdr" 2>&1
+t_check record_z_attached "record -z5: exit $T_RC, perf's header: $(grep -i compress "$T_TMP/z5.phdr" | head -n 2 | tr '\n' '|')" \
+	bash -c "[ $T_RC -eq 0 ] && grep -q '^# compressed : Zstd, level = 5,' '$T_TMP/z5.phdr'"
+t_usage_error record_z_bad_level "bad compression level '99' (1..22)" record -z99 -o "$T_TMP/bad.data" -- /bin/true
+# An existing output is kept as FILE.old (replacing one), as perf keeps
+# perf.data.old; an empty one is not kept (perf neither).
+f="$T_TMP/keep.data"
+rm -f "$f" "$f.old"
+"$PERFRING" record -o "$f" -- /bin/true 2>/dev/null
+t_check record_old_absent "a first recording made $(ls "$T_TMP" | grep -c '^keep.data.old$') keep.data.old" \
+	bash -c "[ -s '$f' ] && [ ! -e '$f.old' ]"
+cp "$f" "$T_TMP/keep.first"
+echo "an older .old" >"$f.old"
+"$PERFRING" record -o "$f" -- /bin/true 2>/dev/null
+t_check record_old_kept "the first recording is not keep.data.old" \
+	bash -c "cmp -s '$f.old' '$T_TMP/keep.first' && [ -s '$f' ] && ! cmp -s '$f' '$f.old'"
+rm -f "$f.old"
+: >"$f"
+"$PERFRING" record -o "$f" -- /bin/true 2>/dev/null
+t_check record_old_empty "an empty keep.data was kept as keep.data.old" \
+	bash -c "[ -s '$f' ] && [ ! -e '$f.old' ]"
+# perf's own rule, on the same steps: the oracle of the three above.
+rm -f "$f" "$f.old"
+perf record -q -o "$f" -- /bin/true >/dev/null 2>&1
+perf record -q -o "$f" -- /bin/true >/dev/null 2>&1
+po=$([ -s "$f.old" ] && echo kept)
+rm -f "$f.old"; : >"$f"
+perf record -q -o "$f" -- /bin/true >/dev/null 2>&1
+pe=$([ -e "$f.old" ] && echo kept)
+t_check record_old_as_perf "perf: a full file '$po' (want kept), an empty one '$pe' (want not)" \
+	bash -c "[ '$po' = kept ] && [ -z '$pe' ]"
+
+# --- (4d) -o -: pipe mode on standard output, as perf's ---------------------------
+# perf report -i - and perf script -i - read the stream perfring writes
+# (through a pipe, as perf record -o - | perf report -i -), without a word
+# on stderr, and print what perfring's own readers print; the command's
+# output and perfring's messages go to stderr; no file named '-'.
+d="$T_TMP/pipedir"
+mkdir -p "$d"
+(cd "$d" && "$PERFRING" record -o - -- /bin/sh -c "echo from-the-command; $busy" 2>"$T_TMP/pipe.err" |
+	tee "$T_TMP/pipe.data" | perf script -i - >"$T_TMP/pipe.pscript" 2>"$T_TMP/pipe.perr")
+rc="${PIPESTATUS[0]}"
+magic=$(head -c 16 "$T_TMP/pipe.data" | od -A n -t x8 | tr -s ' ')
+t_check record_pipe_stdout "record -o -: exit $rc, files made: '$(ls "$d")', header '$magic', stderr $(tr '\n' '|' <"$T_TMP/pipe.err" | head -c 300)" \
+	bash -c "[ $rc -eq 0 ] && [ -z \"\$(ls '$d')\" ] && [ '$magic' = ' 32454c4946524550 0000000000000010' ] &&
+		 grep -qx 'from-the-command' '$T_TMP/pipe.err' && grep -q 'written to standard output\$' '$T_TMP/pipe.err'"
+"$PERFRING" script -i - <"$T_TMP/pipe.data" >"$T_TMP/pipe.rscript" 2>&1
+n=$(grep -c 'cpu-clock:' "$T_TMP/pipe.pscript")
+t_check record_pipe_perf_script "perf script -i - read $n samples from the pipe (stderr: $(head -c 200 "$T_TMP/pipe.perr")); perfring script -i - differs: $(diff "$T_TMP/pipe.pscript" "$T_TMP/pipe.rscript" | head -n 4)" \
+	bash -c "[ '$n' -gt 20 ] && [ ! -s '$T_TMP/pipe.perr' ] && cmp -s '$T_TMP/pipe.pscript' '$T_TMP/pipe.rscript'"
+# the report table (ties in any order: perf's order of ties is not one)
+perf report --stdio -i - <"$T_TMP/pipe.data" 2>"$T_TMP/pipe.perr" | report_lines /dev/stdin | sort >"$T_TMP/pipe.preport"
+"$PERFRING" report -i - <"$T_TMP/pipe.data" 2>&1 | report_lines /dev/stdin | sort >"$T_TMP/pipe.rreport"
+t_check record_pipe_perf_report "perf report -i - (stderr: $(head -c 200 "$T_TMP/pipe.perr")) and perfring report -i - differ: $(diff "$T_TMP/pipe.preport" "$T_TMP/pipe.rreport" | head -n 4)" \
+	bash -c "[ -s '$T_TMP/pipe.preport' ] && [ ! -s '$T_TMP/pipe.perr' ] && cmp -s '$T_TMP/pipe.preport' '$T_TMP/pipe.rreport'"
+perf report --stats -i - <"$T_TMP/pipe.data" >"$T_TMP/pipe.pstats" 2>&1
+"$PERFRING" report --stats -i - <"$T_TMP/pipe.data" >"$T_TMP/pipe.rstats" 2>&1
+t_check record_pipe_stats "report --stats -i -: perf $(stat_of "$T_TMP/pipe.pstats" TOTAL) records ($(stat_of "$T_TMP/pipe.pstats" SAMPLE) samples), perfring $(stat_of "$T_TMP/pipe.rstats" TOTAL) ($(stat_of "$T_TMP/pipe.rstats" SAMPLE))" \
+	bash -c "[ $(stat_of "$T_TMP/pipe.pstats" TOTAL) -eq $(stat_of "$T_TMP/pipe.rstats" TOTAL) ] &&
+		 [ $(stat_of "$T_TMP/pipe.pstats" SAMPLE) -eq $(stat_of "$T_TMP/pipe.rstats" SAMPLE) ] && [ $(stat_of "$T_TMP/pipe.pstats" ATTR) -eq 1 ]"
+t_usage_error record_pipe_z "-z with -o -: pipe mode is written uncompressed" record -z -o - -- /bin/true
+# tracepoints (their formats in a HEADER_TRACING_DATA record) and an event
+# name (EVENT_UPDATE). Without -g: perf script prints a tracepoint's call
+# chain in pipe mode without offsets and dsos (its own pipe recordings too),
+# which perfring script does not imitate (found here, left to the readers).
+"$PERFRING" record -e sched:sched_process_exec -e cpu-clock -o - -- /bin/sh -c "/bin/true; $busy" 2>/dev/null >"$T_TMP/pipe2.data"
+perf script -i - <"$T_TMP/pipe2.data" >"$T_TMP/pipe2.pscript" 2>"$T_TMP/pipe2.perr"
+"$PERFRING" script -i - <"$T_TMP/pipe2.data" >"$T_TMP/pipe2.rscript" 2>&1
+t_check record_pipe_tracepoints "perf script -i - of -e sched:sched_process_exec -e cpu-clock: $(grep -c 'sched:sched_process_exec: filename=' "$T_TMP/pipe2.pscript") exec lines, stderr: $(head -c 200 "$T_TMP/pipe2.perr"); perfring differs: $(diff "$T_TMP/pipe2.pscript" "$T_TMP/pipe2.rscript" | head -n 4)" \
+	bash -c "grep -q 'sched:sched_process_exec: filename=/bin/true' '$T_TMP/pipe2.pscript' && [ ! -s '$T_TMP/pipe2.perr' ] &&
+		 cmp -s '$T_TMP/pipe2.pscript' '$T_TMP/pipe2.rscript'"
+
 # --- (5) errors -----------------------------------------------------------------
 
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" record -e no-such-event -o "$T_TMP/bad.data" -- /bin/true

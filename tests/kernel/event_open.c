@@ -649,3 +649,23 @@ TEST(dwarf_callchain_task_events_attr)
 	CHECK(attr.watermark && attr.wakeup_watermark == 4096);
 	close(fd);
 }
+
+/* perf record --call-graph dwarf's attr: the kernel part of the chain from
+ * the kernel (exclude_callchain_user), the user part from the stack. */
+TEST(dwarf_exclude_callchain_user)
+{
+	struct perfring_event_opts o = PERFRING_OPTS_INIT(perfring_event_opts, .sample_period = 100000,
+							   .callchain = true, .dwarf = true, .task_events = true,
+							   .exclude_callchain_user = true, .mmap_data = true);
+	struct perfring_event_opts bad = PERFRING_OPTS_INIT(perfring_event_opts, .sample_period = 100000,
+							     .dwarf = true, .exclude_callchain_user = true);
+	struct perf_event_attr attr;
+	int fd = perfring_event_open("cpu-clock", 0, -1, -1, &o, &attr);
+
+	REQUIREF(fd >= 0, "open: %s", perfring_errmsg());
+	CHECK_EQ_U64(attr.sample_type, PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	CHECK(attr.exclude_callchain_user && attr.mmap_data && attr.mmap2);
+	close(fd);
+	CHECK_EQ_INT(perfring_event_open("cpu-clock", 0, -1, -1, &bad, NULL), -EINVAL);
+	CHECKF(strstr(perfring_errmsg(), "exclude_callchain_user"), "%s", perfring_errmsg());
+}

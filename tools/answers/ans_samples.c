@@ -894,7 +894,11 @@ static int sample_frames(struct ans_reader *r, struct ans_sample *out)
 	uint64_t i, nr = s->callchain.nr, ip, first_ip = 0, skip = 0;
 	size_t n = 0;
 
-	if (ans_unwind_wanted(s) && r->max_stack > 0)
+	/* as perf: the stack copy is unwound when the event records a call
+	 * chain too (perf record --call-graph dwarf: the kernel's part); an
+	 * event with only the registers and stack (perfring record's dwarf
+	 * before it asked for the chain) gives each sample its ip alone */
+	if (ans_unwind_wanted(s) && out->has_callchain && r->max_stack > 0)
 		return sample_frames_unwound(r, out);
 	if (r->opts.chain_from_root && nr > (uint64_t)r->max_stack)
 		skip = deep_chain(&s->callchain, r->max_stack);

@@ -10,11 +10,13 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,31 +54,38 @@ void cmd_record_usage(FILE *f)
 		"                         name perfring_event_parse() knows (see perfring(1)), with\n"
 		"                         perf's modifiers: cycles:u, cpu-clock:k; a tracepoint glob\n"
 		"                         (sched:sched_process_*: one event per match); a breakpoint\n"
-		"                         mem:ADDR[/LEN][:rwx]\n"
+		"                         mem:ADDR[/LEN][:rwx]; cycles without a hardware PMU:\n"
+		"                         cpu-clock, as perf\n"
 		"  -c, --count PERIOD     sample every PERIOD events\n"
 		"  -F, --freq HZ          sample about HZ times a second (default %d, capped by\n"
 		"                         /proc/sys/kernel/perf_event_max_sample_rate; max: that)\n"
 		"  -g                     record kernel and user call chains (frame pointers)\n"
-		"      --call-graph MODE  fp (as -g) or dwarf[,SIZE] (user registers and SIZE\n"
-		"                         bytes of user stack, default 8192)\n"
+		"      --call-graph MODE  fp (as -g) or dwarf[,SIZE] (as perf: the kernel's part\n"
+		"                         of the chain, user registers, SIZE bytes of user\n"
+		"                         stack, default 8192, and the data mappings)\n"
 		"  -a, --all-cpus         every task on every CPU (until SIGINT/SIGTERM, or until\n"
 		"                         CMD exits)\n"
 		"  -C, --cpu CPUS         only these CPUs (e.g. 0,2-3); system-wide without -p/-t\n"
 		"  -p, --pid PIDS         these processes (all their threads) and the tasks they\n"
-		"                         create, until they exit or SIGINT/SIGTERM\n"
-		"  -t, --tid TIDS         these threads only\n"
+		"                         create, until they exit, CMD exits or SIGINT/SIGTERM\n"
+		"  -t, --tid TIDS         these threads only (with -p/-t, CMD is not recorded:\n"
+		"                         it sets how long, as perf's -p PID -- sleep 5)\n"
 		"      --switch-events    context switch records (PERF_RECORD_SWITCH*)\n"
-		"  -z, --compression-level[=N]  zstd-compress the records (level N, default 1)\n"
+		"  -z, --compression-level[=N]  zstd-compress the records (level N, default 1;\n"
+		"                         attached as perf's: -z5, --compression-level=5)\n"
 		"  -k, --clockid CLOCK    sample times on CLOCK (monotonic, monotonic_raw,\n"
 		"                         realtime, boottime, tai, mono, raw, real, boot or a\n"
 		"                         number), with the CLOCKID and CLOCK_DATA features that\n"
 		"                         tie it to wall-clock time (perf script -F tod)\n"
 		"  -- CMD [ARG]...        start CMD and record it and its children until it exits\n"
-		"  -o, --output FILE      the perf.data file to write (default perf.data)\n"
+		"  -o, --output FILE      the perf.data file to write (default perf.data); an\n"
+		"                         existing one, not empty, is kept as FILE.old; -: pipe\n"
+		"                         mode on standard output, as perf's (not with -z)\n"
 		"  -h, --help             show this help\n\n"
 		"Exit status: 0 when a complete file was written (also after SIGINT/SIGTERM, and\n"
-		"whatever CMD's status, which is printed), 1 when events cannot be opened or the\n"
-		"file written, 2 for a bad command line.\n",
+		"whatever CMD's status, which is printed), 1 when events cannot be opened, CMD\n"
+		"cannot run (no file is written then) or the file written, 2 for a bad command\n"
+		"line.\n",
 		TOOL_NAME, RECORD_DEFAULT_HZ);
 }
 
@@ -89,6 +98,7 @@ struct record_event {
 	bool own_period; /* tracepoints, breakpoints: every hit unless -c/-F, as perf */
 	char *user_name; /* "NAME:u" when the kernel part was refused */
 	char *spec, *shown; /* from perfring_event_expand(): the spec, perf's name */
+	char *clock_name; /* "cpu-clock[:MODIFIERS]" for cycles without a PMU */
 };
 
 struct record_events {
@@ -245,6 +255,26 @@ static char *record_user_only(const char *name)
 	return asprintf(&s, "%s:u", name) < 0 ? NULL : s;
 }
 
+/*
+ * cycles where the kernel has no hardware PMU: perf record falls back to
+ * cpu-clock with the same modifiers (cycles:u -> cpu-clock:u). *out is
+ * the new name (freed by the caller), or NULL when err or the event do
+ * not call for it.
+ */
+static void record_cycles_fallback(const char *name, int err, char **out)
+{
+	struct perf_event_attr a;
+	const char *mods;
+
+	*out = NULL;
+	if ((err != -ENOENT && err != -ENODEV && err != -EOPNOTSUPP && err != -ENXIO) ||
+	    perfring_event_parse(name, &a) || a.type != PERF_TYPE_HARDWARE || a.config != PERF_COUNT_HW_CPU_CYCLES)
+		return;
+	mods = strchr(name, ':');
+	if (asprintf(out, "cpu-clock%s", mods ? mods : "") < 0)
+		*out = NULL;
+}
+
 /* "1,2,3" into ids (each 1..INT32_MAX); the count, or -1. */
 static int record_id_list(const char *s, int *ids, int cap)
 {
@@ -304,6 +334,41 @@ static int record_round(struct record_state *st)
 	return perfring_perfdata_writer_write(st->writer, &fr, sizeof(fr));
 }
 
+/*
+ * perf's -z takes its level attached (-z5) or none: in `-z 99 -o x.data
+ * -- cmd`, 99 is the first word of the command, and the options after it
+ * are its arguments. A number right after a bare -z was meant as the
+ * level: refused rather than run.
+ */
+static bool record_level_taken_for_command(char **argv, int optind_)
+{
+	const char *prev = argv[optind_ - 1], *word = argv[optind_];
+
+	if (strcmp(prev, "-z") && strcmp(prev, "--compression-level"))
+		return false;
+	return word[0] && strspn(word, "0123456789") == strlen(word);
+}
+
+/*
+ * An output file that exists and is not empty is kept as FILE.old (a
+ * FILE.old before it is replaced), as perf record keeps perf.data.old.
+ */
+static int record_keep_old(const char *output)
+{
+	struct stat sb;
+	char *old;
+	int err = 0;
+
+	if (stat(output, &sb) || !S_ISREG(sb.st_mode) || !sb.st_size)
+		return 0;
+	if (asprintf(&old, "%s.old", output) < 0)
+		return tool_error(CMD, "no memory");
+	if (rename(output, old))
+		err = tool_error(CMD, "cannot keep %s as %s: %s", output, old, strerror(errno));
+	free(old);
+	return err;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	enum { OPT_CALL_GRAPH = 256, OPT_SWITCH, OPT_ZLEVEL };
@@ -332,7 +397,7 @@ int cmd_record(int argc, char **argv)
 	bool switch_events = false, system_wide, freq_max = false, use_clockid = false, rate_given;
 	int32_t clockid = 0;
 	int nev = 0, ncpu, nonline, ntarget = 0, ntask = 0, c, idx, i, j, k, t, ret = EXIT_ERROR;
-	int child_status = 0, err, zlevel = 0;
+	int child_status = 0, err, zlevel = 0, pipe_fd = -1;
 	uint32_t stack_size = 0;
 	struct tool_command command = { .go_fd = -1, .err_fd = -1 };
 	pid_t child = -1;
@@ -348,7 +413,7 @@ int cmd_record(int argc, char **argv)
 	memset(&st, 0, sizeof(st));
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:gaC:p:t:zk:o:h", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:F:gaC:p:t:z::k:o:h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'e':
 			err = record_add_events(events, &nev, optarg);
@@ -406,9 +471,7 @@ int cmd_record(int argc, char **argv)
 		case OPT_SWITCH:
 			switch_events = true;
 			break;
-		case 'z':
-			zlevel = 1;
-			break;
+		case 'z': /* -z or -zN, as perf */
 		case OPT_ZLEVEL:
 			zlevel = 1;
 			if (optarg && (!tool_parse_u64(optarg, 1, 22, &v) || !(zlevel = (int)v)))
@@ -434,13 +497,19 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		cmd = argv + optind;
+	if (cmd && record_level_taken_for_command(argv, optind))
+		return tool_usage_error(CMD, "-z takes its level attached (-zN or --compression-level=N, 1..22): "
+					     "'%s' would be run as the command", cmd[0]);
 	system_wide = all_cpus || (cpu_list && !ntarget);
-	if (ntarget && (all_cpus || cmd))
-		return tool_usage_error(CMD, "-p/-t go alone: not with -a or a command");
+	if (ntarget && all_cpus)
+		return tool_usage_error(CMD, "-p/-t go without -a");
 	if (!system_wide && !ntarget && !cmd)
 		return tool_usage_error(CMD, "give a target: -a, -C CPUS, -p PID, -t TID or -- CMD");
 	if (period && freq)
 		return tool_usage_error(CMD, "give -c PERIOD or -F HZ, not both");
+	/* perf 6.1 report did not expand COMPRESSED records from a pipe */
+	if (zlevel && strcmp(output, "-") == 0)
+		return tool_usage_error(CMD, "-z with -o -: pipe mode is written uncompressed (perf report cannot expand it)");
 	if (!nev)
 		events[nev++].name = "cpu-clock";
 	max_rate = record_max_rate();
@@ -495,7 +564,9 @@ int cmd_record(int argc, char **argv)
 			ntask = k;
 		}
 	}
-	if (system_wide || cmd)
+	/* With -p/-t, a command only sets how long to record (as perf's
+	 * `-p PID -- sleep 5`): it is not recorded itself. */
+	if (system_wide || (cmd && !ntarget))
 		tasks[ntask++] = -1; /* the command's pid once it is forked */
 	for (j = 0; j < nev; j++) {
 		events[j].fds = malloc((size_t)ntask * (size_t)ncpu * sizeof(int));
@@ -506,6 +577,19 @@ int cmd_record(int argc, char **argv)
 		}
 		for (i = 0; i < ntask * ncpu; i++)
 			events[j].fds[i] = -1;
+	}
+
+	/* -o -: pipe mode on standard output, as perf's; the command's and
+	 * our own standard output go to standard error then (perf does the
+	 * same with its workload's), and a reader that goes away is an error
+	 * (EPIPE), not a signal that loses the message. */
+	if (strcmp(output, "-") == 0) {
+		pipe_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (pipe_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			tool_error(CMD, "-o -: standard output: %s", strerror(errno));
+			goto out;
+		}
+		signal(SIGPIPE, SIG_IGN);
 	}
 
 	/* Signals stop the loop (no SA_RESTART: a blocked poll returns). */
@@ -521,7 +605,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		child = command.pid;
-		if (!system_wide)
+		if (!system_wide && !ntarget)
 			tasks[0] = child;
 	}
 
@@ -530,13 +614,19 @@ int cmd_record(int argc, char **argv)
 		sample_type |= PERF_SAMPLE_IDENTIFIER;
 	eo.sample_period = period;
 	eo.sample_freq = period ? 0 : freq;
-	eo.callchain = callchain;
+	/* dwarf as perf: the kernel's chain stops at user space, where the
+	 * reader unwinds the stack copy */
+	eo.callchain = callchain || dwarf;
 	eo.dwarf = dwarf;
+	eo.exclude_callchain_user = dwarf;
+	/* and the data mappings: perf unwinds through a library's
+	 * .eh_frame_hdr only when its mapping is in the file */
+	eo.mmap_data = dwarf;
 	eo.stack_user_size = stack_size;
 	eo.sample_id_all = true;
 	eo.wakeup_bytes = RECORD_WATERMARK;
 	eo.inherit = !system_wide && !by_tid;
-	eo.enable_on_exec = cmd && !system_wide;
+	eo.enable_on_exec = cmd && !system_wide && !ntarget;
 	eo.build_id = true;
 	eo.use_clockid = use_clockid;
 	eo.clockid = clockid;
@@ -582,6 +672,17 @@ int cmd_record(int argc, char **argv)
 					eo.build_id = false;
 					fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
 				}
+				if (fd < 0 && !events[j].clock_name) {
+					record_cycles_fallback(events[j].name, fd, &events[j].clock_name);
+					if (events[j].clock_name) {
+						/* perf's words (perf record -v: it says so only then) */
+						fprintf(stderr, "%s %s: the %s event is not supported, trying to fall back to "
+							"cpu-clock-ticks: recording %s\n", TOOL_NAME, CMD, events[j].name,
+							events[j].clock_name);
+						events[j].name = events[j].clock_name;
+						fd = perfring_event_open(events[j].name, tasks[t], cpus[i], -1, &eo, &attr);
+					}
+				}
 				if ((fd == -EACCES || fd == -EPERM) && !system_wide && !events[j].user_name &&
 				    record_counts_kernel(events[j].name) &&
 				    (events[j].user_name = record_user_only(events[j].name))) {
@@ -623,11 +724,28 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	if (command.go_fd >= 0) {
+		/* Let the command exec (that enables the events: enable_on_exec)
+		 * before the output is touched: a command that cannot run is an
+		 * error that leaves no file and an existing one as it was, where
+		 * perf writes an empty one. The rings keep what it does until
+		 * the loop reads them. */
+		err = tool_command_release(&command);
+		if (err) {
+			tool_error(CMD, "cannot run '%s': %s", cmd[0], strerror(err));
+			goto out;
+		}
+	}
+	if (pipe_fd < 0 && record_keep_old(output))
+		goto out;
+
 	cmdline = record_cmdline(argc, argv);
 	wo.cmdline = cmdline;
 	wo.build_ids = true;
 	wo.compress_level = zlevel;
-	st.writer = perfring_perfdata_writer_open(output, &wo);
+	wo.pipe = pipe_fd >= 0;
+	wo.fd = pipe_fd;
+	st.writer = perfring_perfdata_writer_open(pipe_fd >= 0 ? NULL : output, &wo);
 	free(cmdline);
 	if (!st.writer) {
 		tool_error(CMD, "%s", perfring_errmsg());
@@ -647,9 +765,10 @@ int cmd_record(int argc, char **argv)
 			if (events[j].fds[i] >= 0)
 				events[j].ids[n++] = events[j].ids[i];
 		err = perfring_perfdata_writer_add_attr(st.writer, &events[j].attr, events[j].ids, n,
-							events[j].user_name ? events[j].user_name
-							: events[j].shown   ? events[j].shown
-									    : events[j].name);
+							events[j].user_name    ? events[j].user_name
+							: events[j].clock_name ? events[j].clock_name
+							: events[j].shown      ? events[j].shown
+										: events[j].name);
 		if (err < 0) {
 			tool_error(CMD, "%s: %s", output, perfring_errmsg());
 			goto out;
@@ -666,15 +785,6 @@ int cmd_record(int argc, char **argv)
 			tool_error(CMD, "%s: %s", output, perfring_errmsg());
 			goto out;
 		}
-	}
-
-	if (command.go_fd >= 0) {
-		/* Let the command exec: that enables the events (enable_on_exec).
-		 * A failed exec leaves a child that exited 127, which the loop
-		 * sees end: the (empty) recording is still written. */
-		err = tool_command_release(&command);
-		if (err)
-			tool_error(CMD, "cannot run '%s': %s", cmd[0], strerror(err));
 	}
 
 	tty = isatty(STDERR_FILENO);
@@ -728,7 +838,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	fprintf(stderr, "%s %s: %llu records (%llu bytes), %llu lost, written to %s\n", TOOL_NAME, CMD,
-		(unsigned long long)st.records, (unsigned long long)st.bytes, (unsigned long long)st.lost, output);
+		(unsigned long long)st.records, (unsigned long long)st.bytes, (unsigned long long)st.lost,
+		pipe_fd >= 0 ? "standard output" : output);
 	ret = EXIT_OK;
 
 out:
@@ -749,6 +860,8 @@ out:
 				WTERMSIG(child_status), strsignal(WTERMSIG(child_status)));
 	}
 	perfring_perfdata_writer_free(st.writer);
+	if (pipe_fd >= 0)
+		close(pipe_fd);
 	perfring_reader_free(rd);
 	for (j = 0; j < nev; j++) {
 		for (i = 0; events[j].fds && i < ntask * ncpu; i++)
@@ -759,6 +872,7 @@ out:
 		free(events[j].user_name);
 		free(events[j].spec);
 		free(events[j].shown);
+		free(events[j].clock_name);
 	}
 	return ret;
 }
