@@ -268,6 +268,16 @@ int pd_input_ensure(struct perfring_perfdata *pd, uint64_t off, uint64_t n, cons
 void pd_input_discard(struct perfring_perfdata *pd, uint64_t off);
 void pd_input_close(struct pd_input *in);
 
+/* A file's records are read by their MMAP2 build-id bit, whatever the attr
+ * asked (as perf reads them): perf inject --mmap2-buildid-all rewrites
+ * MMAP2 records into the build-id form under attrs that never asked for
+ * build ids, and the writer of a file is the authority on what it wrote.
+ * (Live rings trust the attr instead: perfring_parse_config.no_build_id.) */
+static inline void pr_pd_cfg_follow_misc(struct perfring_parse_config *cfg)
+{
+	cfg->no_build_id = false;
+}
+
 /* perfdata_attr.c */
 int pd_attr_decode(const struct perfring_perfdata *pd, const void *src, size_t avail, struct perf_event_attr *out,
 		   uint32_t *file_size);
