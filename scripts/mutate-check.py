@@ -106,7 +106,7 @@ def main():
     ap.add_argument("--corpus", action="append")
     ap.add_argument("--keep", default="/tmp/perfring-mutate")
     a = ap.parse_args()
-    tool = os.path.join(a.build, "perfring")
+    tool = os.path.abspath(os.path.join(a.build, "perfring"))
     dirs = a.corpus or [d for d in ("/work/shared/corpus/perf.data", os.path.join(ROOT, "tests/data"))
                         if os.path.isdir(d)]
     files = corpus_files(dirs)
