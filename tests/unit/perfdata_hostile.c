@@ -201,16 +201,24 @@ TEST(ids_shared_section_256k)
 	ids_overlap("ids-shared-section-256k.data");
 }
 
-/* Read the bomb in a child with the given options; the child reports the
- * record count, the reader's status, the early-flushed count and its peak
- * RSS growth over a pipe. */
+/* Read a bomb in a child (read_in_child()); the child reports the record
+ * count, the reader's status, the early-flushed count and its peak RSS
+ * growth over a pipe. */
 struct bomb_result {
 	long records, early, rss_kb;
 	int ret;
 	char msg[256];
 };
 
-static struct bomb_result read_bomb(bool ordered, uint64_t max_queue, uint64_t max_decompressed)
+/* What a child reads: the bomb file with opts, or an image in memory (img). */
+struct bomb_input {
+	struct perfring_perfdata_opts opts;
+	const uint8_t *img;
+	size_t len;
+	uint32_t only_type; /* count only records of this type (0: all) */
+};
+
+static struct bomb_result read_in_child(const struct bomb_input *in)
 {
 	struct bomb_result res = { 0 };
 	int p[2];
@@ -219,19 +227,18 @@ static struct bomb_result read_bomb(bool ordered, uint64_t max_queue, uint64_t m
 	if (pipe(p) || (pid = fork()) < 0)
 		abort();
 	if (pid == 0) {
-		struct perfring_perfdata_opts o = { .sz = sizeof(o), .ordered = ordered,
-						     .max_queue_bytes = max_queue,
-						     .max_decompressed = max_decompressed };
 		struct perfring_perfdata_record r;
 		struct perfring_perfdata *pd;
 		char path[512];
 		long before = peak_rss_kb();
 
 		close(p[0]);
-		pd = perfring_perfdata_open(data_path("zbomb-64MiB-in-5KB.data", path, sizeof(path)), &o);
+		pd = in->img ? perfring_perfdata_open_mem(in->img, in->len, &in->opts)
+			     : perfring_perfdata_open(data_path("zbomb-64MiB-in-5KB.data", path, sizeof(path)),
+						      &in->opts);
 		if (pd) {
 			while ((res.ret = perfring_perfdata_next(pd, &r)) > 0)
-				res.records++;
+				res.records += !in->only_type || r.type == in->only_type;
 			res.early = (long)perfring_perfdata_early_flushed(pd);
 		} else {
 			res.ret = -errno;
@@ -249,6 +256,14 @@ static struct bomb_result read_bomb(bool ordered, uint64_t max_queue, uint64_t m
 	close(p[0]);
 	waitpid(pid, NULL, 0);
 	return res;
+}
+
+static struct bomb_result read_bomb(bool ordered, uint64_t max_queue, uint64_t max_decompressed)
+{
+	struct bomb_input in = { .opts = { .sz = sizeof(in.opts), .ordered = ordered, .max_queue_bytes = max_queue,
+					   .max_decompressed = max_decompressed } };
+
+	return read_in_child(&in);
 }
 
 /* File order: every record, memory bounded by one decompressed record run. */
@@ -388,42 +403,16 @@ TEST(compressed_record_claiming_32MiB_refused)
 
 TEST(zbomb_one_record_read_in_pieces)
 {
-	struct bomb_result res = { 0 };
+	struct bomb_input in = { .opts = { .sz = sizeof(in.opts) }, .only_type = BOMB1_TYPE };
+	struct bomb_result res;
 	uint8_t *img = NULL;
-	size_t len = bomb1_image(&img);
-	int p[2];
-	pid_t pid;
 
-	REQUIREF(len, "the bomb does not compress into one record");
-	printf("  one COMPRESSED record of %zu bytes, %u records of %u bytes inside (%llu MiB)\n", len - 16,
+	in.len = bomb1_image(&img);
+	in.img = img;
+	REQUIREF(in.len, "the bomb does not compress into one record");
+	printf("  one COMPRESSED record of %zu bytes, %u records of %u bytes inside (%llu MiB)\n", in.len - 16,
 	       BOMB1_NR, BOMB1_REC, (unsigned long long)BOMB1_NR * BOMB1_REC >> 20);
-	if (pipe(p) || (pid = fork()) < 0)
-		abort();
-	if (pid == 0) {
-		struct perfring_perfdata_record r;
-		struct perfring_perfdata *pd;
-		long before = peak_rss_kb();
-
-		close(p[0]);
-		pd = perfring_perfdata_open_mem(img, len, NULL);
-		if (pd) {
-			while ((res.ret = perfring_perfdata_next(pd, &r)) > 0)
-				res.records += r.type == BOMB1_TYPE && r.size == BOMB1_REC && r.from_compressed;
-		} else {
-			res.ret = -errno;
-		}
-		snprintf(res.msg, sizeof(res.msg), "%s", perfring_errmsg());
-		res.rss_kb = peak_rss_kb() - before;
-		perfring_perfdata_free(pd);
-		if (write(p[1], &res, sizeof(res)) != (ssize_t)sizeof(res))
-			_exit(1);
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], &res, sizeof(res)) != (ssize_t)sizeof(res))
-		res.ret = -EPIPE;
-	close(p[0]);
-	waitpid(pid, NULL, 0);
+	res = read_in_child(&in);
 	free(img);
 	printf("  %ld records read, peak RSS grew by %ld KB\n", res.records, res.rss_kb);
 	CHECKF(res.ret == 0, "%d: %s", res.ret, res.msg);
