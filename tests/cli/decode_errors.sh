@@ -39,31 +39,27 @@ EOF
 )
 all=$(grep -c ' SAMPLE ' "$T_TMP/dump")
 
-# decoded CMD FILE: run it; sets T_RC, the error lines and the output's lines
-decoded() {
-	t_run "$T_TMP/out" "$T_TMP/err" timeout 60 "$PERFRING" "$1" -i "$2" ${3:+"$3"}
+# one_error NAME CMD FILE TEXT: perfring CMD -i FILE exits 1 with one line on stderr holding TEXT
+# (a grep pattern)
+one_error() {
+	local name=$1 cmd=$2 file=$3 text=$4 lines
+	t_run "$T_TMP/out" "$T_TMP/err" timeout 60 "$PERFRING" "$cmd" -i "$file"
+	lines=$(wc -l <"$T_TMP/err")
+	t_check "${name}_exit_1" "exit $T_RC, stderr $lines line(s): $(head -c 400 "$T_TMP/err")" \
+		[ "$T_RC" -eq 1 -a "$lines" -eq 1 ]
+	t_check "${name}_said" "stderr: $(head -c 300 "$T_TMP/err")" grep -q -- "$text" "$T_TMP/err"
 }
 
 for cmd in script report; do
-	decoded $cmd "$T_TMP/one_bad.data"
-	lines=$(wc -l <"$T_TMP/err")
-	t_check ${cmd}_skipped_sample_exit_1 "exit $T_RC, stderr $lines line(s): $(head -c 300 "$T_TMP/err")" \
-		[ "$T_RC" -eq 1 -a "$lines" -eq 1 ]
-	t_check ${cmd}_skipped_sample_said "stderr: $(head -c 300 "$T_TMP/err")" \
-		grep -qx "perfring $cmd: $T_TMP/one_bad.data: 1 sample(s) could not be decoded and were skipped" "$T_TMP/err"
+	one_error ${cmd}_skipped_sample $cmd "$T_TMP/one_bad.data" \
+		"^perfring $cmd: $T_TMP/one_bad.data: 1 sample(s) could not be decoded and were skipped\$"
 	t_check ${cmd}_skipped_sample_rest_printed "nothing on stdout" [ -s "$T_TMP/out" ]
-
-	decoded $cmd "$T_TMP/bad_then_fatal.data"
-	lines=$(wc -l <"$T_TMP/err")
-	t_check ${cmd}_fatal_one_line "exit $T_RC, stderr $lines line(s): $(head -c 400 "$T_TMP/err")" \
-		[ "$T_RC" -eq 1 -a "$lines" -eq 1 ]
-	t_check ${cmd}_fatal_names_offset "stderr: $(head -c 300 "$T_TMP/err")" \
-		grep -q "at offset $fatal_at: record: header.size 0 is below 8" "$T_TMP/err"
+	one_error ${cmd}_fatal $cmd "$T_TMP/bad_then_fatal.data" "at offset $fatal_at: record: header.size 0 is below 8"
 done
 # the listing lacks that sample alone
-decoded script "$T_TMP/one_bad.data"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" script -i "$T_TMP/one_bad.data"
 n=$(grep -c . "$T_TMP/out")
-decoded script "$src"
+t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" script -i "$src"
 t_check script_skipped_sample_others_listed "$n lines with the bad sample, $(grep -c . "$T_TMP/out") without" \
 	[ "$n" -gt 0 -a "$n" -lt "$(grep -c . "$T_TMP/out")" ]
 # --dump prints the record with its error: one line says so, exit 1 (as before)
