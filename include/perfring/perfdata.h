@@ -151,7 +151,9 @@ PERFRING_API void perfring_perfdata_free(struct perfring_perfdata *pd);
 
 /*
  * The next record: 1 with *rec filled, 0 at the end, or a negative error
- * (-PERFRING_ETRUNC, -PERFRING_EBADREC, -EIO, -ENOMEM, -ENOTSUP for a
+ * (-PERFRING_ETRUNC, -PERFRING_EBADREC, -EIO, -ENOMEM, -E2BIG past a
+ * bound: a stream's record larger than it is buffered up to, more than
+ * opts.max_decompressed expanded, too many events; -ENOTSUP for a
  * compression this build cannot expand) with the offset in
  * perfring_perfdata_error_offset() and the reason in perfring_errmsg().
  * User records the reader consumes itself (HEADER_ATTR, HEADER_FEATURE,

@@ -63,6 +63,15 @@ struct perfring_parse_config {
 	bool branch_counters;
 	/* Derived by perfring_parse_config_finish(): */
 	uint8_t nr_regs_user, nr_regs_intr;
+	/* Set from the attr (not derived; it sits in what was padding): the
+	 * event did not ask for build ids (attr.build_id clear), so its MMAP2
+	 * records carry maj/min/ino whatever misc says. The kernel (5.12 to at
+	 * least 6.x) sets PERF_RECORD_MISC_MMAP_BUILD_ID on the record it shares
+	 * between events and never clears it: an event that asked for build ids
+	 * leaves the bit on the records of the events delivered after it, whose
+	 * bytes are still inode data. Left false (a config set by hand), the bit
+	 * decides as before. */
+	bool no_build_id;
 	uint16_t id_trailer_size;    /* bytes of the sample_id fields of sample_type
 				      * (the trailer's size when sample_id_all) */
 	/* Private to the decoder: the SAMPLE layout finish() precomputed for
@@ -205,7 +214,8 @@ struct perfring_rec_mmap {      /* MMAP and MMAP2 */
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
 	/* MMAP2 only: maj/min/ino/ino_generation, or, with misc
-	 * PERF_RECORD_MISC_MMAP_BUILD_ID, build_id_size and build_id[20] */
+	 * PERF_RECORD_MISC_MMAP_BUILD_ID on an event that asked for build ids
+	 * (not cfg.no_build_id), build_id_size and build_id[20] */
 	bool has_build_id;
 	uint32_t maj, min;
 	uint64_t ino, ino_generation;
@@ -326,7 +336,9 @@ static inline bool perfring_misc_comm_exec(uint16_t misc) { return (misc & (1u <
 static inline bool perfring_misc_fork_exec(uint16_t misc) { return (misc & (1u << 13)) != 0; }
 /* MMAP/MMAP2: a data (not executable) mapping (bit 13, MMAP_DATA). */
 static inline bool perfring_misc_mmap_data(uint16_t misc) { return (misc & (1u << 13)) != 0; }
-/* MMAP2: build id instead of maj/min/ino (bit 14, MMAP_BUILD_ID). */
+/* MMAP2: build id instead of maj/min/ino (bit 14, MMAP_BUILD_ID), but only
+ * on an event that asked for build ids: perfring_rec_mmap.has_build_id is
+ * what the bytes are (see perfring_parse_config.no_build_id). */
 static inline bool perfring_misc_mmap_build_id(uint16_t misc) { return (misc & (1u << 14)) != 0; }
 /* SWITCH/SWITCH_CPU_WIDE: switching out (bit 13), and preempted (bit 14). */
 static inline bool perfring_misc_switch_out(uint16_t misc) { return (misc & (1u << 13)) != 0; }

@@ -205,6 +205,7 @@ int pd_attr_add(struct perfring_perfdata *pd, const struct perf_event_attr *attr
 	a->cfg_ok = perfring_parse_config_init(&a->pub.cfg, &a->attr, pd->swapped) == 0;
 	if (!a->cfg_ok)
 		a->pub.cfg.swapped = pd->swapped;
+	pr_pd_cfg_follow_misc(&a->pub.cfg);
 	a->time_at = field_at(a, PERF_SAMPLE_TIME);
 	a->id_at = field_at(a, a->pub.cfg.sample_type & PERF_SAMPLE_IDENTIFIER ? PERF_SAMPLE_IDENTIFIER
 										 : PERF_SAMPLE_ID);

@@ -139,8 +139,14 @@ struct perfring_perfdata {
 	char **strings;      /* owned strings of info and build ids */
 	size_t nr_strings, cap_strings;
 
-	/* zstd decompression: records of the stream that are not yet delivered */
+	/* zstd decompression, expanded as it is read (perfdata_next.c): the
+	 * compressed bytes of the last COMPRESSED record (a copy: at most a
+	 * record's 64 KiB), and a bounded window of what they expanded to that
+	 * is not yet delivered ([dpos, dlen) of dbuf). */
 	void *zstd;          /* ZSTD_DCtx */
+	uint8_t *zin;
+	size_t zin_len, zin_pos;
+	bool zmore;          /* zin has bytes left or zstd may hold output: records may follow */
 	uint8_t *dbuf;
 	size_t dcap, dpos, dlen;
 	uint64_t dsrc_off;   /* offset of the compressed record the bytes came from */
@@ -267,6 +273,23 @@ void pd_input_populate(struct perfring_perfdata *pd, uint64_t upto, uint64_t kee
 int pd_input_ensure(struct perfring_perfdata *pd, uint64_t off, uint64_t n, const uint8_t **p);
 void pd_input_discard(struct perfring_perfdata *pd, uint64_t off);
 void pd_input_close(struct pd_input *in);
+
+/* A file's records are read by their MMAP2 build-id bit, whatever the attr
+ * asked (as perf reads them): perf inject --mmap2-buildid-all rewrites
+ * MMAP2 records into the build-id form under attrs that never asked for
+ * build ids, and the writer of a file is the authority on what it wrote.
+ * (Live rings trust the attr instead: perfring_parse_config.no_build_id.) */
+static inline void pr_pd_cfg_follow_misc(struct perfring_parse_config *cfg)
+{
+	cfg->no_build_id = false;
+}
+
+/* Records of a compressed stream may still come before the next record
+ * of the file: some undelivered, or some not yet expanded. */
+static inline bool pd_decomp_pending(const struct perfring_perfdata *pd)
+{
+	return pd->dlen != pd->dpos || pd->zmore;
+}
 
 /* perfdata_attr.c */
 int pd_attr_decode(const struct perfring_perfdata *pd, const void *src, size_t avail, struct perf_event_attr *out,

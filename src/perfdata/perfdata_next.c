@@ -23,8 +23,19 @@
 #endif
 #endif
 
-/* A zip bomb must not eat the machine: no decompressed record run is this long. */
-#define PD_DBUF_MAX (512u << 20)
+/*
+ * Compressed records are expanded as they are read, a piece at a time, as
+ * every other input is: a zip bomb holds at most a window, not what it
+ * expands to. The window starts at PD_DWIN and grows only to hold one
+ * record whole; a record inside a stream is at most PD_DREC_MAX bytes (the
+ * kernel's are at most 64 KiB, and perf writes its payload records,
+ * TRACING_DATA and AUXTRACE, uncompressed). zstd's own window is bounded by
+ * the library's default limit (ZSTD_WINDOWLOG_LIMIT_DEFAULT: 128 MiB).
+ */
+#define PD_DWIN (256u << 10)
+#define PD_DREC_MAX (16u << 20)
+/* The compressed bytes of one record: header.size is a u16. */
+#define PD_ZIN_MAX 65536u
 
 static int rec_fail(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -40,59 +51,84 @@ static int rec_fail(struct perfring_perfdata *pd, uint64_t off, int err, const c
 	return pd_fail_at(pd, off, err, "record: %s", msg);
 }
 
-static int decompress(struct perfring_perfdata *pd, uint64_t off, const uint8_t *src, size_t n)
+/*
+ * One piece of the stream into the window, after what is not yet delivered
+ * (moved to its start). need: the bytes the record at dpos needs whole (0
+ * while its header is incomplete); the window grows to hold it. 0, with
+ * pd->zmore false once the input is spent and zstd holds no more, or an error.
+ */
+static int expand(struct perfring_perfdata *pd, size_t need)
 {
 #ifdef PD_HAVE_ZSTD
-	ZSTD_inBuffer in = { src, n, 0 };
-	bool full = true;
+	ZSTD_inBuffer in = { pd->zin, pd->zin_len, pd->zin_pos };
+	ZSTD_outBuffer out;
+	size_t want = need > PD_DWIN ? need : PD_DWIN, ret;
 
-	if (!pd->zstd) {
-		pd->zstd = ZSTD_createDCtx();
-		if (!pd->zstd)
-			return rec_fail(pd, off, ENOMEM, "no memory for a zstd context");
-	}
-	/* keep the undelivered tail of the previous record, drop the rest */
 	if (pd->dpos) {
 		memmove(pd->dbuf, pd->dbuf + pd->dpos, pd->dlen - pd->dpos);
 		pd->dlen -= pd->dpos;
 		pd->dpos = 0;
 	}
-	while (in.pos < in.size || full) {
-		ZSTD_outBuffer out;
-		size_t ret;
+	if (pd->dcap < want) {
+		uint8_t *nb = realloc(pd->dbuf, want);
 
-		if (pd->dcap - pd->dlen < (64u << 10)) {
-			size_t cap = pd->dcap ? pd->dcap * 2 : (1u << 20);
-			uint8_t *nb;
-
-			if (cap > PD_DBUF_MAX)
-				return rec_fail(pd, off, PERFRING_EBADREC,
-						"decompressed records exceed %u bytes without ending", PD_DBUF_MAX);
-			nb = realloc(pd->dbuf, cap);
-			if (!nb)
-				return rec_fail(pd, off, ENOMEM, "no memory for %zu decompressed bytes", cap);
-			pd->dbuf = nb;
-			pd->dcap = cap;
-		}
-		out.dst = pd->dbuf;
-		out.size = pd->dcap;
-		out.pos = pd->dlen;
-		ret = ZSTD_decompressStream(pd->zstd, &out, &in);
-		if (ZSTD_isError(ret))
-			return rec_fail(pd, off, PERFRING_EBADREC, "zstd: %s", ZSTD_getErrorName(ret));
-		full = out.pos == out.size;
-		/* The per-record bound above caps memory; this caps the whole
-		 * input's expansion (a bomb of many small records), as asked. */
-		pd->decompressed += out.pos - pd->dlen;
-		pd->dlen = out.pos;
-		if (pd->decompressed > pd->max_decompressed)
-			return rec_fail(pd, off, E2BIG,
-					"compressed records expand to more than %llu bytes in all "
-					"(perfring_perfdata_opts.max_decompressed)",
-					(unsigned long long)pd->max_decompressed);
+		if (!nb)
+			return rec_fail(pd, pd->dsrc_off, ENOMEM, "no memory for %zu decompressed bytes", want);
+		pd->dbuf = nb;
+		pd->dcap = want;
 	}
-	pd->dsrc_off = off;
+	/* need > dlen whenever more is asked for: there is room */
+	out.dst = pd->dbuf;
+	out.size = pd->dcap;
+	out.pos = pd->dlen;
+	ret = ZSTD_decompressStream(pd->zstd, &out, &in);
+	if (ZSTD_isError(ret))
+		return rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC, "zstd: %s", ZSTD_getErrorName(ret));
+	pd->zin_pos = in.pos;
+	/* zstd flushes what it can: with the input spent and room left, it holds nothing */
+	pd->zmore = in.pos < in.size || out.pos == out.size;
+	pd->decompressed += out.pos - pd->dlen;
+	pd->dlen = out.pos;
+	if (pd->decompressed > pd->max_decompressed)
+		return rec_fail(pd, pd->dsrc_off, E2BIG,
+				"compressed records expand to more than %llu bytes in all "
+				"(perfring_perfdata_opts.max_decompressed)",
+				(unsigned long long)pd->max_decompressed);
 	return 0;
+#else
+	(void)need;
+	return rec_fail(pd, pd->dsrc_off, ENOTSUP, "zstd-compressed records: this build has no zstd");
+#endif
+}
+
+/*
+ * A COMPRESSED record's bytes, expanded as the records inside are read
+ * (next_decompressed()). The previous record's are spent: the file's next
+ * record is read only when nothing of the stream is pending. A record may
+ * continue from one compressed record into the next (the zstd context and
+ * the undelivered tail are kept).
+ */
+static int decompress(struct perfring_perfdata *pd, uint64_t off, const uint8_t *src, size_t n)
+{
+#ifdef PD_HAVE_ZSTD
+	if (!pd->zstd) {
+		pd->zstd = ZSTD_createDCtx();
+		if (!pd->zstd)
+			return rec_fail(pd, off, ENOMEM, "no memory for a zstd context");
+	}
+	if (!pd->zin) {
+		pd->zin = malloc(PD_ZIN_MAX);
+		if (!pd->zin)
+			return rec_fail(pd, off, ENOMEM, "no memory for compressed bytes");
+	}
+	memcpy(pd->zin, src, n);
+	pd->zin_len = n;
+	pd->zin_pos = 0;
+	pd->zmore = true;
+	pd->dsrc_off = off;
+	/* The first piece now: a stream broken from its start fails with the
+	 * record that carries it, before that record is delivered. */
+	return expand(pd, 0);
 #else
 	(void)src;
 	(void)n;
@@ -188,47 +224,86 @@ static inline void fill(struct perfring_perfdata *pd, struct perfring_perfdata_r
 	rec->attr = idx < 0 ? NULL : &pd->attrs[idx]->pub;
 }
 
-/* A complete record out of the decompression buffer: 1, 0 when none, or an error. */
-static int next_decompressed(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+/*
+ * The bytes the record at the window's start needs whole (header and
+ * payload), as far as its header is there (0 before 8 bytes); *err on an
+ * impossible header.
+ */
+static uint64_t decompressed_need(struct perfring_perfdata *pd, int *err)
 {
 	size_t left = pd->dlen - pd->dpos;
-	const uint8_t *p;
-	uint64_t payload = 0;
+	const uint8_t *p = pd->dbuf + pd->dpos;
+	uint64_t payload;
+	uint32_t type, hdr;
 	uint16_t size;
-	uint32_t type;
-	int err;
 
-	/* Before the first compressed record dbuf is NULL: no pointer
-	 * arithmetic on it (undefined even with offset 0; clang's UBSan says so). */
+	*err = 0;
 	if (left < 8)
 		return 0;
+	size = pd16(pd, p + 6);
+	type = pd32(pd, p);
+	if (size < 8) {
+		*err = rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC, "decompressed record %zu bytes into the stream has size %u",
+				pd->dpos, size);
+		return 0;
+	}
+	if (type == PERFRING_RECORD_COMPRESSED || type == PERFRING_RECORD_COMPRESSED2) {
+		*err = rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC, "a compressed record inside a compressed record");
+		return 0;
+	}
+	/* perf writes these uncompressed, but their payload is well defined */
+	if (type != PERFRING_RECORD_HEADER_TRACING_DATA && type != PERFRING_RECORD_AUXTRACE)
+		return size;
+	hdr = type == PERFRING_RECORD_AUXTRACE ? 16 : 12;
+	if (size < hdr) {
+		*err = rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC, "decompressed record of type %u: size %u", type, size);
+		return 0;
+	}
+	if (left < size)
+		return size;
+	payload = type == PERFRING_RECORD_AUXTRACE ? pd64(pd, p + 8) : pd32(pd, p + 8);
+	return payload > UINT64_MAX - size ? UINT64_MAX : size + payload;
+}
+
+/* A complete record out of the compressed stream: 1, 0 when none (the
+ * stream spent), or an error. */
+static int next_decompressed(struct perfring_perfdata *pd, struct perfring_perfdata_record *rec)
+{
+	const uint8_t *p;
+	uint64_t need;
+	uint32_t type;
+	uint16_t size;
+	int err;
+
+	for (;;) {
+		/* Before the first compressed record dbuf is NULL: no pointer
+		 * arithmetic on it (undefined even with offset 0; clang's UBSan says so). */
+		need = pd->dlen - pd->dpos >= 8 ? decompressed_need(pd, &err) : 0;
+		if (need == 0 && pd->dlen - pd->dpos >= 8)
+			return err;
+		if (need > PD_DREC_MAX)
+			return rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC,
+					"a record of %llu bytes inside the compressed stream (at most %u)",
+					(unsigned long long)need, PD_DREC_MAX);
+		if (need && need <= pd->dlen - pd->dpos)
+			break;
+		if (!pd->zmore)
+			return 0; /* at the end, a partial record is the caller's error */
+		err = expand(pd, (size_t)need);
+		if (err)
+			return err;
+	}
 	p = pd->dbuf + pd->dpos;
 	size = pd16(pd, p + 6);
 	type = pd32(pd, p);
-	if (size < 8)
-		return rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC,
-				"decompressed record %zu bytes into the stream has size %u", pd->dpos, size);
-	if (size > left)
-		return 0;
-	if (type == PERFRING_RECORD_COMPRESSED || type == PERFRING_RECORD_COMPRESSED2)
-		return rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC, "a compressed record inside a compressed record");
-	/* perf writes these uncompressed, but their payload is well defined */
-	if (type == PERFRING_RECORD_HEADER_TRACING_DATA || type == PERFRING_RECORD_AUXTRACE) {
-		if (size < (type == PERFRING_RECORD_AUXTRACE ? 16 : 12))
-			return rec_fail(pd, pd->dsrc_off, PERFRING_EBADREC, "decompressed record of type %u: size %u",
-					type, size);
-		payload = type == PERFRING_RECORD_AUXTRACE ? pd64(pd, p + 8) : pd32(pd, p + 8);
-		if (payload > left - size)
-			return 0;
-	}
-	pd->dpos += size + payload;
+	pd->dpos += need;
 	err = consume(pd, pd->dsrc_off, p, type, size);
 	if (err)
 		return err;
 	fill(pd, rec, pd->dsrc_off, p, type, size, true);
-	if (payload) {
+	if (need > size) {
 		rec->payload = p + size;
-		rec->payload_len = payload;
+		rec->payload_len = need - size;
 	}
 	return 1;
 }
@@ -299,7 +374,7 @@ static inline int raw_next_fast(struct perfring_perfdata *pd, struct perfring_pe
 	uint32_t type;
 	uint16_t size;
 
-	if (off >= pd->fast_end || pd->fast_end - off < 8 || pd->dlen != pd->dpos)
+	if (off >= pd->fast_end || pd->fast_end - off < 8 || pd_decomp_pending(pd))
 		return 0;
 	p = pd->in.buf + off;
 	type = pd32(pd, p);
@@ -325,7 +400,7 @@ bool pd_next_is_plain(const struct perfring_perfdata *pd)
 	uint32_t type;
 	uint16_t size;
 
-	if (pd->dlen != pd->dpos || off >= pd->fast_end || pd->fast_end - off < 8)
+	if (pd_decomp_pending(pd) || off >= pd->fast_end || pd->fast_end - off < 8)
 		return false;
 	p = pd->in.buf + (off - pd->in.base);
 	type = pd32(pd, p);
@@ -689,7 +764,7 @@ static inline bool queue_next_fast(struct perfring_perfdata *pd)
 	uint16_t size;
 	int idx;
 
-	if (off >= pd->fast_end || pd->fast_end - off < 8 || pd->dlen != pd->dpos || pd->nr_queue == pd->cap_queue ||
+	if (off >= pd->fast_end || pd->fast_end - off < 8 || pd_decomp_pending(pd) || pd->nr_queue == pd->cap_queue ||
 	    queue_bytes(pd) + 2 * sizeof(*q) > pd->max_queue_bytes)
 		return false;
 	p = pd->in.buf + off;
@@ -828,6 +903,7 @@ void pd_next_free(struct perfring_perfdata *pd)
 	if (pd->zstd)
 		ZSTD_freeDCtx(pd->zstd);
 #endif
+	free(pd->zin);
 	free(pd->dbuf);
 	free(pd->queue);
 	free(pd->queue_tmp);

@@ -399,6 +399,7 @@ static int bids_start(struct perfring_perfdata_writer *w)
 			free(ba);
 			return pr_fail(EINVAL, "perf.data writer: attr %d cannot be decoded: %s", i, perfring_errmsg());
 		}
+		pr_pd_cfg_follow_misc(&ba[i].cfg);
 		ba[i].ids = w->attrs[i].ids;
 		ba[i].nr_ids = w->attrs[i].nr_ids;
 	}

@@ -45,6 +45,9 @@ int perfring_parse_config_init(struct perfring_parse_config *cfg, const struct p
 	if (ATTR_HAS(size, sample_regs_intr))
 		cfg->sample_regs_intr = attr->sample_regs_intr;
 	cfg->branch_counters = (cfg->branch_sample_type & PR_REC_SAMPLE_BRANCH_COUNTERS) != 0;
+	/* The bit field is in every version (attrs older than 5.12 read 0 there:
+	 * no build ids asked, inode data, which is all they could get). */
+	cfg->no_build_id = !attr->build_id;
 	cfg->swapped = swapped;
 	return perfring_parse_config_finish(cfg);
 }

@@ -182,7 +182,8 @@ static int parse_trailer(const struct perfring_parse_config *cfg, struct pr_rec_
 
 /* ---- bodies ------------------------------------------------------------------ */
 
-static int parse_mmap(struct pr_rec_cur *c, struct perfring_decoded *out, bool mmap2)
+static int parse_mmap(const struct perfring_parse_config *cfg, struct pr_rec_cur *c, struct perfring_decoded *out,
+		      bool mmap2)
 {
 	struct perfring_rec_mmap *m = &out->u.mmap;
 
@@ -191,7 +192,7 @@ static int parse_mmap(struct pr_rec_cur *c, struct perfring_decoded *out, bool m
 	TRY(pr_rec_u64(c, "mmap.len", &m->len));
 	TRY(pr_rec_u64(c, "mmap.pgoff", &m->pgoff));
 	if (mmap2) {
-		if (perfring_misc_mmap_build_id(out->misc)) {
+		if (pr_rec_mmap2_build_id(cfg, out->misc)) {
 			/* {u8 build_id_size; u8 reserved[3]; u8 build_id[20]}: bytes */
 			m->has_build_id = true;
 			TRY(need(c, "mmap.build_id", 24));
@@ -289,9 +290,9 @@ static int parse_body(const struct perfring_parse_config *cfg, struct pr_rec_cur
 {
 	switch (out->type) {
 	case PERF_RECORD_MMAP:
-		return parse_mmap(c, out, false);
+		return parse_mmap(cfg, c, out, false);
 	case PERF_RECORD_MMAP2:
-		return parse_mmap(c, out, true);
+		return parse_mmap(cfg, c, out, true);
 	case PERF_RECORD_LOST:
 		TRY(pr_rec_u64(c, "lost.id", &out->u.lost.id));
 		TRY(pr_rec_u64(c, "lost.lost", &out->u.lost.lost));

@@ -411,7 +411,7 @@ static void put_sample_id(struct enc *e, const struct perfring_parse_config *cfg
 		put_u64(e, id->identifier, "sample_id.identifier");
 }
 
-static void put_mmap(struct enc *e, const struct perfring_decoded *rec)
+static void put_mmap(struct enc *e, const struct perfring_parse_config *cfg, const struct perfring_decoded *rec)
 {
 	const struct perfring_rec_mmap *m = &rec->u.mmap;
 
@@ -421,8 +421,9 @@ static void put_mmap(struct enc *e, const struct perfring_decoded *rec)
 	put_u64(e, m->len, "mmap.len");
 	put_u64(e, m->pgoff, "mmap.pgoff");
 	if (rec->type == PERF_RECORD_MMAP2) {
-		if (m->has_build_id != perfring_misc_mmap_build_id(rec->misc)) {
-			enc_bad(e, "mmap.has_build_id", "disagrees with misc's PERF_RECORD_MISC_MMAP_BUILD_ID");
+		if (m->has_build_id != pr_rec_mmap2_build_id(cfg, rec->misc)) {
+			enc_bad(e, "mmap.has_build_id",
+				"disagrees with misc's PERF_RECORD_MISC_MMAP_BUILD_ID (and the config's no_build_id)");
 			return;
 		}
 		if (m->has_build_id) {
@@ -463,7 +464,7 @@ static bool put_body(struct enc *e, const struct perfring_parse_config *cfg,
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		put_mmap(e, rec);
+		put_mmap(e, cfg, rec);
 		break;
 	case PERF_RECORD_LOST:
 		put_u64(e, u->lost.id, "lost.id");

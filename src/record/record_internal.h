@@ -83,6 +83,15 @@ static inline void pr_rec_store_u64(void *p, uint64_t v, bool swapped)
 	((1ULL << 1) /* TID */ | (1ULL << 2) /* TIME */ | (1ULL << 6) /* ID */ |      \
 	 (1ULL << 9) /* STREAM_ID */ | (1ULL << 7) /* CPU */ | (1ULL << 16) /* IDENTIFIER */)
 
+/* Whether an MMAP2 record of the event of cfg carries a build id (else
+ * maj/min/ino): the misc bit, unless the event never asked for build ids
+ * (the kernel leaves the bit set by another event's record on it). The
+ * decoder and the encoder must agree on this. */
+static inline bool pr_rec_mmap2_build_id(const struct perfring_parse_config *cfg, uint16_t misc)
+{
+	return perfring_misc_mmap_build_id(misc) && !cfg->no_build_id;
+}
+
 /* Bits set in v. Written out because without -mpopcnt (the default for
  * x86-64) __builtin_popcountll is a libgcc call, slower than this. */
 static inline unsigned pr_rec_popcount(uint64_t v)

@@ -10,6 +10,9 @@
  *  - a 5.8 KB zstd bomb expanding to 64 MiB with no FINISHED_ROUND: ordered
  *    reading stays under its memory bound (flushing early, counted), and the
  *    total decompression cap is the caller's to set;
+ *  - one COMPRESSED record expanding to 600 MiB (one 48 KB record of a pipe):
+ *    read whole in bounded pieces (it was expanded at once up to the 512 MiB
+ *    cap, 530 MB of RSS, and refused);
  *  - open-time errors name the offset in the message itself (the reader is
  *    freed, so perfring_perfdata_error_offset() cannot be asked).
  * Memory is checked with getrusage's peak RSS, each case in a child process
@@ -24,6 +27,8 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <zstd.h>
 
 #include <perfring/perfdata.h>
 
@@ -196,16 +201,24 @@ TEST(ids_shared_section_256k)
 	ids_overlap("ids-shared-section-256k.data");
 }
 
-/* Read the bomb in a child with the given options; the child reports the
- * record count, the reader's status, the early-flushed count and its peak
- * RSS growth over a pipe. */
+/* Read a bomb in a child (read_in_child()); the child reports the record
+ * count, the reader's status, the early-flushed count and its peak RSS
+ * growth over a pipe. */
 struct bomb_result {
 	long records, early, rss_kb;
 	int ret;
 	char msg[256];
 };
 
-static struct bomb_result read_bomb(bool ordered, uint64_t max_queue, uint64_t max_decompressed)
+/* What a child reads: the bomb file with opts, or an image in memory (img). */
+struct bomb_input {
+	struct perfring_perfdata_opts opts;
+	const uint8_t *img;
+	size_t len;
+	uint32_t only_type; /* count only records of this type (0: all) */
+};
+
+static struct bomb_result read_in_child(const struct bomb_input *in)
 {
 	struct bomb_result res = { 0 };
 	int p[2];
@@ -214,19 +227,18 @@ static struct bomb_result read_bomb(bool ordered, uint64_t max_queue, uint64_t m
 	if (pipe(p) || (pid = fork()) < 0)
 		abort();
 	if (pid == 0) {
-		struct perfring_perfdata_opts o = { .sz = sizeof(o), .ordered = ordered,
-						     .max_queue_bytes = max_queue,
-						     .max_decompressed = max_decompressed };
 		struct perfring_perfdata_record r;
 		struct perfring_perfdata *pd;
 		char path[512];
 		long before = peak_rss_kb();
 
 		close(p[0]);
-		pd = perfring_perfdata_open(data_path("zbomb-64MiB-in-5KB.data", path, sizeof(path)), &o);
+		pd = in->img ? perfring_perfdata_open_mem(in->img, in->len, &in->opts)
+			     : perfring_perfdata_open(data_path("zbomb-64MiB-in-5KB.data", path, sizeof(path)),
+						      &in->opts);
 		if (pd) {
 			while ((res.ret = perfring_perfdata_next(pd, &r)) > 0)
-				res.records++;
+				res.records += !in->only_type || r.type == in->only_type;
 			res.early = (long)perfring_perfdata_early_flushed(pd);
 		} else {
 			res.ret = -errno;
@@ -244,6 +256,14 @@ static struct bomb_result read_bomb(bool ordered, uint64_t max_queue, uint64_t m
 	close(p[0]);
 	waitpid(pid, NULL, 0);
 	return res;
+}
+
+static struct bomb_result read_bomb(bool ordered, uint64_t max_queue, uint64_t max_decompressed)
+{
+	struct bomb_input in = { .opts = { .sz = sizeof(in.opts), .ordered = ordered, .max_queue_bytes = max_queue,
+					   .max_decompressed = max_decompressed } };
+
+	return read_in_child(&in);
 }
 
 /* File order: every record, memory bounded by one decompressed record run. */
@@ -280,6 +300,127 @@ TEST(zbomb_decompression_cap)
 	CHECKF(strstr(b.msg, "8388608 bytes") && strstr(b.msg, "max_decompressed") && strstr(b.msg, "at offset "),
 	       "%s", b.msg);
 	CHECKF(b.records < 4000000, "%ld records before the cap", b.records);
+}
+
+/*
+ * One COMPRESSED record, 5 MiB short of the 64 KiB a record can hold,
+ * expanding to BOMB1_NR records of BOMB1_REC bytes (an unknown user type,
+ * 64 KiB of zeros each: ~600 MiB), in a pipe-mode image. *out is malloc'd.
+ * PERFRING_WRITE_BOMB1=PATH also writes it to PATH (how
+ * tests/data/reliability/zbomb-one-record-600MiB.pipe.data was made).
+ */
+#define BOMB1_REC 65528u
+#define BOMB1_NR 9600u
+#define BOMB1_TYPE 99u
+
+/* A pipe-mode image of one COMPRESSED record holding n copies of the
+ * reclen bytes at rec (0 when they do not compress into one record). */
+static size_t compressed_image(const uint8_t *rec, size_t reclen, uint32_t n, uint8_t **out)
+{
+	static uint8_t z[65536];
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_outBuffer o = { z, sizeof(z), 0 };
+	uint8_t *img;
+	size_t rem = 1, len;
+	uint32_t i;
+
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, 19);
+	for (i = 0; i < n && !ZSTD_isError(rem); i++) {
+		ZSTD_inBuffer in = { rec, reclen, 0 };
+
+		while (in.pos < in.size && !ZSTD_isError(rem))
+			rem = ZSTD_compressStream2(cc, &o, &in, ZSTD_e_continue);
+	}
+	do {
+		ZSTD_inBuffer in = { rec, 0, 0 };
+
+		rem = ZSTD_compressStream2(cc, &o, &in, ZSTD_e_end);
+	} while (rem && !ZSTD_isError(rem) && o.pos < o.size);
+	ZSTD_freeCCtx(cc);
+	if (ZSTD_isError(rem) || rem || o.pos > 65535 - 8)
+		return 0;
+	/* COMPRESSED's data is size - 8 bytes, unpadded (COMPRESSED2 came for that) */
+	len = 16 + 8 + o.pos;
+	img = calloc(1, len);
+	if (!img)
+		return 0;
+	memcpy(img, "PERFILE2", 8);
+	memcpy(img + 8, &(uint64_t){ 16 }, 8);
+	memcpy(img + 16, &(uint32_t){ 81 }, 4); /* PERF_RECORD_COMPRESSED */
+	memcpy(img + 22, &(uint16_t){ (uint16_t)(len - 16) }, 2);
+	memcpy(img + 24, z, o.pos);
+	*out = img;
+	return len;
+}
+
+static size_t bomb1_image(uint8_t **out)
+{
+	static uint8_t rec[BOMB1_REC];
+	const char *dump = getenv("PERFRING_WRITE_BOMB1");
+	size_t len;
+
+	/* host order: {type, misc 0, size}, then zeros */
+	memcpy(rec, &(uint32_t){ BOMB1_TYPE }, 4);
+	memcpy(rec + 6, &(uint16_t){ BOMB1_REC }, 2);
+	len = compressed_image(rec, sizeof(rec), BOMB1_NR, out);
+	if (len && dump) {
+		FILE *f = fopen(dump, "wb");
+
+		if (f) {
+			fwrite(*out, 1, len, f);
+			fclose(f);
+		}
+	}
+	return len;
+}
+
+/* A record inside the stream claiming more than a record there may hold
+ * (a TRACING_DATA payload of 32 MiB): refused before it is expanded. */
+TEST(compressed_record_claiming_32MiB_refused)
+{
+	uint8_t rec[16] = { 0 }, *img = NULL;
+	struct perfring_perfdata_record r;
+	struct perfring_perfdata *pd;
+	size_t len;
+	int ret;
+
+	memcpy(rec, &(uint32_t){ 66 }, 4); /* HEADER_TRACING_DATA {header, u32 size} */
+	memcpy(rec + 6, &(uint16_t){ 16 }, 2);
+	memcpy(rec + 8, &(uint32_t){ 32u << 20 }, 4);
+	len = compressed_image(rec, sizeof(rec), 1, &img);
+	REQUIRE(len);
+	pd = perfring_perfdata_open_mem(img, len, NULL);
+	REQUIRE(pd);
+	while ((ret = perfring_perfdata_next(pd, &r)) > 0)
+		;
+	CHECKF(ret == -PERFRING_EBADREC, "%d: %s", ret, perfring_errmsg());
+	CHECKF(strstr(perfring_errmsg(), "a record of 33554448 bytes inside the compressed stream") &&
+		       strstr(perfring_errmsg(), "at offset 0x10"),
+	       "%s", perfring_errmsg());
+	perfring_perfdata_free(pd);
+	free(img);
+}
+
+TEST(zbomb_one_record_read_in_pieces)
+{
+	struct bomb_input in = { .opts = { .sz = sizeof(in.opts) }, .only_type = BOMB1_TYPE };
+	struct bomb_result res;
+	uint8_t *img = NULL;
+
+	in.len = bomb1_image(&img);
+	in.img = img;
+	REQUIREF(in.len, "the bomb does not compress into one record");
+	printf("  one COMPRESSED record of %zu bytes, %u records of %u bytes inside (%llu MiB)\n", in.len - 16,
+	       BOMB1_NR, BOMB1_REC, (unsigned long long)BOMB1_NR * BOMB1_REC >> 20);
+	res = read_in_child(&in);
+	free(img);
+	printf("  %ld records read, peak RSS grew by %ld KB\n", res.records, res.rss_kb);
+	CHECKF(res.ret == 0, "%d: %s", res.ret, res.msg);
+	CHECK_EQ_U64((uint64_t)res.records, BOMB1_NR);
+	/* The window (256 KiB, grown to a record at most), the record's 64 KiB
+	 * of input and zstd's context and window (a few MiB at level 19): 32 MiB
+	 * leaves room for the allocator, far below the 600 MiB expanded. */
+	CHECKF(under_valgrind() || res.rss_kb < 32 * 1024, "peak RSS grew by %ld KB", res.rss_kb);
 }
 
 /*

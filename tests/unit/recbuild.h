@@ -210,6 +210,9 @@ static inline int rb_config(struct perfring_parse_config *cfg, uint64_t sample_t
 	attr.sample_type = sample_type;
 	attr.read_format = read_format;
 	attr.sample_id_all = sample_id_all;
+	/* The MMAP2 records built here take either form, as the kernel writes
+	 * them for an event that asked for build ids. */
+	attr.build_id = 1;
 	return perfring_parse_config_init(cfg, &attr, swapped);
 }
 

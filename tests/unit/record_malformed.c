@@ -41,6 +41,7 @@ static int mk_cfg(struct perfring_parse_config *cfg, const struct mcfg *m, bool 
 	attr.sample_regs_user = m->regs_user;
 	attr.sample_regs_intr = m->regs_intr;
 	attr.sample_id_all = m->sid_all;
+	attr.build_id = 1; /* MMAP2 in either form, by its misc bit */
 	return perfring_parse_config_init(cfg, &attr, swapped);
 }
 

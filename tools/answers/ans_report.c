@@ -1255,7 +1255,10 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		goto out;
 	}
 	if (!r->ntot) {
-		status = tool_error(cmd, "%s: the file has no samples", path);
+		status = ans_bad_samples(rd)
+				 ? tool_error(cmd, "%s: the file has no samples that could be decoded (%llu could not)",
+					      path, (unsigned long long)ans_bad_samples(rd))
+				 : tool_error(cmd, "%s: the file has no samples", path);
 		goto out;
 	}
 	/* An export written to standard output ('-') owns it: no table beside it. */
@@ -1311,7 +1314,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 			status = xs;
 	}
 out:
-	ans_warnings(rd, cmd, path);
+	status = ans_finish(rd, cmd, path, status);
 	ans_export_free(w.x);
 	free(list);
 	free(rows);

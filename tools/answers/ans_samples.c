@@ -1274,16 +1274,21 @@ bool ans_tracing_data(const struct ans_reader *r, const void **data, size_t *len
 	return r->tracing != NULL;
 }
 
-void ans_warnings(const struct ans_reader *r, const char *cmd, const char *path)
+int ans_finish(const struct ans_reader *r, const char *cmd, const char *path, int status)
 {
 	uint64_t early = perfring_perfdata_early_flushed(r->pd);
 
+	/* One line is the rule: after the fatal error, nothing more. */
+	if (status != EXIT_OK)
+		return status;
 	if (early)
 		fprintf(stderr, "perfring %s: warning: %s: time ordering reached its memory bound (no FINISHED_ROUND "
 				"for too long): %llu record(s) were delivered before their round ended, so order "
 				"may be imperfect\n",
 			cmd, path, (unsigned long long)early);
+	/* The output lacks them: an error, as perfring(1) says (exit 1). */
 	if (r->bad_samples)
-		fprintf(stderr, "perfring %s: warning: %s: %llu sample(s) could not be decoded and were skipped\n", cmd,
-			path, (unsigned long long)r->bad_samples);
+		return tool_error(cmd, "%s: %llu sample(s) could not be decoded and were skipped", path,
+				  (unsigned long long)r->bad_samples);
+	return EXIT_OK;
 }

@@ -198,8 +198,14 @@ const struct perfring_symbolizer *ans_symbolizer(const struct ans_reader *r);
  * the payload of the record seen so far): true with data and len, or false. */
 bool ans_tracing_data(const struct ans_reader *r, const void **data, size_t *len);
 
-/* The lines every command prints at the end (early flush of the time ordering,
- * undecodable samples) on stderr. */
-void ans_warnings(const struct ans_reader *r, const char *cmd, const char *path);
+/*
+ * The end of a command that read r: status is its exit status so far. After
+ * a failure (its one error line already printed) it returns status and
+ * prints nothing more. Else it warns on stderr when the time ordering
+ * flushed early, and returns EXIT_ERROR with one error line when samples
+ * could not be decoded (they were skipped: the output lacks them), else
+ * EXIT_OK.
+ */
+int ans_finish(const struct ans_reader *r, const char *cmd, const char *path, int status);
 
 #endif

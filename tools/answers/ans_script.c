@@ -851,7 +851,6 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 	if (ret >= 0) /* every record read: what was lost (nothing after a fatal error) */
 		ans_lost_warnings(r, cmd, path);
 	fflush(stdout);
-	ans_warnings(r, cmd, path);
 	if (sec && second_end(sec) && ret >= 0)
 		ret = -tool_error(cmd, "%s: the second reader of the file failed", path);
 	if (ret < 0)
@@ -865,6 +864,7 @@ int ans_script_run(const char *cmd, const char *path, const struct ans_script_op
 		if (xs)
 			status = xs;
 	}
+	status = ans_finish(r, cmd, path, status);
 	ans_export_free(x);
 	free(c.ev_fields);
 	ans_tracing_free(c.tracing);

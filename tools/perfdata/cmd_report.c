@@ -86,7 +86,8 @@ void cmd_report_usage(FILE *f)
 		"      --header-only       print the header's features instead\n"
 		"  -h, --help              show this help\n\n"
 		"Exit status: 0 on success, 1 when the file cannot be opened, is corrupt (the\n"
-		"error names the offset) or has no samples, 2 for a bad command line.\n",
+		"error names the offset), has no samples or some could not be decoded (the\n"
+		"table counts the others), 2 for a bad command line.\n",
 		TOOL_NAME, TOOL_NAME, TOOL_NAME);
 }
 

@@ -63,7 +63,8 @@ void cmd_script_usage(FILE *f)
 		"      --ordered           with --dump: in time order, as perf sorts them\n"
 		"  -h, --help              show this help\n\n"
 		"Exit status: 0 on success, 1 when the file cannot be opened or is corrupt, or a\n"
-		"record could not be decoded (it is printed with its error), 2 for a bad command line.\n",
+		"sample could not be decoded (the others are listed; with --dump: a record, printed\n"
+		"with its error), 2 for a bad command line.\n",
 		TOOL_NAME, TOOL_NAME);
 }
 
@@ -217,7 +218,8 @@ int cmd_script(int argc, char **argv)
 		if (!script_record(&e, &r))
 			bad++;
 	fflush(stdout);
-	if (perfring_perfdata_early_flushed(pd))
+	/* after a fatal error its line alone (one line is the rule) */
+	if (ret >= 0 && perfring_perfdata_early_flushed(pd))
 		fprintf(stderr, "perfring %s: warning: %s: time ordering reached its memory bound (no FINISHED_ROUND "
 				"for too long): %llu record(s) were delivered before their round ended, so order "
 				"may be imperfect\n",
