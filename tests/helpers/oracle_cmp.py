@@ -18,7 +18,7 @@ applies to the cells its glob matches (fnmatch: * crosses '/'). KIND:
   line   a differing line matching REGEX (on either side: perf's or
          perfring's) and the line it stands against on the other side;
   graph  report: the call graph under an entry (not the entry's line) when
-         a line of that graph matches REGEX on either side;
+         the entry's line or a line of its graph matches REGEX on either side;
   ties   report: entries, or call-graph branches of one parent, of equal
          percentages in another order, when one of those matches REGEX.
 Prints "same", or "accepted: N line(s) differ: CAUSE; ..." (exit 0), or
@@ -80,11 +80,12 @@ def unblocks(bl):
 
 
 def drop_graphs(bl_a, bl_b, rx):
-    """The graphs of entries (matched by their line) with a line matching rx on either side."""
+    """The graphs of entries (matched by their line) whose line or a graph line matches rx on
+    either side."""
     hit = set()
     for bl in (bl_a, bl_b):
         for entry, graph in bl:
-            if entry is not None and any(rx.search(g) for g in graph):
+            if entry is not None and (rx.search(entry) or any(rx.search(g) for g in graph)):
                 hit.add(entry)
     return ([(e, [] if e in hit else g) for e, g in bl] for bl in (bl_a, bl_b))
 
