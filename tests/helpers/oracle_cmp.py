@@ -20,7 +20,8 @@ applies to the cells its glob matches (fnmatch: * crosses '/'). KIND:
   graph  report: the call graph under an entry (not the entry's line) when
          the entry's line or a line of its graph matches REGEX on either side;
   ties   report: entries, or call-graph branches of one parent, of equal
-         percentages in another order, when one of those matches REGEX.
+         percentages in another order, when one of those matches REGEX;
+  branches  as ties, for call-graph branches alone.
 Prints "same", or "accepted: N line(s) differ: CAUSE; ..." (exit 0), or
 "differs" and the first lines of the difference left (exit 1).
 """
@@ -43,7 +44,7 @@ def read_rules(path, cell):
             line = line.rstrip("\n")
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            m = re.match(r"^(\S+)\s+(cell|line|graph|ties)\s+/(.*?)/\s+(\S.*)$", line)
+            m = re.match(r"^(\S+)\s+(cell|line|graph|ties|branches)\s+/(.*?)/\s+(\S.*)$", line)
             if not m:
                 sys.exit("%s:%d: not 'CELL-GLOB KIND /REGEX/ CAUSE': %s" % (path, n, line))
             if fnmatch.fnmatchcase(cell, m.group(1)):
@@ -133,11 +134,12 @@ def tree_text(node, rx, depth=0):
     return out
 
 
-def untie(bl, rx):
-    """Blocks with equal-percentage entries and sibling branches in a canonical order
-    where one of them matches rx; graphs as their trees' text."""
+def untie(bl, rx, rx_branches):
+    """Blocks with equal-percentage entries (and sibling branches) in a canonical order where
+    one of them matches rx (or rx_branches, for branches); graphs as their trees' text."""
     head, rest = bl[0], bl[1:]
-    rest = [(e, tree_text(graph_tree(g), rx)) for e, g in rest]
+    both = re.compile("(?:%s)|(?:%s)" % (rx.pattern, rx_branches.pattern))
+    rest = [(e, tree_text(graph_tree(g), both)) for e, g in rest]
     # (equal entries are those of equal first percentage: perf orders a children table's entries
     # of equal children by other means than their self percentage)
     rest = tie_sorted(rest, lambda b: PCTS.match(b[0]).group(1).split()[0],
@@ -164,6 +166,12 @@ def drop_lines(a, b, rx):
         keep_a.extend(x for x in sa if not rx.search(x))
         keep_b.extend(y for y in sb if not rx.search(y))
     return keep_a, keep_b
+
+
+def join(rxs):
+    """One regex matching where any of rxs does (none: matching nothing)."""
+    rxs = list(rxs)
+    return re.compile("|".join("(?:%s)" % rx.pattern for rx in rxs)) if rxs else NEVER
 
 
 def ndiff(a, b):
@@ -194,13 +202,14 @@ def main():
             a, b = (unblocks(x) for x in drop_graphs(blocks(a), blocks(b), rx))
             if ndiff(a, b) < before:
                 used.append(cause)
-    ties = [(rx, cause) for kind, rx, cause in rules if kind == "ties"]
+    ties = [(kind, rx, cause) for kind, rx, cause in rules if kind in ("ties", "branches")]
     if ties and report and a != b:
-        def tied(rx):
-            return unblocks(untie(blocks(a), rx)), unblocks(untie(blocks(b), rx))
-        plain = ndiff(*tied(NEVER))
-        used.extend(cause for rx, cause in ties if ndiff(*tied(rx)) < plain)
-        a, b = tied(re.compile("|".join("(?:%s)" % rx.pattern for rx, _ in ties)))
+        def tied(only):
+            rxs = [join(rx for k, rx, _ in only if k == kind) for kind in ("ties", "branches")]
+            return unblocks(untie(blocks(a), *rxs)), unblocks(untie(blocks(b), *rxs))
+        plain = ndiff(*tied([]))
+        used.extend(cause for kind, rx, cause in ties if ndiff(*tied([(kind, rx, cause)])) < plain)
+        a, b = tied(ties)
     for kind, rx, cause in rules:
         if kind == "line" and a != b:
             before = ndiff(a, b)

@@ -191,6 +191,16 @@ oracle_totals() {
 	fi
 }
 
+# oracle_comms: a script listing's samples (a paragraph each) of the commands in O_COMMS (blank-
+# separated; all when unset): a whole machine's recording, compared on the test's own processes.
+oracle_comms() {
+	if [ -z "${O_COMMS:-}" ]; then
+		cat
+	else
+		awk -v comms=" $O_COMMS " 'BEGIN { RS = ""; ORS = "\n\n" } index(comms, " " $1 " ")'
+	fi
+}
+
 # oracle_cell RECORDER PROGRAM MODE EVENT [OUTPUT...]: record, then compare every OUTPUT (default:
 # script, the reports, the totals; "script", "report", "totals" choose).
 oracle_cell() {
@@ -206,8 +216,8 @@ oracle_cell() {
 	for o in "${outs[@]}"; do
 		case "$o" in
 		script)
-			perf script -i "$file" >"$T_TMP/perf.out" 2>/dev/null
-			"$PERFRING" script -i "$file" >"$T_TMP/ours.out" 2>"$T_TMP/ours.err"
+			perf script -i "$file" 2>/dev/null | oracle_comms >"$T_TMP/perf.out"
+			"$PERFRING" script -i "$file" 2>"$T_TMP/ours.err" | oracle_comms >"$T_TMP/ours.out"
 			oracle_output "$cell/script" "$T_TMP/perf.out" "$T_TMP/ours.out"
 			;;
 		report)
