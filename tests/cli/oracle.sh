@@ -44,7 +44,9 @@ oracle_cell perfring c fp cpu-clock script report
 oracle_cell perf c dwarf cpu-clock
 oracle_cell perfring c dwarf cpu-clock script
 # C++ (templates, lambdas, exceptions, virtual calls); Rust, Go, a JIT (node's perf map)
-oracle_cell perf cxx fp cpu-clock report
+# (children tables of C++ by frame pointers: chains through libstdc++, built without them, are
+# garbage that perf and perfring key apart now and then: __cxa_throw twice in perf's; make oracle)
+oracle_cell perf cxx fp cpu-clock script report-self
 oracle_cell perf cxx dwarf cpu-clock script
 oracle_cell perf rust fp cpu-clock script
 oracle_cell perf go fp cpu-clock script report

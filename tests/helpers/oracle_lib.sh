@@ -202,7 +202,8 @@ oracle_comms() {
 }
 
 # oracle_cell RECORDER PROGRAM MODE EVENT [OUTPUT...]: record, then compare every OUTPUT (default:
-# script, the reports, the totals; "script", "report", "totals" choose).
+# script, the reports, the totals; "script", "report", "report-self" (without children alone),
+# "totals" choose).
 oracle_cell() {
 	local rec=$1 prog=$2 mode=$3 ev=$4 cell="$1/$2/$3/$4" file s c o outs
 	shift 4
@@ -220,11 +221,13 @@ oracle_cell() {
 			"$PERFRING" script -i "$file" 2>"$T_TMP/ours.err" | oracle_comms >"$T_TMP/ours.out"
 			oracle_output "$cell/script" "$T_TMP/perf.out" "$T_TMP/ours.out"
 			;;
-		report)
+		report | report-self)
+			local modes=(children no-children)
+			[ "$o" = report-self ] && modes=(no-children)
 			for s in "${O_REPORTS[@]}"; do
-				for c in children no-children; do
-					perf report -i "$file" --stdio --sort "$s" --$c >"$T_TMP/perf.out" 2>/dev/null
-					"$PERFRING" report -i "$file" --sort "$s" --$c >"$T_TMP/ours.out" 2>"$T_TMP/ours.err"
+				for c in "${modes[@]}"; do
+					perf report -i "$file" --stdio --sort "$s" "--$c" >"$T_TMP/perf.out" 2>/dev/null
+					"$PERFRING" report -i "$file" --sort "$s" "--$c" >"$T_TMP/ours.out" 2>"$T_TMP/ours.err"
 					oracle_output "$cell/report-${s//,/_}-$c" "$T_TMP/perf.out" "$T_TMP/ours.out"
 				done
 			done
