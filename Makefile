@@ -267,6 +267,12 @@ check-plain: all
 bench: all
 	@bash scripts/bench.sh $(O)
 
+# make oracle: the whole differential test against perf (scripts/oracle.sh: every recorder,
+# program, call-graph mode, event and output; tests/cli/oracle.sh, in make check, is a part of it).
+.PHONY: oracle
+oracle: all
+	@bash scripts/oracle.sh $(O)
+
 # Regenerated on every install: it records PREFIX, which may differ each time.
 # A directory under PREFIX is written relative to it ($${prefix}/lib), so a moved install still works.
 under_prefix = $(if $(filter $(PREFIX)/%,$(1)),$(2)$(patsubst $(PREFIX)%,%,$(1)),$(1))

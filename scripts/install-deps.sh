@@ -34,6 +34,9 @@ declare -A need=(
 	[chromium]=/usr/bin/chromium
 	[nodejs]=/usr/bin/node
 	[npm]=/usr/bin/npm
+	# the differential test against perf (tests/cli/oracle.sh) builds a Rust program; its Go
+	# program uses golang-go and its JIT node (above)
+	[rustc]=/usr/bin/rustc
 )
 
 missing=()

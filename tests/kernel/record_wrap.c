@@ -14,6 +14,11 @@
  * chains and stack dumps; and enough records must have straddled for the
  * test to mean something. The first path also lets the ring overflow once:
  * the kernel's LOST record must decode with the event's id and a count.
+ * Each path runs for RUN_NS of this thread's CPU time (what cpu-clock counts),
+ * not of wall time: on a busy machine a wall-time run gets few samples. What
+ * is checked against is what the kernel produced: the samples read plus
+ * those LOST records count must make up the event's count over its period,
+ * and the records that straddled, the times the bytes read went round the ring.
  */
 #include "rectest.h"
 
@@ -29,8 +34,38 @@ struct wrap_check {
 	struct perfring_reader *rd; /* the reader test's */
 	uint64_t id;                /* the event's */
 	uint64_t records, samples, lost_records, lost, straddled, last_time;
+	uint64_t bytes;             /* of every record read */
+	uint64_t cpu0, give_up;     /* thread CPU time at the start; wall time to stop at */
 	struct rt_err e;
 };
+
+/* Start the run's clocks: RUN_NS of this thread's CPU time, or at most 4 x that
+ * plus 1 s of wall time on a machine that gives the test less. */
+static void wrap_start(struct wrap_check *w)
+{
+	w->t0 = rt_now_ns();
+	w->cpu0 = rt_thread_cpu_ns();
+	w->give_up = w->t0 + 4 * RUN_NS + 1000000000ull;
+}
+
+static uint64_t wrap_cpu_used(const struct wrap_check *w)
+{
+	return rt_thread_cpu_ns() - w->cpu0;
+}
+
+static bool wrap_running(const struct wrap_check *w)
+{
+	return wrap_cpu_used(w) < RUN_NS && rt_now_ns() < w->give_up;
+}
+
+/* Spin for cpu_ns of this thread's CPU time (bounded in wall time by the run's end). */
+static void wrap_spin_cpu(const struct wrap_check *w, uint64_t cpu_ns)
+{
+	uint64_t start = rt_thread_cpu_ns();
+
+	while (rt_thread_cpu_ns() - start < cpu_ns && rt_now_ns() < w->give_up)
+		rt_spin_ns(SLICE_NS);
+}
 
 static void wrap_attr(struct perf_event_attr *a)
 {
@@ -51,6 +86,7 @@ static void wrap_record(struct wrap_check *w, const void *rec, size_t size, uint
 	uint64_t now = rt_now_ns();
 
 	w->records++;
+	w->bytes += size;
 	if (straddled)
 		w->straddled++;
 	if (rt_decode(w->cfg, rec, size, &d, &w->e))
@@ -97,16 +133,38 @@ static void wrap_record(struct wrap_check *w, const void *rec, size_t size, uint
 			(unsigned long long)d.u.sample.ip);
 }
 
-static void wrap_report(struct wrap_check *w, const char *path)
+/*
+ * The thresholds come from what the kernel produced: its count of the
+ * event (task-clock nanoseconds) over the period is the samples it took, and
+ * every one must have been read or counted by a LOST record (the kernel's
+ * THROTTLE aside: a throttled event takes none, so the figure may come short,
+ * never over, by one per period of the count); and every time the bytes read
+ * went round the ring a record ended exactly at its end or straddled it.
+ */
+static void wrap_report(struct wrap_check *w, int fd, const char *path)
 {
-	printf("  %s: %llu records (%llu samples, %llu LOST of %llu), %llu straddled the end of the %zu-byte ring\n",
+	uint64_t count = 0, taken, wraps = w->bytes / w->data_size;
+
+	CHECKF(read(fd, &count, sizeof(count)) == (ssize_t)sizeof(count), "%s: read the count: %s", path,
+	       strerror(errno));
+	taken = count / PERIOD_NS;
+	printf("  %s: %llu records (%llu samples, %llu LOST of %llu), %llu straddled the end of the %zu-byte ring "
+	       "%llu times round; %llu ms of CPU, count %llu ns (%llu periods)\n",
 	       path, (unsigned long long)w->records, (unsigned long long)w->samples,
 	       (unsigned long long)w->lost_records, (unsigned long long)w->lost, (unsigned long long)w->straddled,
-	       w->data_size);
+	       w->data_size, (unsigned long long)wraps, (unsigned long long)(wrap_cpu_used(w) / 1000000),
+	       (unsigned long long)count, (unsigned long long)taken);
 	RT_CHECK_NO_ERR(&w->e, path);
-	CHECKF(w->samples >= 200, "%s: %llu samples", path, (unsigned long long)w->samples);
-	/* some 250 ms x 10 kHz x 600 bytes wrap a 4 KiB ring hundreds of times */
-	CHECKF(w->straddled >= 50, "%s: only %llu records straddled", path, (unsigned long long)w->straddled);
+	/* enough to mean something: RUN_NS of CPU at PERIOD_NS is 2500 periods */
+	CHECKF(taken >= 200, "%s: the event counted %llu ns: %llu periods", path, (unsigned long long)count,
+	       (unsigned long long)taken);
+	CHECKF(w->samples + w->lost <= taken + 1 && w->samples + w->lost + taken / 10 + 1 >= taken,
+	       "%s: %llu samples read and %llu lost, of %llu the event's count makes", path,
+	       (unsigned long long)w->samples, (unsigned long long)w->lost, (unsigned long long)taken);
+	/* a record ends exactly at the ring's end one time in tens at most (sizes of 600+ bytes in
+	 * steps of 8); half the laps straddled is a wide margin */
+	CHECKF(wraps >= 10 && w->straddled * 2 >= wraps, "%s: %llu records straddled in %llu laps of the ring",
+	       path, (unsigned long long)w->straddled, (unsigned long long)wraps);
 }
 
 /* Open the event and its one-page ring; enable it. */
@@ -131,7 +189,7 @@ static int wrap_open(struct perf_event_attr *a, struct perfring_parse_config *cf
 		return -errno;
 	}
 	w->data_size = perfring_ring_data_size(*ring);
-	w->t0 = rt_now_ns();
+	wrap_start(w);
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	return fd;
 }
@@ -143,20 +201,20 @@ TEST(wrap_ring_linear)
 	struct perfring_parse_config cfg;
 	struct perfring_ring *ring = NULL;
 	struct wrap_check w;
-	uint64_t end, twospan = 0;
+	uint64_t twospan = 0;
 	bool overflowed = false;
 	int fd = wrap_open(&a, &cfg, false, &ring, &w);
 
 	REQUIREF(fd >= 0, "open: %s (%s)", strerror(-fd), perfring_errmsg());
-	end = rt_now_ns() + RUN_NS;
-	while (rt_now_ns() < end) {
+	while (wrap_running(&w)) {
 		struct perfring_ring_record rec;
 		int ret;
 
-		/* Once, halfway, let the ring overflow: the kernel then writes a LOST record. */
-		if (!overflowed && end - rt_now_ns() < RUN_NS / 2) {
+		/* Once, halfway, let the ring overflow (20 slices of CPU: some 36 KiB of samples into
+		 * 4 KiB): the kernel then writes a LOST record. */
+		if (!overflowed && wrap_cpu_used(&w) >= RUN_NS / 2) {
 			overflowed = true;
-			rt_spin_ns(20 * SLICE_NS);
+			wrap_spin_cpu(&w, 20 * SLICE_NS);
 		} else {
 			rt_spin_ns(SLICE_NS);
 		}
@@ -189,9 +247,9 @@ TEST(wrap_ring_linear)
 			rt_errf(&w.e, "perfring_ring_next: %d %s", ret, perfring_errmsg());
 	}
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	wrap_report(&w, "ring_next + ring_linear");
+	wrap_report(&w, fd, "ring_next + ring_linear");
 	CHECK_EQ_U64(twospan, w.straddled);
-	/* 6 ms of samples, some 36 KiB, into a 4 KiB ring (each LOST's id and count are checked) */
+	/* (each LOST's id and count are checked, and their sum with the samples read) */
 	CHECKF(w.lost_records >= 1, "no LOST record after letting the ring overflow");
 	perfring_ring_free(ring);
 	close(fd);
@@ -216,12 +274,10 @@ TEST(wrap_ring_linearize_option)
 	struct perfring_parse_config cfg;
 	struct perfring_ring *ring = NULL;
 	struct wrap_check w;
-	uint64_t end;
 	int fd = wrap_open(&a, &cfg, true, &ring, &w);
 
 	REQUIREF(fd >= 0, "open: %s (%s)", strerror(-fd), perfring_errmsg());
-	end = rt_now_ns() + RUN_NS;
-	while (rt_now_ns() < end) {
+	while (wrap_running(&w)) {
 		int ret;
 
 		rt_spin_ns(SLICE_NS);
@@ -230,7 +286,7 @@ TEST(wrap_ring_linearize_option)
 			rt_errf(&w.e, "perfring_ring_consume: %d %s", ret, perfring_errmsg());
 	}
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	wrap_report(&w, "linearize option");
+	wrap_report(&w, fd, "linearize option");
 	perfring_ring_free(ring);
 	close(fd);
 }
@@ -243,14 +299,12 @@ TEST(wrap_cursor)
 	struct wrap_check w;
 	const struct perf_event_mmap_page *meta;
 	const uint8_t *data;
-	uint64_t end;
 	int fd = wrap_open(&a, &cfg, false, &ring, &w);
 
 	REQUIREF(fd >= 0, "open: %s (%s)", strerror(-fd), perfring_errmsg());
 	meta = perfring_ring_meta(ring);
 	data = (const uint8_t *)meta + (meta->data_offset ? meta->data_offset : perfring_page_size());
-	end = rt_now_ns() + RUN_NS;
-	while (rt_now_ns() < end) {
+	while (wrap_running(&w)) {
 		struct perfring_cursor c;
 		const struct perfring_header *h;
 		int64_t avail;
@@ -277,7 +331,7 @@ TEST(wrap_cursor)
 		perfring_ring_cursor_commit(ring, &c);
 	}
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	wrap_report(&w, "inline cursor");
+	wrap_report(&w, fd, "inline cursor");
 	perfring_ring_free(ring);
 	close(fd);
 }
@@ -321,7 +375,6 @@ TEST(wrap_reader_linearize)
 	struct perfring_parse_config cfg;
 	struct perfring_reader *rd;
 	struct wrap_check w;
-	uint64_t end;
 	int fd, idx;
 
 	wrap_attr(&a);
@@ -338,10 +391,9 @@ TEST(wrap_reader_linearize)
 	w.id = rt_event_id(fd);
 	w.data_size = perfring_reader_data_size(rd);
 	CHECK_EQ_U64(w.data_size, (uint64_t)perfring_page_size());
-	w.t0 = rt_now_ns();
+	wrap_start(&w);
 	REQUIRE(ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0);
-	end = rt_now_ns() + RUN_NS;
-	while (rt_now_ns() < end) {
+	while (wrap_running(&w)) {
 		int ret;
 
 		rt_spin_ns(SLICE_NS);
@@ -350,7 +402,7 @@ TEST(wrap_reader_linearize)
 			rt_errf(&w.e, "perfring_reader_consume: %d %s", ret, perfring_errmsg());
 	}
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-	wrap_report(&w, "reader, linearize");
+	wrap_report(&w, fd, "reader, linearize");
 	perfring_reader_free(rd);
 	close(fd);
 }
