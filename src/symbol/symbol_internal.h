@@ -170,6 +170,10 @@ struct pr_binary {
 	bool dw_tried;
 	struct Elf *dw_elf;
 	struct Dwarf *dw;
+	/* The functions DWARF names by their source name only whose name
+	 * addr2line has settled (sym_dwarf.c, a2l_name()): by DIE offset. */
+	struct pr_a2l_name *a2l;
+	size_t a2l_n, a2l_cap;
 };
 
 struct pr_bin_ctx {
