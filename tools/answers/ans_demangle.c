@@ -7,6 +7,7 @@
 
 #include "shared/zalloc.h"
 #include "answers/ans_demangle.h"
+#include "answers/ans_rust_demangle.h"
 
 /* The Itanium C++ ABI's demangler, in the C++ runtime (libstdc++). */
 char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
@@ -113,7 +114,7 @@ char *ans_demangle_str(const char *name)
 	int status = 0;
 	char *out;
 
-	if (strncmp(name, "_Z", 2))
+	if (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2))
 		return NULL;
 	if (at) {
 		/* A version or a PLT stub ("_ZNSo5flushEv@plt"): the name before it,
@@ -134,6 +135,10 @@ char *ans_demangle_str(const char *name)
 		free(d);
 		return joined;
 	}
+	/* Rust first: a legacy Rust name is a C++ one too (perf's libiberty tries Rust first). */
+	out = ans_rust_demangle(name);
+	if (out || name[1] == 'R')
+		return out;
 	out = __cxa_demangle(name, NULL, NULL, &status);
 	if (!out || status) {
 		free(out);
@@ -162,7 +167,7 @@ const char *ans_demangle(struct ans_demangler *d, const char *name)
 	struct dm_ent *e;
 	char *v;
 
-	if (!d || !name || name[0] != '_' || name[1] != 'Z')
+	if (!d || !name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return name;
 	e = &d->tab[slot(d->tab, d->cap, name)];
 	if (e->key)
