@@ -181,6 +181,9 @@ struct pr_bin_ctx {
 	const char *const *debug_dirs;
 	const char *root;
 	uint64_t *nsymbols; /* stats */
+	/* perfring_symbolizer_opts.shown_name (NULL: names as they are) */
+	const char *(*shown_name)(void *arg, const char *name);
+	void *shown_name_arg;
 };
 
 /* Open and read path (root-prefixed) checking the expected build id; fills

@@ -220,6 +220,15 @@ static int cpu_skipped(struct ans_reader *r)
 	return (uint32_t)cpu >= r->cpu_n || !r->cpu_on[cpu];
 }
 
+/* A symbol's shown name: the symbolizer's choice between symbols at one
+ * address compares those, as perf's (which demangles as it reads). */
+static const char *shown_name(void *arg, const char *name)
+{
+	struct ans_reader *r = arg;
+
+	return r->demangler ? ans_demangle(r->demangler, name) : name;
+}
+
 struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts)
 {
 	struct perfring_procs_opts popts = { .sz = sizeof(popts), .no_build_ids = true };
@@ -265,6 +274,8 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	/* unwound stacks name their inlined functions, as perf's do */
 	sopts.inlines = r->opts.inlines || ans_any_event_samples(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
 	sopts.kallsyms = r->opts.kallsyms;
+	sopts.shown_name = shown_name;
+	sopts.shown_name_arg = r;
 	r->procs = perfring_procs_new(&popts);
 	r->sym = perfring_symbolizer_new(&sopts);
 	r->threads = ans_threads_new();
