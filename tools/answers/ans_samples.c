@@ -229,6 +229,12 @@ static const char *shown_name(void *arg, const char *name)
 	return r->demangler ? ans_demangle(r->demangler, name) : name;
 }
 
+/* Whether the functions inlined at frames are named (--inline, or stacks to unwind). */
+static bool names_inlines(const struct ans_reader *r)
+{
+	return r->opts.inlines || ans_any_event_samples(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+}
+
 struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts)
 {
 	struct perfring_procs_opts popts = { .sz = sizeof(popts), .no_build_ids = true };
@@ -272,7 +278,7 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	}
 	sopts.lines = r->opts.lines;
 	/* unwound stacks name their inlined functions, as perf's do */
-	sopts.inlines = r->opts.inlines || ans_any_event_samples(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	sopts.inlines = names_inlines(r);
 	sopts.kallsyms = r->opts.kallsyms;
 	sopts.shown_name = shown_name;
 	sopts.shown_name_arg = r;
@@ -1126,6 +1132,12 @@ bool ans_two_readers(const struct ans_reader *r)
 		return false;
 	if (perfring_perfdata_is_pipe(r->pd))
 		return ans_one_reader(r, "the input is a pipe");
+	/* A DWARF function without a linkage name is named as addr2line
+	 * names it, which depends on the addresses asked before (the
+	 * symbolizer's pr_binary_frames()): in the file's order, on one
+	 * reader, as perf asks. */
+	if (names_inlines(r))
+		return ans_one_reader(r, "inlined functions are named in the order of the samples");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return ans_one_reader(r, "one CPU online");
 	if (threads_asked() == 2)
