@@ -164,6 +164,8 @@ TEST(through_the_cache)
 	/* a version or PLT suffix stays, as for C++ */
 	CHECK(!strcmp(ans_demangle(d, "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal@plt"),
 		      "std::rt::lang_start_internal@plt"));
+	/* a hash of fewer than 5 distinct digits: no Rust name, a C++ one (as nm -C shows it) */
+	CHECK(!strcmp(ans_demangle(d, "_ZN3foo3bar17h0000000000000000E"), "foo::bar::h0000000000000000"));
 	ans_demangler_free(d);
 }
 

@@ -95,17 +95,25 @@ static void strip(char *s)
 		memmove(s, sp + 1, strlen(sp + 1) + 1);
 }
 
-/* Rust's legacy mangling ends in a hash path element "::h0123456789abcdef": perf drops it. */
+/* Rust's legacy mangling ends in a hash path element "::h0123456789abcdef": perf drops it
+ * (a name the Rust demangler refused, demangled as C++), when the hash has 5 or more
+ * distinct digits, as the Rust demangler asks too. */
 static void strip_rust_hash(char *s)
 {
 	size_t n = strlen(s), i;
+	unsigned seen = 0, distinct = 0;
 
 	if (n < 19 || strncmp(s + n - 19, "::h", 3))
 		return;
-	for (i = n - 16; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]))
+	for (i = n - 16; i < n; i++) {
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
 			return;
-	s[n - 19] = 0;
+		seen |= 1u << (isdigit((unsigned char)s[i]) ? s[i] - '0' : s[i] - 'a' + 10);
+	}
+	for (; seen; seen >>= 1)
+		distinct += seen & 1;
+	if (distinct >= 5)
+		s[n - 19] = 0;
 }
 
 char *ans_demangle_str(const char *name)
