@@ -169,25 +169,45 @@ static void path(struct rd *r, bool in_value);
 static void type(struct rd *r);
 
 /*
- * B <base-62-number>: a back reference to an earlier position (counted
- * after "_R"), printed as what is there: fn is path (in_value) or type.
+ * B <base-62-number> (its "B" read): a back reference to an earlier
+ * position (counted after "_R"), where the parser goes to print what is
+ * there; *back is where to come back to (backref_leave()). False when bad.
  */
-static void backref(struct rd *r, int what, bool in_value)
+static bool backref_enter(struct rd *r, size_t *back)
 {
-	size_t at = r->i - 1, to = (size_t)base62(r), back = r->i;
+	size_t at = r->i - 1, to = (size_t)base62(r);
 
 	if (r->bad || to >= at || r->depth >= RD_MAX_DEPTH) {
 		r->bad = true;
-		return;
+		return false;
 	}
+	*back = r->i;
 	r->depth++;
 	r->i = to;
-	if (what == 'p')
-		path(r, in_value);
-	else
-		type(r);
+	return true;
+}
+
+static void backref_leave(struct rd *r, size_t back)
+{
 	r->i = back;
 	r->depth--;
+}
+
+/* Items up to "E", separated by ", ": how many. */
+static size_t list(struct rd *r, void (*item)(struct rd *))
+{
+	size_t k;
+
+	for (k = 0; !eat(r, 'E'); k++) {
+		if (r->i >= r->n || !step(r)) {
+			r->bad = true;
+			break;
+		}
+		if (k)
+			puts_(r, ", ");
+		item(r);
+	}
+	return k;
 }
 
 /* A lifetime by its De Bruijn index: '_ (erased) or the binder's 'a, 'b, ... */
@@ -265,22 +285,15 @@ static void constant(struct rd *r)
 {
 	char t = peek(r);
 	uint64_t v;
-	size_t start, digits;
+	size_t start, digits, back;
 
 	if (!step(r))
 		return;
 	if (eat(r, 'B')) {
-		size_t at = r->i - 1, to = (size_t)base62(r), back = r->i;
-
-		if (r->bad || to >= at || r->depth >= RD_MAX_DEPTH) {
-			r->bad = true;
-			return;
+		if (backref_enter(r, &back)) {
+			constant(r);
+			backref_leave(r, back);
 		}
-		r->depth++;
-		r->i = to;
-		constant(r);
-		r->i = back;
-		r->depth--;
 		return;
 	}
 	if (eat(r, 'p')) {
@@ -342,17 +355,7 @@ static void generic_arg(struct rd *r)
 /* {<generic-arg>} E, separated by ", " (the opening "<" printed already). */
 static void generic_args(struct rd *r)
 {
-	size_t k;
-
-	for (k = 0; !eat(r, 'E'); k++) {
-		if (r->i >= r->n || !step(r)) {
-			r->bad = true;
-			return;
-		}
-		if (k)
-			puts_(r, ", ");
-		generic_arg(r);
-	}
+	list(r, generic_arg);
 }
 
 static const char *basic_type(char c)
@@ -387,7 +390,6 @@ static const char *basic_type(char c)
 static void fn_sig(struct rd *r)
 {
 	uint64_t was = binder(r);
-	size_t k;
 
 	if (eat(r, 'U'))
 		puts_(r, "unsafe ");
@@ -407,15 +409,7 @@ static void fn_sig(struct rd *r)
 		puts_(r, "\" ");
 	}
 	puts_(r, "fn(");
-	for (k = 0; !eat(r, 'E'); k++) {
-		if (r->i >= r->n || !step(r)) {
-			r->bad = true;
-			return;
-		}
-		if (k)
-			puts_(r, ", ");
-		type(r);
-	}
+	list(r, type);
 	puts_(r, ")");
 	if (eat(r, 'u')) { /* -> () is not shown */
 		r->bound = was;
@@ -433,21 +427,15 @@ static void fn_sig(struct rd *r)
 static bool dyn_trait_path(struct rd *r)
 {
 	bool open;
+	size_t back;
 
 	if (!step(r))
 		return false;
 	if (eat(r, 'B')) {
-		size_t at = r->i - 1, to = (size_t)base62(r), back = r->i;
-
-		if (r->bad || to >= at || r->depth >= RD_MAX_DEPTH) {
-			r->bad = true;
+		if (!backref_enter(r, &back))
 			return false;
-		}
-		r->depth++;
-		r->i = to;
 		open = dyn_trait_path(r);
-		r->i = back;
-		r->depth--;
+		backref_leave(r, back);
 		return open;
 	}
 	if (eat(r, 'I')) {
@@ -509,7 +497,7 @@ static void type(struct rd *r)
 {
 	char c = peek(r);
 	const char *basic = basic_type(c);
-	size_t k;
+	size_t k, back;
 
 	if (!step(r) || r->depth >= RD_MAX_DEPTH) {
 		r->bad = true;
@@ -558,15 +546,7 @@ static void type(struct rd *r)
 	case 'T':
 		r->i++;
 		puts_(r, "(");
-		for (k = 0; !eat(r, 'E'); k++) {
-			if (r->i >= r->n || !step(r)) {
-				r->bad = true;
-				break;
-			}
-			if (k)
-				puts_(r, ", ");
-			type(r);
-		}
+		k = list(r, type);
 		puts_(r, k == 1 ? ",)" : ")");
 		break;
 	case 'F':
@@ -579,7 +559,10 @@ static void type(struct rd *r)
 		break;
 	case 'B':
 		r->i++;
-		backref(r, 't', false);
+		if (backref_enter(r, &back)) {
+			type(r);
+			backref_leave(r, back);
+		}
 		break;
 	default:
 		path(r, false);
@@ -606,7 +589,7 @@ static void path(struct rd *r, bool in_value)
 {
 	char c = peek(r), ns;
 	const char *p;
-	size_t len;
+	size_t len, back;
 	uint64_t dis;
 
 	if (!step(r) || r->depth >= RD_MAX_DEPTH) {
@@ -670,7 +653,10 @@ static void path(struct rd *r, bool in_value)
 		puts_(r, ">");
 		break;
 	case 'B':
-		backref(r, 'p', in_value);
+		if (backref_enter(r, &back)) {
+			path(r, in_value);
+			backref_leave(r, back);
+		}
 		break;
 	default:
 		r->bad = true;
