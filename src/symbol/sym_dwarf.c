@@ -306,6 +306,45 @@ static void last_equal_subprogram(Dwarf_Die *cu, Dwarf_Die *fn, uint64_t vaddr)
 		}
 }
 
+/* A DIE without addresses that holds functions: a Rust module or impl, a C++ class. */
+static bool holds_functions(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type || tag == DW_TAG_module;
+}
+
+/*
+ * The innermost function (subprogram or inlined instance) holding vaddr
+ * below parent, into *fn. elfutils' dwarf_getscopes() does not look inside
+ * a DIE without addresses, and rustc puts every function in the namespaces
+ * of its module and impl: then this walk finds it (depth bounded against a
+ * hostile file; each DIE is seen once).
+ */
+static bool function_below(Dwarf_Die *parent, uint64_t vaddr, Dwarf_Die *fn, unsigned depth)
+{
+	Dwarf_Die child;
+	bool found = false;
+
+	if (depth > 64 || dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (holds_functions(tag)) {
+			if (function_below(&child, vaddr, fn, depth + 1))
+				return true;
+		} else if (dwarf_haspc(&child, vaddr) > 0) {
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+				*fn = child;
+				found = true;
+			}
+			/* a lexical block, or an instance inlined deeper */
+			return function_below(&child, vaddr, fn, depth + 1) || found;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inlines, uint64_t vaddr,
 		     struct perfring_sym_frame **out)
 {
@@ -349,6 +388,8 @@ int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inl
 		}
 	}
 	free(scopes);
+	if (nscopes == 0)
+		found = function_below(&cu, vaddr, &cur, 0);
 	while (found && n < MAX_FRAMES) {
 		int tag = dwarf_tag(&cur);
 

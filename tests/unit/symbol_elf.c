@@ -609,6 +609,54 @@ TEST(symbol_dwarf_names_in_addr2line_order)
 	st_rmdir(dir);
 }
 
+/*
+ * rustc puts every function in the namespaces of its module and impl, where
+ * elfutils' dwarf_getscopes() does not look: the symbolizer finds them all
+ * the same, with the functions inlined there, as addr2line does (every
+ * byte of the program's own functions, asked in the same order).
+ */
+TEST(symbol_dwarf_rust_functions_in_namespaces)
+{
+	static const char prog[] =
+		"use std::collections::HashMap;\n"
+		"#[inline(never)]\nfn work(n: u64) -> u64 {\n"
+		"    let mut m: HashMap<u64, u64> = HashMap::new();\n"
+		"    for i in 0..n { *m.entry(i % 64).or_insert(0) += i; }\n"
+		"    m.values().sum()\n}\n"
+		"fn main() { println!(\"{}\", work(std::env::args().count() as u64 * 1000)); }\n";
+	static struct st_sym fns[4096];
+	static uint64_t addrs[200000];
+	static size_t idx[200000];
+	char dir[64], src[PATH_MAX], bin[PATH_MAX];
+	int nf, i, unused1 = 0, unused2 = 0, c;
+	size_t n = 0, j;
+	FILE *f;
+
+	if (!st_have("rustc") || !st_have("addr2line"))
+		SKIP("rustc or addr2line (binutils: the oracle) missing");
+	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
+	snprintf(src, sizeof(src), "%s/work.rs", dir);
+	snprintf(bin, sizeof(bin), "%s/work", dir);
+	f = fopen(src, "w");
+	REQUIRE(f);
+	fputs(prog, f);
+	fclose(f);
+	REQUIRE(st_run(NULL, 0, "rustc -O -g -o '%s' '%s' 2>&1", bin, src) == 0);
+	nf = st_nm(bin, "", fns, 4096);
+	REQUIRE(nf > 0);
+	for (i = 0; i < nf; i++) /* the program's own functions (legacy or v0 mangling) */
+		if (strstr(fns[i].name, "4work4work") || strstr(fns[i].name, "4work4main"))
+			for (j = 0; j < fns[i].size && n < 200000; j++)
+				addrs[n++] = fns[i].addr + j;
+	REQUIRE(n > 50);
+	for (j = 0; j < n; j++)
+		idx[j] = j;
+	c = a2l_same_order(bin, dir, addrs, idx, n, &unused1, &unused2);
+	printf("  %d addresses of a Rust program compared\n", c);
+	CHECK(c == (int)n);
+	st_rmdir(dir);
+}
+
 TEST(symbol_debug_file_by_build_id)
 {
 	uint8_t id[PERFRING_BUILD_ID_MAX];
