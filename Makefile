@@ -152,7 +152,7 @@ $(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)
 
 # Unit tests of the answers commands' pieces (tests/unit/answers_*.c) build with their sources.
-ANSWERS_UNIT_SRCS := tools/answers/ans_demangle.c
+ANSWERS_UNIT_SRCS := tools/answers/ans_demangle.c tools/answers/ans_rust_demangle.c
 $(O)/tests/unit/answers_%: tests/unit/answers_%.c $(TEST_SUPPORT) $(STATIC) $(ANSWERS_UNIT_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(ANSWERS_UNIT_SRCS) $(PROG_LIBS) $(ANSWERS_LIBS)
@@ -175,6 +175,9 @@ $(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/pe
 # The exports' fuzz target (tests/fuzz/export_fuzz.c) builds with tools/export/ and zlib.
 FUZZ_EXTRA_export = $(EXPORT_SRCS)
 FUZZ_LIBS_export = $(EXPORT_LIBS)
+# The Rust demangler (tests/fuzz/rust_demangle_fuzz.c) builds with it and the C++ one (the C++ runtime's).
+FUZZ_EXTRA_rust_demangle = tools/answers/ans_rust_demangle.c tools/answers/ans_demangle.c
+FUZZ_LIBS_rust_demangle = -lstdc++
 # The DWARF unwinder of recorded user stacks (tests/fuzz/unwind_fuzz.c) builds with its source (libdw: LIB_LIBS).
 FUZZ_EXTRA_unwind = tools/answers/ans_unwind.c tools/answers/ans_unwind_fast.c tools/answers/ans_buildid.c
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)

@@ -29,6 +29,8 @@ declare -A need=(
 	[cmake]=/usr/bin/cmake
 	[groff]=/usr/bin/groff
 	[man-db]=/usr/bin/man
+	# tests/cli/names_cxx_rust.sh builds a Rust program (perf demangles its names)
+	[rustc]=/usr/bin/rustc
 	# the exports' oracles: go tool pprof reads pprof files; speedscope (npm) under headless chromium
 	[golang-go]=/usr/bin/go
 	[chromium]=/usr/bin/chromium

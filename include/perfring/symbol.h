@@ -153,6 +153,12 @@ struct perfring_symbolizer_opts {
 	bool lines;
 	/* The inlined frames too (implies lines). */
 	bool inlines;
+	/* The name a symbol is shown with (demangled), which perf's choice
+	 * between symbols at one address compares (fewer leading underscores,
+	 * then the longer name); NULL: the names as they are. What it returns
+	 * must stay valid while the symbolizer lives. */
+	const char *(*shown_name)(void *arg, const char *name);
+	void *shown_name_arg;
 };
 
 PERFRING_API struct perfring_symbolizer *perfring_symbolizer_new(const struct perfring_symbolizer_opts *opts);

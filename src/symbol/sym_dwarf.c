@@ -96,6 +96,9 @@ void pr_binary_dwarf_close(struct pr_binary *b)
 		elf_end(b->dw_elf);
 	b->dw = NULL;
 	b->dw_elf = NULL;
+	free(b->a2l);
+	b->a2l = NULL;
+	b->a2l_n = b->a2l_cap = 0;
 }
 
 /* The compile unit holding vaddr: .debug_aranges, else every unit's ranges. */
@@ -120,7 +123,7 @@ static bool find_cu(Dwarf *dw, uint64_t vaddr, Dwarf_Die *cu)
  * symbol a C++ function or an asm-labelled C one has: __GI___qsort_r for
  * DWARF's __qsort_r), else the source name; both through the abstract
  * origin and specification of an inlined instance or out-of-line copy. */
-static const char *die_name(Dwarf_Die *die)
+static const char *die_name(Dwarf_Die *die, bool *linkage)
 {
 	static const int attrs[] = { DW_AT_linkage_name, DW_AT_MIPS_linkage_name, DW_AT_name };
 	Dwarf_Attribute a;
@@ -128,9 +131,126 @@ static const char *die_name(Dwarf_Die *die)
 	size_t i;
 
 	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
-		if (dwarf_attr_integrate(die, attrs[i], &a) && (s = dwarf_formstring(&a)))
+		if (dwarf_attr_integrate(die, attrs[i], &a) && (s = dwarf_formstring(&a))) {
+			*linkage = attrs[i] != DW_AT_name;
 			return s;
+		}
+	*linkage = false;
 	return NULL;
+}
+
+/*
+ * Whether addr2line (binutils' bfd, its mangle_style()) takes a source
+ * name (DW_AT_name) in units of this language for a symbol's name: in C,
+ * assembler, Fortran 77 and a few old languages it does; in C++, Rust, Ada,
+ * D, Java and any language it does not list it does not (a2l_name()).
+ */
+static bool source_name_is_symbol(Dwarf_Die *cu)
+{
+	switch (dwarf_srclang(cu)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_PLI:
+	case DW_LANG_C99:
+	case DW_LANG_UPC:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:
+	case 0x8765: /* DW_LANG_Upc */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* What addr2line has settled for a function DWARF names by its source name only. */
+struct pr_a2l_name {
+	uint64_t key;     /* the DIE's offset + 1 (0: a free slot) */
+	const char *name; /* the symbol's name it took for good, or NULL: its source name */
+	bool settled;     /* it was the innermost function of an address asked for */
+};
+
+/* The function's entry (made when new), or NULL without memory. */
+static struct pr_a2l_name *a2l_entry(struct pr_binary *b, uint64_t key)
+{
+	size_t i;
+
+	if ((b->a2l_n + 1) * 2 > b->a2l_cap) {
+		size_t cap = b->a2l_cap ? b->a2l_cap * 2 : 64, j;
+		struct pr_a2l_name *t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (j = 0; j < b->a2l_cap; j++) {
+			if (!b->a2l[j].key)
+				continue;
+			for (i = (b->a2l[j].key * 0x9e3779b97f4a7c15ull) & (cap - 1); t[i].key; i = (i + 1) & (cap - 1))
+				;
+			t[i] = b->a2l[j];
+		}
+		free(b->a2l);
+		b->a2l = t;
+		b->a2l_cap = cap;
+	}
+	for (i = (key * 0x9e3779b97f4a7c15ull) & (b->a2l_cap - 1); b->a2l[i].key; i = (i + 1) & (b->a2l_cap - 1))
+		if (b->a2l[i].key == key)
+			return &b->a2l[i];
+	b->a2l[i].key = key;
+	b->a2l_n++;
+	return &b->a2l[i];
+}
+
+/* Where a function's first range starts (bfd's arange.low): 0 when unknown. */
+static Dwarf_Addr die_low(Dwarf_Die *die)
+{
+	Dwarf_Addr lo = 0, base, end;
+	ptrdiff_t off;
+
+	if (dwarf_lowpc(die, &lo) == 0)
+		return lo;
+	off = dwarf_ranges(die, 0, &base, &lo, &end);
+	return off > 0 ? lo : 0;
+}
+
+/*
+ * The name addr2line gives the function of a frame, which perf shows. A
+ * linkage name (or a source name in C, assembler: source_name_is_symbol())
+ * is the name. A function with only a source name (C++ templates over a
+ * lambda local to a function that is no template, as std::sort's helpers
+ * in main) is named, the first time it is the innermost function of an
+ * address asked for, by the symbol holding that address (mangled: perf
+ * demangles it); from then on by its source name, but for a function that
+ * starts where that symbol does, which takes the symbol's name for good,
+ * as a caller too. addr2line keeps that state over a binary's addresses;
+ * perf asks it each address once, in the order it meets them, and so does
+ * the symbolizer (its answers are cached by address).
+ */
+static const char *a2l_name(struct pr_binary *b, Dwarf_Die *cu, Dwarf_Die *die, bool innermost, uint64_t vaddr)
+{
+	bool linkage;
+	const char *name = die_name(die, &linkage);
+	const struct pr_sym *sym;
+	struct pr_a2l_name *e;
+
+	if (linkage || (name && source_name_is_symbol(cu)))
+		return name;
+	if (!b->a2l_n && !innermost)
+		return name;
+	e = a2l_entry(b, dwarf_dieoffset(die) + 1);
+	if (!e || e->name)
+		return e ? e->name : name;
+	if (!innermost || e->settled)
+		return name;
+	e->settled = true;
+	sym = pr_binary_sym(b, vaddr);
+	if (!sym)
+		return name;
+	if (sym->addr == die_low(die))
+		e->name = sym->name;
+	return sym->name;
 }
 
 static const char *intern_or_null(struct pr_strtab *strs, const char *s)
@@ -231,6 +351,45 @@ static bool caller_libdw(Dwarf_Die *inl, Dwarf_Die *fn)
 	return found;
 }
 
+/* A DIE without addresses that holds functions: a Rust module or impl, a C++ class. */
+static bool holds_functions(int tag)
+{
+	return tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+	       tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type || tag == DW_TAG_module;
+}
+
+/*
+ * The innermost function (subprogram or inlined instance) holding vaddr
+ * below parent, into *fn. elfutils' dwarf_getscopes() does not look inside
+ * a DIE without addresses, and rustc puts every function in the namespaces
+ * of its module and impl: then this walk finds it (depth bounded against a
+ * hostile file; each DIE is seen once).
+ */
+static bool function_below(Dwarf_Die *parent, uint64_t vaddr, Dwarf_Die *fn, unsigned depth)
+{
+	Dwarf_Die child;
+	bool found = false;
+
+	if (depth > 64 || dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (holds_functions(tag)) {
+			if (function_below(&child, vaddr, fn, depth + 1))
+				return true;
+		} else if (dwarf_haspc(&child, vaddr) > 0) {
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+				*fn = child;
+				found = true;
+			}
+			/* a lexical block, or an instance inlined deeper */
+			return function_below(&child, vaddr, fn, depth + 1) || found;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inlines, uint64_t vaddr,
 		     struct perfring_sym_frame **out)
 {
@@ -273,11 +432,16 @@ int pr_binary_frames(struct pr_binary *b, const struct pr_bin_ctx *ctx, bool inl
 	}
 	if (found && dwarf_tag(&cur) == DW_TAG_subprogram)
 		last_equal_subprogram(&cu, &cur, vaddr);
+	if (!found) {
+		/* inside a namespace (Rust's modules), where neither looks */
+		unit = NULL;
+		found = function_below(&cu, vaddr, &cur, 0);
+	}
 	while (found && n < MAX_FRAMES) {
 		int tag = dwarf_tag(&cur);
 
 		frames[n] = loc;
-		frames[n].function = intern_or_null(ctx->strs, die_name(&cur));
+		frames[n].function = intern_or_null(ctx->strs, a2l_name(b, &cu, &cur, n == 0, vaddr));
 		n++;
 		if (tag != DW_TAG_inlined_subroutine || !inlines)
 			break;

@@ -426,14 +426,24 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
+/* The name perf compares: the shown one (perf demangles names as it reads them). */
+static const char *shown(const struct pr_bin_ctx *ctx, const char *name)
+{
+	const char *s = ctx->shown_name ? ctx->shown_name(ctx->shown_name_arg, name) : NULL;
+
+	return s ? s : name;
+}
+
 /* By address; at one address the best name first, as perf's
  * choose_best_symbol() picks it: one with a size, non-weak over weak,
- * global over local, fewer leading underscores, the longest name; then
- * .symtab over .dynsym, and the first in its table (perf keeps the first
- * of two equals). */
-static int cmp_sym(const void *a, const void *b)
+ * global over local, fewer leading underscores, the longest name (of the
+ * names shown: <usize as Display>::fmt over <u64 as Display>::fmt, whose
+ * mangled names are as long); then .symtab over .dynsym, and the first in
+ * its table (perf keeps the first of two equals). */
+static int cmp_sym(const void *a, const void *b, void *arg)
 {
 	const struct pr_sym *x = a, *y = b;
+	const char *xn, *yn;
 	size_t ux, uy;
 	int c;
 
@@ -443,12 +453,14 @@ static int cmp_sym(const void *a, const void *b)
 		return x->size ? -1 : 1;
 	if (x->bind != y->bind)
 		return x->bind - y->bind;
-	ux = leading_underscores(x->name);
-	uy = leading_underscores(y->name);
+	xn = shown(arg, x->name);
+	yn = shown(arg, y->name);
+	ux = leading_underscores(xn);
+	uy = leading_underscores(yn);
 	if (ux != uy)
 		return ux < uy ? -1 : 1;
-	ux = strlen(x->name);
-	uy = strlen(y->name);
+	ux = strlen(xn);
+	uy = strlen(yn);
 	if (ux != uy)
 		return ux > uy ? -1 : 1;
 	if (x->source != y->source)
@@ -461,13 +473,13 @@ static int cmp_sym(const void *a, const void *b)
 	return x->size < y->size ? -1 : x->size > y->size;
 }
 
-static void sort_dedupe(struct symvec *sv)
+static void sort_dedupe(const struct pr_bin_ctx *ctx, struct symvec *sv)
 {
 	size_t i, j;
 
 	if (!sv->n)
 		return;
-	qsort(sv->v, sv->n, sizeof(*sv->v), cmp_sym);
+	qsort_r(sv->v, sv->n, sizeof(*sv->v), cmp_sym, (void *)ctx);
 	for (i = 1, j = 1; i < sv->n; i++)
 		if (sv->v[i].addr != sv->v[j - 1].addr)
 			sv->v[j++] = sv->v[i];
@@ -664,7 +676,7 @@ void pr_binary_load(struct pr_binary *b, const struct pr_bin_ctx *ctx, const cha
 	}
 	if (first_stub)
 		plt_first_stub_to_init(&sv, first_stub);
-	sort_dedupe(&sv);
+	sort_dedupe(ctx, &sv);
 	b->syms = sv.v;
 	b->nsyms = sv.n;
 	if (ctx->nsymbols)

@@ -172,6 +172,10 @@ struct pr_binary {
 	struct Elf *dw_elf;
 	struct Dwarf *dw;
 	struct pr_scope_index *scopes; /* the function scopes of the units looked in (sym_dwarf.c) */
+	/* The functions DWARF names by their source name only whose name
+	 * addr2line has settled (sym_dwarf.c, a2l_name()): by DIE offset. */
+	struct pr_a2l_name *a2l;
+	size_t a2l_n, a2l_cap;
 };
 
 struct pr_bin_ctx {
@@ -179,6 +183,9 @@ struct pr_bin_ctx {
 	const char *const *debug_dirs;
 	const char *root;
 	uint64_t *nsymbols; /* stats */
+	/* perfring_symbolizer_opts.shown_name (NULL: names as they are) */
+	const char *(*shown_name)(void *arg, const char *name);
+	void *shown_name_arg;
 };
 
 /* Open and read path (root-prefixed) checking the expected build id; fills

@@ -116,6 +116,8 @@ struct perfring_symbolizer *perfring_symbolizer_new(const struct perfring_symbol
 	s->ctx.debug_dirs = (const char *const *)s->dirs;
 	s->ctx.root = s->root;
 	s->ctx.nsymbols = &s->stats.symbols;
+	s->ctx.shown_name = PR_OPT(opts, shown_name, NULL);
+	s->ctx.shown_name_arg = PR_OPT(opts, shown_name_arg, NULL);
 	return s;
 oom:
 	perfring_symbolizer_free(s);

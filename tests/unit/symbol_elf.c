@@ -494,6 +494,169 @@ TEST(symbol_dwarf_names_match_addr2line)
 	perfring_symbolizer_free(s);
 }
 
+/* One program asked, address after address, of addr2line (one process, as perf runs it) and of
+ * the symbolizer (a new one), in the order of idx: the same frames. Returns the addresses
+ * compared; *symbol_named / *source_named count addr2line's answers that name a function
+ * without a linkage name by the ELF symbol / by its source name. */
+static int a2l_same_order(const char *bin, const char *dir, const uint64_t *addrs, const size_t *idx, size_t n,
+			  int *symbol_named, int *source_named)
+{
+	char in[PATH_MAX], outp[PATH_MAX], line[65536];
+	struct perfring_symbolizer *s = new_sym(true, NULL);
+	struct perfring_sym_result r;
+	FILE *f;
+	size_t i;
+	uint32_t k = 0;
+	int compared = 0, have = 0;
+
+	snprintf(in, sizeof(in), "%s/addrs", dir);
+	snprintf(outp, sizeof(outp), "%s/a2l.out", dir);
+	f = fopen(in, "w");
+	if (!f || !s)
+		return -1;
+	for (i = 0; i < n; i++)
+		fprintf(f, "%#llx\n", (unsigned long long)addrs[idx[i]]);
+	fclose(f);
+	if (st_run(NULL, 0, "addr2line -f -i -a -e '%s' < '%s' > '%s'", bin, in, outp) != 0 || !(f = fopen(outp, "r")))
+		return -1;
+	/* -a: each answer starts with the address, then function and file:line lines, innermost first */
+	i = 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "0x", 2)) {
+			if (have)
+				CHECKF(k == r.nr_frames, "%#llx: perfring %u frames, addr2line %u",
+				       (unsigned long long)r.elf_addr, r.nr_frames, k);
+			if (i >= n || sym_vaddr(s, bin, NULL, 0, addrs[idx[i++]], &r) != 0)
+				break;
+			have = 1;
+			k = 0;
+			compared++;
+			continue;
+		}
+		CHECKF(k < r.nr_frames && r.frames[k].function && !strcmp(r.frames[k].function, line),
+		       "%#llx frame %u: perfring %s, addr2line %s", (unsigned long long)r.elf_addr, k,
+		       k < r.nr_frames && r.frames[k].function ? r.frames[k].function : "(none)", line);
+		*symbol_named += !strncmp(line, "_ZSt16__introsort_loop", 22);
+		*source_named += !strncmp(line, "__introsort_loop<", 17);
+		k++;
+		if (!fgets(line, sizeof(line), f)) /* its file:line */
+			break;
+	}
+	if (have)
+		CHECK(k == r.nr_frames);
+	fclose(f);
+	perfring_symbolizer_free(s);
+	return compared;
+}
+
+/*
+ * g++ writes no linkage name for std::sort's helpers over a lambda local to
+ * main; addr2line (whose answers perf shows) names such a function by the
+ * ELF symbol the first time it is the innermost one at an address asked,
+ * then by its source name, and for good by the symbol when the function
+ * starts there: the symbolizer's answers are addr2line's, asked in the same
+ * order (every byte of the program's functions, ascending, then in a
+ * scattered order).
+ */
+TEST(symbol_dwarf_names_in_addr2line_order)
+{
+	static const char prog[] =
+		"#include <algorithm>\n#include <vector>\n#include <cstdlib>\n"
+		"template <typename T> struct P { T x, y; int id; };\n"
+		"int main(int argc, char **argv) {\n"
+		"  std::vector<P<double>> v(1000 + argc);\n"
+		"  for (auto &p : v) { p.x = rand() % 1000; p.y = rand() % 7; }\n"
+		"  std::sort(v.begin(), v.end(), [](const P<double> &a, const P<double> &b) {\n"
+		"    return a.x * a.x + a.y < b.x * b.x + b.y; });\n"
+		"  return (int)v[argc].x;\n}\n";
+	static struct st_sym fns[512];
+	static uint64_t addrs[200000];
+	static size_t idx[200000];
+	char dir[64], src[PATH_MAX], bin[PATH_MAX];
+	int nf, i, symbol_named = 0, source_named = 0, c1, c2;
+	size_t n = 0, j, stride = 7919;
+	FILE *f;
+
+	if (!st_have("g++") || !st_have("addr2line"))
+		SKIP("g++ or addr2line (binutils: the oracle) missing");
+	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
+	snprintf(src, sizeof(src), "%s/sort.cc", dir);
+	snprintf(bin, sizeof(bin), "%s/sort", dir);
+	f = fopen(src, "w");
+	REQUIRE(f);
+	fputs(prog, f);
+	fclose(f);
+	REQUIRE(st_run(NULL, 0, "g++ -O2 -g -o '%s' '%s' 2>&1", bin, src) == 0);
+	nf = st_nm(bin, "", fns, 512);
+	REQUIRE(nf > 0);
+	for (i = 0; i < nf; i++)
+		if (!strncmp(fns[i].name, "_ZSt", 4) || !strcmp(fns[i].name, "main"))
+			for (j = 0; j < fns[i].size && n < 200000; j++)
+				addrs[n++] = fns[i].addr + j;
+	REQUIRE(n > 100);
+	for (j = 0; j < n; j++)
+		idx[j] = j;
+	c1 = a2l_same_order(bin, dir, addrs, idx, n, &symbol_named, &source_named);
+	while (n % stride == 0)
+		stride += 2;
+	for (j = 0; j < n; j++)
+		idx[j] = (j * stride) % n;
+	c2 = a2l_same_order(bin, dir, addrs, idx, n, &symbol_named, &source_named);
+	printf("  %d and %d addresses compared (%d frames named by the symbol, %d by the source name)\n", c1, c2,
+	       symbol_named, source_named);
+	CHECK(c1 == (int)n && c2 == (int)n && symbol_named > 0 && source_named > 0);
+	st_rmdir(dir);
+}
+
+/*
+ * rustc puts every function in the namespaces of its module and impl, where
+ * elfutils' dwarf_getscopes() does not look: the symbolizer finds them all
+ * the same, with the functions inlined there, as addr2line does (every
+ * byte of the program's own functions, asked in the same order).
+ */
+TEST(symbol_dwarf_rust_functions_in_namespaces)
+{
+	static const char prog[] =
+		"use std::collections::HashMap;\n"
+		"#[inline(never)]\nfn work(n: u64) -> u64 {\n"
+		"    let mut m: HashMap<u64, u64> = HashMap::new();\n"
+		"    for i in 0..n { *m.entry(i % 64).or_insert(0) += i; }\n"
+		"    m.values().sum()\n}\n"
+		"fn main() { println!(\"{}\", work(std::env::args().count() as u64 * 1000)); }\n";
+	static struct st_sym fns[4096];
+	static uint64_t addrs[200000];
+	static size_t idx[200000];
+	char dir[64], src[PATH_MAX], bin[PATH_MAX];
+	int nf, i, unused1 = 0, unused2 = 0, c;
+	size_t n = 0, j;
+	FILE *f;
+
+	if (!st_have("rustc") || !st_have("addr2line"))
+		SKIP("rustc or addr2line (binutils: the oracle) missing");
+	REQUIRE(st_tmpdir(dir, sizeof(dir)) == 0);
+	snprintf(src, sizeof(src), "%s/work.rs", dir);
+	snprintf(bin, sizeof(bin), "%s/work", dir);
+	f = fopen(src, "w");
+	REQUIRE(f);
+	fputs(prog, f);
+	fclose(f);
+	REQUIRE(st_run(NULL, 0, "rustc -O -g -o '%s' '%s' 2>&1", bin, src) == 0);
+	nf = st_nm(bin, "", fns, 4096);
+	REQUIRE(nf > 0);
+	for (i = 0; i < nf; i++) /* the program's own functions (legacy or v0 mangling) */
+		if (strstr(fns[i].name, "4work4work") || strstr(fns[i].name, "4work4main"))
+			for (j = 0; j < fns[i].size && n < 200000; j++)
+				addrs[n++] = fns[i].addr + j;
+	REQUIRE(n > 50);
+	for (j = 0; j < n; j++)
+		idx[j] = j;
+	c = a2l_same_order(bin, dir, addrs, idx, n, &unused1, &unused2);
+	printf("  %d addresses of a Rust program compared\n", c);
+	CHECK(c == (int)n);
+	st_rmdir(dir);
+}
+
 TEST(symbol_debug_file_by_build_id)
 {
 	uint8_t id[PERFRING_BUILD_ID_MAX];

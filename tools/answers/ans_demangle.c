@@ -7,6 +7,7 @@
 
 #include "shared/zalloc.h"
 #include "answers/ans_demangle.h"
+#include "answers/ans_rust_demangle.h"
 
 /* The Itanium C++ ABI's demangler, in the C++ runtime (libstdc++). */
 char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
@@ -94,17 +95,25 @@ static void strip(char *s)
 		memmove(s, sp + 1, strlen(sp + 1) + 1);
 }
 
-/* Rust's legacy mangling ends in a hash path element "::h0123456789abcdef": perf drops it. */
+/* Rust's legacy mangling ends in a hash path element "::h0123456789abcdef": perf drops it
+ * (a name the Rust demangler refused, demangled as C++), when the hash has 5 or more
+ * distinct digits, as the Rust demangler asks too. */
 static void strip_rust_hash(char *s)
 {
 	size_t n = strlen(s), i;
+	unsigned seen = 0, distinct = 0;
 
 	if (n < 19 || strncmp(s + n - 19, "::h", 3))
 		return;
-	for (i = n - 16; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]))
+	for (i = n - 16; i < n; i++) {
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
 			return;
-	s[n - 19] = 0;
+		seen |= 1u << (isdigit((unsigned char)s[i]) ? s[i] - '0' : s[i] - 'a' + 10);
+	}
+	for (; seen; seen >>= 1)
+		distinct += seen & 1;
+	if (distinct >= 5)
+		s[n - 19] = 0;
 }
 
 char *ans_demangle_str(const char *name)
@@ -113,7 +122,7 @@ char *ans_demangle_str(const char *name)
 	int status = 0;
 	char *out;
 
-	if (strncmp(name, "_Z", 2))
+	if (strncmp(name, "_Z", 2) && strncmp(name, "_R", 2))
 		return NULL;
 	if (at) {
 		/* A version or a PLT stub ("_ZNSo5flushEv@plt"): the name before it,
@@ -134,6 +143,10 @@ char *ans_demangle_str(const char *name)
 		free(d);
 		return joined;
 	}
+	/* Rust first: a legacy Rust name is a C++ one too (perf's libiberty tries Rust first). */
+	out = ans_rust_demangle(name);
+	if (out || name[1] == 'R')
+		return out;
 	out = __cxa_demangle(name, NULL, NULL, &status);
 	if (!out || status) {
 		free(out);
@@ -162,7 +175,7 @@ const char *ans_demangle(struct ans_demangler *d, const char *name)
 	struct dm_ent *e;
 	char *v;
 
-	if (!d || !name || name[0] != '_' || name[1] != 'Z')
+	if (!d || !name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R'))
 		return name;
 	e = &d->tab[slot(d->tab, d->cap, name)];
 	if (e->key)

@@ -286,6 +286,21 @@ static int cpu_skipped(struct ans_reader *r)
 	return (uint32_t)cpu >= r->cpu_n || !r->cpu_on[cpu];
 }
 
+/* A symbol's shown name: the symbolizer's choice between symbols at one
+ * address compares those, as perf's (which demangles as it reads). */
+static const char *shown_name(void *arg, const char *name)
+{
+	struct ans_reader *r = arg;
+
+	return r->demangler ? ans_demangle(r->demangler, name) : name;
+}
+
+/* Whether the functions inlined at frames are named (--inline, or stacks to unwind). */
+static bool names_inlines(const struct ans_reader *r)
+{
+	return r->opts.inlines || ans_any_event_samples(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+}
+
 struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts)
 {
 	struct perfring_procs_opts popts = { .sz = sizeof(popts), .no_build_ids = true };
@@ -329,8 +344,10 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 	}
 	sopts.lines = r->opts.lines;
 	/* unwound stacks name their inlined functions, as perf's do */
-	sopts.inlines = r->opts.inlines || ans_any_event_samples(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	sopts.inlines = names_inlines(r);
 	sopts.kallsyms = r->opts.kallsyms;
+	sopts.shown_name = shown_name;
+	sopts.shown_name_arg = r;
 	r->procs = perfring_procs_new(&popts);
 	r->sym = perfring_symbolizer_new(&sopts);
 	r->threads = ans_threads_new();
@@ -1231,6 +1248,12 @@ bool ans_two_readers(const struct ans_reader *r)
 		return false;
 	if (perfring_perfdata_is_pipe(r->pd))
 		return ans_one_reader(r, "the input is a pipe");
+	/* A DWARF function without a linkage name is named as addr2line
+	 * names it, which depends on the addresses asked before (the
+	 * symbolizer's pr_binary_frames()): in the file's order, on one
+	 * reader, as perf asks. */
+	if (names_inlines(r))
+		return ans_one_reader(r, "inlined functions are named in the order of the samples");
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return ans_one_reader(r, "one CPU online");
 	if (threads_asked() == 2)

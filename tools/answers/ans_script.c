@@ -455,10 +455,13 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct ans_sa
 			for (i = 0; i < a->nframes; i++)
 				print_chain_frame(c->r, o, &a->frames[i], fl, lines, c->inlines);
 		} else if (a->nframes) {
-			/* perf prints the sampled ip itself there, not its offset in the binary. */
+			/* perf prints the sampled ip itself there, not its offset in the
+			 * binary; named by the binary's symbol (own), not by a function
+			 * inlined there (a stack copy without a call chain is unwound) */
+			const struct ans_frame *f = a->own ? a->own : &a->frames[0];
+
 			ob_ch(o, ' ');
-			print_frame_text(o, &a->frames[0], a->frames[0].addr, fl, lines, a->frames[0].file,
-					 a->frames[0].line, NULL);
+			print_frame_text(o, f, f->addr, fl, lines, f->file, f->line, NULL);
 		}
 	}
 	ob_ch(o, '\n');
