@@ -29,16 +29,16 @@ declare -A need=(
 	[cmake]=/usr/bin/cmake
 	[groff]=/usr/bin/groff
 	[man-db]=/usr/bin/man
-	# tests/cli/names_cxx_rust.sh builds a Rust program (perf demangles its names)
+	# tests/cli/names_cxx_rust.sh and oracle.sh build Rust programs (perf demangles their names)
 	[rustc]=/usr/bin/rustc
 	# the exports' oracles: go tool pprof reads pprof files; speedscope (npm) under headless chromium
 	[golang-go]=/usr/bin/go
 	[chromium]=/usr/bin/chromium
 	[nodejs]=/usr/bin/node
 	[npm]=/usr/bin/npm
-	# the differential test against perf (tests/cli/oracle.sh) builds a Rust program; its Go
-	# program uses golang-go and its JIT node (above)
-	[rustc]=/usr/bin/rustc
+	# perf itself: the oracle of the CLI tests (tests/cli/*oracle*, record_perf, ...); the
+	# differential test (tests/cli/oracle.sh) also builds a Rust, a Go and a node program (above)
+	[linux-perf]=/usr/bin/perf
 )
 
 missing=()
