@@ -511,11 +511,23 @@ TEST(perfdata_fresh_recordings_match_perf)
 	/* pipe mode, compressed */
 	snprintf(cmd, sizeof(cmd), "perf record -q -z -e cpu-clock -o - -- %s 2>/dev/null > %s", workload, path);
 	if (system(cmd) == 0) {
+		struct perf_ref ref;
 		struct tally t;
 
-		read_all(path, false, &t);
-		CHECKF(t.ret == 0, "pipe -z: ret %d: %s", t.ret, perfring_errmsg());
-		CHECK(t.from_compressed > 0 && t.counts[PERF_RECORD_SAMPLE] > 0 && t.parse_fail == 0);
+		/* perf 6.1 -z aborts when another tool's event asks for build ids
+		 * (perfring record beside this test), leaving a cut stream behind
+		 * with exit 0: compared only when perf itself reads samples in it. */
+		if (perf_stats(path, &ref) <= 0 || ref.counts[PERF_RECORD_SAMPLE] == 0) {
+			printf("  perf record -z -o - wrote no stream perf reads here: not compared\n");
+		} else {
+			read_all(path, false, &t);
+			CHECKF(t.ret == 0, "pipe -z: ret %d: %s", t.ret, perfring_errmsg());
+			CHECK(t.from_compressed > 0 && t.parse_fail == 0);
+			CHECKF(t.counts[PERF_RECORD_SAMPLE] == ref.counts[PERF_RECORD_SAMPLE],
+			       "pipe -z: %llu samples, perf reads %llu",
+			       (unsigned long long)t.counts[PERF_RECORD_SAMPLE],
+			       (unsigned long long)ref.counts[PERF_RECORD_SAMPLE]);
+		}
 	}
 	unlink(path);
 	CHECKF(recorded > 0, "perf record failed for every variant");
