@@ -39,6 +39,9 @@ declare -A need=(
 	# perf itself: the oracle of the CLI tests (tests/cli/*oracle*, record_perf, ...); the
 	# differential test (tests/cli/oracle.sh) also builds a Rust, a Go and a node program (above)
 	[linux-perf]=/usr/bin/perf
+	# glibc's debug files: its inlined functions in DWARF call graphs (perf and perfring read
+	# them by build id), unit/symbol_scopes' glibc comparison
+	[libc6-dbg]=/usr/share/doc/libc6-dbg
 )
 
 missing=()
