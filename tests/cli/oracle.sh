@@ -50,6 +50,9 @@ oracle_cell perf cxx fp cpu-clock script report-self
 oracle_cell perf cxx dwarf cpu-clock script
 oracle_cell perf rust fp cpu-clock script
 oracle_cell perf go fp cpu-clock script report
+# Go by DWARF: perf cannot unwind it (accepted whole), perfring's "(inlined)" frames are checked
+# against llvm-addr2line (oracle_inlined: runtime.goexit's frame was shown inlined)
+oracle_cell perfring go dwarf cpu-clock script
 oracle_cell perf node fp cpu-clock script
 # the other events: page faults, a tracepoint, a group (perf's -e '{a,b}')
 oracle_cell perfring c fp page-faults script report

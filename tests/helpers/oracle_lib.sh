@@ -191,6 +191,53 @@ oracle_totals() {
 	fi
 }
 
+# oracle_inlined CELL LISTING BINARY: every frame of a static BINARY that perfring's script
+# LISTING shows "(inlined)" names a function llvm-addr2line finds inlined at that address (in its
+# inline chain, not the outermost function; skipped without llvm-addr2line: package llvm). For the cells perf cannot read (Go by DWARF: perf's
+# libunwind unwinds no Go frame, accepted.txt takes the cell whole): the goroutine's last frame,
+# at runtime.goexit's first byte, was shown "runtime.goexit+0x0 (inlined)", a real function
+# named inlined by its DWARF name.
+oracle_inlined() {
+	local cell=$1 listing=$2 bin=$3 bad
+	if ! command -v llvm-addr2line >/dev/null; then
+		skip "$cell/inlined" "llvm-addr2line is not installed (scripts/install-deps.sh installs llvm)"
+		return
+	fi
+	bad=$(python3 - "$listing" "$bin" <<'PY'
+import re, subprocess, sys
+listing, binary = sys.argv[1:3]
+# the listing's addresses are offsets in the file; addr2line takes virtual ones (the text segment's)
+seg = subprocess.run(["readelf", "-lW", binary], capture_output=True, text=True).stdout
+load = next(l.split() for l in seg.splitlines() if l.split()[:1] == ["LOAD"] and " R E " in l)
+base = int(load[2], 16) - int(load[1], 16)
+frames = set()
+for line in open(listing, errors="replace"):
+    m = re.match(r"\s+([0-9a-f]+) (.+?)(\+0x[0-9a-f]+)? \(inlined\)$", line)
+    if m and not m.group(1).startswith("ffff"):
+        frames.add((int(m.group(1), 16) + base, m.group(2)))
+if frames:
+    # -a -f -i: per address a line "0x...", then function and place pairs, innermost first
+    # (llvm's: binutils' addr2line names the innermost function by its line table, sort.median_func
+    # where DWARF has sort.order2_func inlined)
+    out = subprocess.run(["llvm-addr2line", "-a", "-f", "-i", "-e", binary] + ["%#x" % a for a, _ in sorted(frames)],
+                         capture_output=True, text=True).stdout.splitlines()
+    chains, cur = {}, None
+    for i, line in enumerate(out):
+        if re.match(r"0x[0-9a-f]+$", line):
+            cur = int(line, 16)
+            chains[cur], k = [], 0
+        elif cur is not None:
+            if k % 2 == 0:
+                chains[cur].append(line)
+            k += 1
+    for addr, name in sorted(frames):
+        if name not in chains.get(addr, [])[:-1]:
+            print("%#x %s (inlined): addr2line says %s" % (addr, name, " <- ".join(chains.get(addr, [])) or "nothing"))
+PY
+)
+	t_check "$cell/inlined" "a function shown (inlined) where it is not: $(printf '%s' "$bad" | head -n 3 | tr '\n' ';')" [ -z "$bad" ]
+}
+
 # oracle_comms: a script listing's samples (a paragraph each) of the commands in O_COMMS (blank-
 # separated; all when unset): a whole machine's recording, compared on the test's own processes.
 oracle_comms() {
@@ -220,6 +267,7 @@ oracle_cell() {
 			perf script -i "$file" 2>/dev/null | oracle_comms >"$T_TMP/perf.out"
 			"$PERFRING" script -i "$file" 2>"$T_TMP/ours.err" | oracle_comms >"$T_TMP/ours.out"
 			oracle_output "$cell/script" "$T_TMP/perf.out" "$T_TMP/ours.out"
+			[ "$prog/$mode" = go/dwarf ] && oracle_inlined "$cell/script" "$T_TMP/ours.out" "$O_BIN/go"
 			;;
 		report | report-self)
 			local modes=(children no-children)

@@ -24,6 +24,7 @@
 
 #include "shared/zalloc.h"
 #include "answers/ans_groups.h"
+#include "answers/ans_threads.h"
 #include "answers/ans_report_int.h"
 #include "answers/ans_samples.h"
 #include "answers/ans_tracing.h"
@@ -1180,7 +1181,40 @@ static int run_pair(struct worker *w, struct worker *w2)
 	return 0;
 }
 
-int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
+/* report_run()'s status when the file must be read again with renames. */
+#define REPORT_AGAIN (-2)
+
+/*
+ * The threads the readers' samples found unnamed and a later COMM named:
+ * *out (n of them, malloc'd), for reading the file again. 0, or -ENOMEM.
+ */
+static int collect_renames(struct ans_reader *rd, struct ans_reader *rd2, struct ans_rename **out, size_t *n)
+{
+	size_t n1 = 0, n2 = 0;
+	const struct ans_rename *r1 = ans_comm_renames(rd, &n1), *r2 = rd2 ? ans_comm_renames(rd2, &n2) : NULL;
+
+	*n = 0;
+	if (!n1 && !n2)
+		return 0;
+	*out = malloc((n1 + n2) * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	if (n1)
+		memcpy(*out, r1, n1 * sizeof(*r1));
+	if (n2)
+		memcpy(*out + n1, r2, n2 * sizeof(*r2));
+	*n = n1 + n2;
+	return 0;
+}
+
+/*
+ * One reading of the file, the report printed; or, on a first reading
+ * (found not NULL) whose samples found threads unnamed that a later COMM
+ * named, nothing printed, *found set and REPORT_AGAIN: perf report shows
+ * those samples by the later name (ans_threads.c), known only then.
+ */
+static int report_run(const char *cmd, const char *path, const struct ans_report_opts *opts,
+		      const struct ans_rename *renames, size_t nrenames, struct ans_rename **found, size_t *nfound)
 {
 	bool table_off = false;
 	struct worker w = { .r = { .o = opts }, .cmd = cmd, .path = path },
@@ -1194,7 +1228,11 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 						     (opts->graph_order == -1 && opts->children != 0),
 				  .max_stack = opts->max_stack,
 				  .max_stack_set = opts->max_stack_set,
-				  .cpus = opts->cpus };
+				  .cpus = opts->cpus,
+				  /* the second reading: the first said what went wrong */
+				  .quiet = renames != NULL,
+				  .renames = renames,
+				  .nrenames = nrenames };
 	struct entry **list = NULL;
 	struct row *rows = NULL, **rowp = NULL;
 	struct ans_group groups[64];
@@ -1226,6 +1264,7 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 		status = EXIT_ERROR;
 		goto out;
 	}
+	w.quiet = renames != NULL;
 	w2.rd = second_reader(cmd, path, r, rd, &aopts);
 	w2.quiet = true;
 	if (w2.rd && !(w2.r.strs = ans_intern_new())) {
@@ -1244,6 +1283,14 @@ int ans_report_run(const char *cmd, const char *path, const struct ans_report_op
 	status = w.status;
 	if (status)
 		goto out;
+	if (found && collect_renames(rd, w2.rd, found, nfound)) {
+		status = tool_error(cmd, "out of memory");
+		goto out;
+	}
+	if (found && *nfound) {
+		status = REPORT_AGAIN;
+		goto out;
+	}
 	if (!opts->quiet) /* as perf's -q, which says nothing of what was lost */
 		ans_lost_warnings(rd, cmd, path);
 	if (r->graph && graph_build(r, r->graph_min)) {
@@ -1324,5 +1371,17 @@ out:
 	/* the merged table's names point into the second reader's symbols: it goes last */
 	ans_close(rd);
 	ans_close(w2.rd);
+	return status;
+}
+
+int ans_report_run(const char *cmd, const char *path, const struct ans_report_opts *opts)
+{
+	struct ans_rename *found = NULL;
+	size_t nfound = 0;
+	int status = report_run(cmd, path, opts, NULL, 0, &found, &nfound);
+
+	if (status == REPORT_AGAIN)
+		status = report_run(cmd, path, opts, found, nfound, NULL, NULL);
+	free(found);
 	return status;
 }

@@ -360,8 +360,14 @@ struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_
 		ans_close(r);
 		return NULL;
 	}
+	ans_threads_set_renames(r->threads, r->opts.renames, r->opts.nrenames);
 	load_build_ids(r);
 	return r;
+}
+
+const struct ans_rename *ans_comm_renames(const struct ans_reader *r, size_t *n)
+{
+	return ans_threads_renames(r->threads, n);
 }
 
 void ans_close(struct ans_reader *r)
@@ -1141,6 +1147,8 @@ int ans_next(struct ans_reader *r, struct ans_sample *out)
 		out->comm = ans_threads_comm(r->threads, out->s->tid);
 		if (!out->comm && out->s->tid == 0)
 			out->comm = "swapper"; /* the idle task: perf names it so (its idle thread) */
+		if (!out->comm)
+			out->comm = ans_threads_unnamed(r->threads, out->s->tid);
 		if (!out->comm) {
 			snprintf(r->comm_buf, sizeof(r->comm_buf), ":%d", (int)out->s->tid);
 			out->comm = r->comm_buf;

@@ -122,6 +122,10 @@ struct ans_opts {
 	 * record is read and fed as usual. */
 	uint32_t share_n, share_i, share_block;
 	bool quiet;           /* print no errors (another reader of the file prints them) */
+	/* perf report's names of threads sampled before a record named them
+	 * (ans_threads.h: a previous reading's ans_comm_renames()); NULL: ":TID" */
+	const struct ans_rename *renames;
+	size_t nrenames;
 };
 
 struct ans_reader;
@@ -133,6 +137,11 @@ bool ans_cpus_option(const char *cmd, const char *list);
 /* Open path for cmd ("script", "report"); prints the one-line error and returns NULL on failure. */
 struct ans_reader *ans_open(const char *cmd, const char *path, const struct ans_opts *opts);
 void ans_close(struct ans_reader *r);
+
+/* The threads this reader's samples found unnamed and a later COMM named
+ * (perf report shows those samples by the later name: read the file again
+ * with ans_opts.renames). n of them; valid until ans_close(). */
+const struct ans_rename *ans_comm_renames(const struct ans_reader *r, size_t *n);
 
 /* The next sample: 1, 0 at the end, or a negative error already printed
  * ("perfring CMD: PATH: ..."). Samples that cannot be decoded are counted

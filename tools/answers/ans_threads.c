@@ -1,5 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Thread names by tid: an open-addressing table of fixed-size entries. */
+/*
+ * Thread names by tid: an open-addressing table of fixed-size entries.
+ *
+ * perf report names a thread sampled before any record named it ":TID",
+ * and the first name the thread is given later (its COMM) replaces that
+ * one in place (struct thread's default comm is overridden, not added to),
+ * so its earlier samples show the later name; perf script prints ":TID",
+ * the name it had then. A table here remembers which unnamed threads were
+ * sampled and the name they got later (renames), for a report to read the
+ * file again with them (ans_threads_set_renames()). A thread is its tid and
+ * generation: a FORK starts a new one, as perf replaces the thread.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,18 +19,23 @@
 #include "shared/zalloc.h"
 #include "answers/ans_threads.h"
 
-/* TASK_COMM_LEN is 16; a longer name in a hostile file is cut. */
-#define ANS_COMM_MAX 32
 
 struct ans_thread {
 	uint32_t tid;
+	uint32_t gen; /* FORKs of this tid seen */
 	bool used;
+	bool named;	      /* comm holds a name a record gave */
+	bool sampled_unnamed; /* a sample found it without a name */
 	char comm[ANS_COMM_MAX];
 };
 
 struct ans_threads {
 	struct ans_thread *tab;
 	size_t cap, n; /* cap: a power of two */
+	struct ans_rename *found; /* unnamed sampled threads named later */
+	size_t nfound, capfound;
+	const struct ans_rename *use; /* the renames to apply (a previous reading's) */
+	size_t nuse;
 };
 
 struct ans_threads *ans_threads_new(void)
@@ -42,6 +58,7 @@ void ans_threads_free(struct ans_threads *t)
 	if (!t)
 		return;
 	free(t->tab);
+	free(t->found);
 	free(t);
 }
 
@@ -70,22 +87,61 @@ static int grow(struct ans_threads *t)
 	return 0;
 }
 
-static int set_comm(struct ans_threads *t, uint32_t tid, const char *comm)
+/* tid's entry, made (unnamed) when there is none; NULL when out of memory. */
+static struct ans_thread *entry_of(struct ans_threads *t, uint32_t tid)
 {
 	struct ans_thread *e;
 
 	if ((t->n + 1) * 4 > t->cap * 3 && grow(t))
-		return -ENOMEM;
+		return NULL;
 	e = &t->tab[slot_of(t->tab, t->cap, tid)];
 	if (!e->used) {
 		e->used = true;
 		e->tid = tid;
 		t->n++;
 	}
-	if (e->comm != comm) {
-		strncpy(e->comm, comm, ANS_COMM_MAX - 1);
-		e->comm[ANS_COMM_MAX - 1] = 0;
+	return e;
+}
+
+static void copy_comm(char *to, const char *comm)
+{
+	if (to != comm) {
+		strncpy(to, comm, ANS_COMM_MAX - 1);
+		to[ANS_COMM_MAX - 1] = 0;
 	}
+}
+
+/* An unnamed thread that samples found gets its first name: remembered. */
+static int note_rename(struct ans_threads *t, const struct ans_thread *e, const char *comm)
+{
+	struct ans_rename *r;
+
+	if (t->nfound == t->capfound) {
+		size_t cap = t->capfound ? t->capfound * 2 : 16;
+
+		r = realloc(t->found, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		t->found = r;
+		t->capfound = cap;
+	}
+	r = &t->found[t->nfound++];
+	r->tid = e->tid;
+	r->gen = e->gen;
+	copy_comm(r->comm, comm);
+	return 0;
+}
+
+static int set_comm(struct ans_threads *t, uint32_t tid, const char *comm)
+{
+	struct ans_thread *e = entry_of(t, tid);
+
+	if (!e)
+		return -ENOMEM;
+	if (!e->named && e->sampled_unnamed && note_rename(t, e, comm))
+		return -ENOMEM;
+	copy_comm(e->comm, comm);
+	e->named = true;
 	return 0;
 }
 
@@ -93,23 +149,56 @@ const char *ans_threads_comm(const struct ans_threads *t, uint32_t tid)
 {
 	const struct ans_thread *e = &t->tab[slot_of(t->tab, t->cap, tid)];
 
-	return e->used ? e->comm : NULL;
+	return e->used && e->named ? e->comm : NULL;
+}
+
+const char *ans_threads_unnamed(struct ans_threads *t, uint32_t tid)
+{
+	struct ans_thread *e = entry_of(t, tid);
+	size_t i;
+
+	if (!e)
+		return NULL; /* out of memory: the sample keeps ":TID" */
+	e->sampled_unnamed = true;
+	for (i = 0; i < t->nuse; i++)
+		if (t->use[i].tid == tid && t->use[i].gen == e->gen)
+			return t->use[i].comm;
+	return NULL;
+}
+
+const struct ans_rename *ans_threads_renames(const struct ans_threads *t, size_t *n)
+{
+	*n = t->nfound;
+	return t->found;
+}
+
+void ans_threads_set_renames(struct ans_threads *t, const struct ans_rename *r, size_t n)
+{
+	t->use = r;
+	t->nuse = n;
 }
 
 int ans_threads_feed(struct ans_threads *t, const struct perfring_decoded *d)
 {
 	char parent[ANS_COMM_MAX];
+	struct ans_thread *e;
 	const char *c;
 
 	if (d->type == PERF_RECORD_COMM)
 		return set_comm(t, d->u.comm.tid, d->u.comm.comm ? d->u.comm.comm : "");
 	if (d->type == PERF_RECORD_FORK) {
-		/* The child thread starts with its parent's name (copied: the table may move). */
+		/* A new thread (perf replaces the one of that tid): its parent's
+		 * name (copied: the table may move), or none when its parent has none. */
 		c = ans_threads_comm(t, d->u.fork_exit.ptid);
-		if (!c)
-			return 0;
-		strcpy(parent, c);
-		return set_comm(t, d->u.fork_exit.tid, parent);
+		if (c)
+			strcpy(parent, c);
+		e = entry_of(t, d->u.fork_exit.tid);
+		if (!e)
+			return -ENOMEM;
+		e->gen++;
+		e->named = false;
+		e->sampled_unnamed = false;
+		return c ? set_comm(t, d->u.fork_exit.tid, parent) : 0;
 	}
 	return 0;
 }

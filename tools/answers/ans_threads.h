@@ -15,6 +15,15 @@
 
 struct ans_threads;
 
+/* TASK_COMM_LEN is 16; a longer name in a hostile file is cut. */
+#define ANS_COMM_MAX 32
+
+/* A thread (tid, and its generation: FORKs of the tid) first named comm. */
+struct ans_rename {
+	uint32_t tid, gen;
+	char comm[ANS_COMM_MAX];
+};
+
 struct ans_threads *ans_threads_new(void);
 void ans_threads_free(struct ans_threads *t);
 
@@ -23,5 +32,18 @@ int ans_threads_feed(struct ans_threads *t, const struct perfring_decoded *d);
 
 /* The name of tid; NULL when no record named it. Valid until the next feed. */
 const char *ans_threads_comm(const struct ans_threads *t, uint32_t tid);
+
+/* A sample of tid, which no record named: the name its thread is given
+ * later, when ans_threads_set_renames() says it, else NULL (perf report's
+ * ":TID" until then). Remembered for ans_threads_renames(). */
+const char *ans_threads_unnamed(struct ans_threads *t, uint32_t tid);
+
+/* The threads samples found unnamed that a later COMM named (perf report
+ * shows those samples by the later name): n of them, valid until the next feed. */
+const struct ans_rename *ans_threads_renames(const struct ans_threads *t, size_t *n);
+
+/* Renames (of a previous reading of the same file) that
+ * ans_threads_unnamed() applies; kept by the caller. */
+void ans_threads_set_renames(struct ans_threads *t, const struct ans_rename *r, size_t n);
 
 #endif
