@@ -43,6 +43,23 @@ record header_callchain_clock "$T_TMP/g.data" -g -k CLOCK_MONOTONIC -- sleep 0.1
 record header_group_zstd_switch "$T_TMP/grp.data" -e '{cpu-clock,task-clock}' "${tp[@]}" -z --switch-events -- sleep 0.1
 record header_two_events_all "$T_TMP/a.data" -a -e cpu-clock,task-clock -- sleep 0.1
 record header_dwarf_quote "$T_TMP/dw.data" --call-graph dwarf,1024 -e cpu-clock:u -- sh -c "echo 'it''s' >/dev/null"
+# --header (perf's: the header's features, then the report; --header used to be taken as an
+# abbreviation of --header-only): perf's own --header text starts with its --header-only text,
+# and perfring's is its --header-only text (checked equal to perf's above) followed by its
+# report without the title line perf leaves out too.
+if [ -s "$T_TMP/g.data" ]; then
+	perf report --header --stdio -i "$T_TMP/g.data" >"$T_TMP/hh.perf" 2>/dev/null
+	perf report --header-only -i "$T_TMP/g.data" >"$T_TMP/ho.perf" 2>/dev/null
+	"$PERFRING" report --header-only -i "$T_TMP/g.data" >"$T_TMP/ho.pr" 2>/dev/null
+	"$PERFRING" report -i "$T_TMP/g.data" 2>/dev/null | tail -n +3 >>"$T_TMP/ho.pr"
+	t_run "$T_TMP/hh.pr" "$T_TMP/hh.err" "$PERFRING" report --header -i "$T_TMP/g.data"
+	t_check header_then_report_perf "perf's --header does not start with its --header-only text" \
+		cmp -s -n "$(wc -c <"$T_TMP/ho.perf")" "$T_TMP/ho.perf" "$T_TMP/hh.perf"
+	t_same_output header_then_report "report --header" "$T_TMP/ho.pr" "$T_TMP/hh.pr" "$T_TMP/hh.err" '^# Total Lost'
+	t_run "$T_TMP/x.out" "$T_TMP/x.err" "$PERFRING" report --header --json -i "$T_TMP/g.data"
+	t_check header_json_refused "report --header --json: exit $T_RC, $(head -n 1 "$T_TMP/x.err")" \
+		[ "$T_RC" -eq 2 -a "$(wc -l <"$T_TMP/x.err")" -eq 1 ]
+fi
 if perf stat record -o "$T_TMP/st.data" -e task-clock,context-switches -- sleep 0.1 >/dev/null 2>&1; then
 	same header_stat "$T_TMP/st.data"
 else

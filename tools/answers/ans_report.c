@@ -1318,7 +1318,9 @@ static int report_run(const char *cmd, const char *path, const struct ans_report
 		goto out;
 	}
 	if (!opts->json && !table_off && !opts->quiet) {
-		printf("# perfring report of %s\n#\n", path);
+		/* after --header's text, which ends as perf's does, no title */
+		if (!opts->after_header)
+			printf("# perfring report of %s\n#\n", path);
 		report_set_elide(r);
 	}
 	if (!opts->json && !table_off)

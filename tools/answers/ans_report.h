@@ -29,6 +29,7 @@ struct ans_report_opts {
 	int graph_order;
 	bool show_samples;      /* -n: a Samples column (the entry's own samples) */
 	bool quiet;             /* -q: no header lines */
+	bool after_header;      /* --header: the file's header was printed before: no title */
 	/* Only the samples of these (comma-separated lists; NULL: all), as perf
 	 * report --comm, --pid, --tid, --dso (the leaf frame's binary, short or
 	 * full name), --symbols (the leaf frame's function). */

@@ -84,6 +84,7 @@ void cmd_report_usage(FILE *f)
 		ANS_EXPORT_HELP
 		"      --stats             print the record counts instead\n"
 		"      --header-only       print the header's features instead\n"
+		"      --header            print the header's features, then the report\n"
 		"  -h, --help              show this help\n\n"
 		"Exit status: 0 on success, 1 when the file cannot be opened, is corrupt (the\n"
 		"error names the offset), has no samples or some could not be decoded (the\n"
@@ -207,6 +208,7 @@ enum {
 	OPT_NO_CHILDREN,
 	OPT_PERCENT_LIMIT,
 	OPT_HEADER_ONLY,
+	OPT_HEADER,
 	OPT_STDIO,
 	OPT_COMM,
 	OPT_PID,
@@ -301,6 +303,7 @@ int cmd_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "sort", required_argument, NULL, 's' },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
@@ -345,6 +348,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_HEADER_ONLY:
 			header = true;
+			break;
+		case OPT_HEADER: /* perf's: the header's features, then the report */
+			o.after_header = true;
 			break;
 		case 's':
 			if (ans_report_check_sort(optarg, &bad, &badlen))
@@ -445,5 +451,16 @@ int cmd_report(int argc, char **argv)
 		return report_stats(path);
 	if (ans_export_check(CMD, &o.exports, o.json))
 		return EXIT_USAGE;
+	if (o.after_header) {
+		int st;
+
+		if (o.json || o.quiet || ans_export_wanted(&o.exports))
+			return tool_usage_error(CMD, "--header goes with the text report only (not --json, -q or an export)");
+		fflush(stdout);
+		st = report_header(CMD, path);
+		fflush(stdout);
+		if (st != EXIT_OK)
+			return st;
+	}
 	return ans_report_run(CMD, path, &o);
 }
