@@ -51,10 +51,11 @@ oracle_cell perf cxx dwarf cpu-clock script
 oracle_cell perf rust fp cpu-clock script
 oracle_cell perf go fp cpu-clock script report
 oracle_cell perf node fp cpu-clock script
-# the other events: page faults, a tracepoint, a group (perf's -e '{a,b}')
+# the other events: page faults, a tracepoint, a group (perf's -e '{a,b}': its tables with the
+# leader's call graphs under the entries)
 oracle_cell perfring c fp page-faults script report
 oracle_cell perf c fp tracepoint script report
-oracle_cell perf c fp group script totals
+oracle_cell perf c fp group
 # the whole machine, short-lived processes coming and going: the listing of the test's own
 # processes and the totals (whatever else ran is make oracle's: scripts/oracle.sh)
 O_COMMS="sh ls true c_main" oracle_cell perfring system fp cpu-clock script totals
