@@ -21,7 +21,11 @@ applies to the cells its glob matches (fnmatch: * crosses '/'). KIND:
          the entry's line or a line of its graph matches REGEX on either side;
   ties   report: entries, or call-graph branches of one parent, of equal
          percentages in another order, when one of those matches REGEX;
-  branches  as ties, for call-graph branches alone.
+  branches  as ties, for call-graph branches alone;
+  split  report: an entry perf prints more times (the same text after the
+         percentages) than perfring, once at least, each percentage column
+         of perf's adding up to perfring's (to the rounding): those entries
+         and their graphs, when the entry matches REGEX.
 Prints "same", or "accepted: N line(s) differ: CAUSE; ..." (exit 0), or
 "differs" and the first lines of the difference left (exit 1).
 """
@@ -44,7 +48,7 @@ def read_rules(path, cell):
             line = line.rstrip("\n")
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            m = re.match(r"^(\S+)\s+(cell|line|graph|ties|branches)\s+/(.*?)/\s+(\S.*)$", line)
+            m = re.match(r"^(\S+)\s+(cell|line|graph|ties|branches|split)\s+/(.*?)/\s+(\S.*)$", line)
             if not m:
                 sys.exit("%s:%d: not 'CELL-GLOB KIND /REGEX/ CAUSE': %s" % (path, n, line))
             if fnmatch.fnmatchcase(cell, m.group(1)):
@@ -89,6 +93,41 @@ def drop_graphs(bl_a, bl_b, rx):
             if entry is not None and (rx.search(entry) or any(rx.search(g) for g in graph)):
                 hit.add(entry)
     return ([(e, [] if e in hit else g) for e, g in bl] for bl in (bl_a, bl_b))
+
+
+def entry_key(entry):
+    """An entry line's text after its percentages, and the percentages as numbers."""
+    m = PCTS.match(entry)
+    return entry[m.end(1):].strip(), [float(p.rstrip("%")) for p in m.group(1).split()]
+
+
+def drop_splits(bl_a, bl_b, rx):
+    """Entries (with their graphs) that bl_a (perf's) has more of than bl_b, of one text and
+    matching rx, when each percentage column of bl_a's adds up to bl_b's (each of the n entries
+    rounded to 0.01: 0.005 * n at most apart)."""
+    def by_key(bl):
+        out = {}
+        for i, (entry, _) in enumerate(bl):
+            if entry is not None:
+                key, pcts = entry_key(entry)
+                out.setdefault(key, []).append((i, pcts))
+        return out
+
+    def sums(parts):
+        return [sum(p[c] for _, p in parts) for c in range(len(parts[0][1]))]
+    ka, kb = by_key(bl_a), by_key(bl_b)
+    gone_a, gone_b = set(), set()
+    for key, parts in ka.items():
+        ours = kb.get(key, [])
+        if not 0 < len(ours) < len(parts) or not any(rx.search(bl_b[i][0]) for i, _ in ours):
+            continue
+        if len({len(p) for _, p in parts + ours}) == 1 and all(
+                abs(x - y) <= 0.005 * (len(parts) + len(ours)) + 1e-9
+                for x, y in zip(sums(parts), sums(ours))):
+            gone_a.update(i for i, _ in parts)
+            gone_b.update(i for i, _ in ours)
+    return ([x for i, x in enumerate(bl_a) if i not in gone_a],
+            [x for i, x in enumerate(bl_b) if i not in gone_b])
 
 
 def graph_tree(graph):
@@ -194,14 +233,15 @@ def main():
             return 0
     used = []
     a, b = perf, ours
-    # graphs dropped first, then ties put in order (all the ties rules in one pass: the
-    # graphs are compared as trees from there on), then lines set aside
-    for kind, rx, cause in rules:
-        if kind == "graph" and report:
-            before = ndiff(a, b)
-            a, b = (unblocks(x) for x in drop_graphs(blocks(a), blocks(b), rx))
-            if ndiff(a, b) < before:
-                used.append(cause)
+    # graphs dropped first, then the entries perf split, then ties put in order (all the ties
+    # rules in one pass: the graphs are compared as trees from there on), then lines set aside
+    for step, drop in (("graph", drop_graphs), ("split", drop_splits)):
+        for kind, rx, cause in rules:
+            if kind == step and report:
+                before = ndiff(a, b)
+                a, b = (unblocks(x) for x in drop(blocks(a), blocks(b), rx))
+                if ndiff(a, b) < before:
+                    used.append(cause)
     ties = [(kind, rx, cause) for kind, rx, cause in rules if kind in ("ties", "branches")]
     if ties and report and a != b:
         def tied(only):

@@ -342,7 +342,10 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 				printf("  %-*s", i < last ? width[i] : 0, text);
 		}
 		putchar('\n');
-		if (r->graph && nr == 1 && w->m[0])
+		/* a group's graph is its leader's entry's, of the leader's period
+		 * (perf's group view prints the leader's hists alone); a row only
+		 * the other members have has none */
+		if (r->graph && w->m[0])
 			graph_print(r, w->m[0], r->graph_min);
 	}
 	printf("\n\n");
