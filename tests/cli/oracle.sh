@@ -57,6 +57,17 @@ cmp_expect cmp_split_sum_differs "a split entry whose parts do not add up accept
 	perf/cxx/fp/cpu-clock/report-sym-children "$T_TMP/s.perf" "$T_TMP/s.ours2" differs:
 cmp_expect cmp_split_dso_differs "a split entry accepted in a dso,sym table (its binary key comes first)" \
 	perf/cxx/fp/cpu-clock/report-dso_sym-children "$T_TMP/s.perf" "$T_TMP/s.ours" differs:
+# 'unwound': perf's libunwind giving up ([unknown]) where perfring unwinds on is accepted in a
+# DWARF script cell, not when perfring's frames before it differ, nor in a frame-pointer cell.
+printf 'a 1: cpu-clock:\n\t1 f (x)\n\t2 [unknown] ([unknown])\n\nb 2: cpu-clock:\n\t1 g (x)\n\n' >"$T_TMP/u.perf"
+printf 'a 1: cpu-clock:\n\t1 f (x)\n\t3 main (x)\n\t4 _start (x)\n\nb 2: cpu-clock:\n\t1 g (x)\n\n' >"$T_TMP/u.ours"
+printf 'a 1: cpu-clock:\n\t1 h (x)\n\t3 main (x)\n\nb 2: cpu-clock:\n\t1 g (x)\n\n' >"$T_TMP/u.ours2"
+cmp_expect cmp_unwound_accepted "perf's [unknown] stop not accepted" perf/c/dwarf/cpu-clock/script \
+	"$T_TMP/u.perf" "$T_TMP/u.ours" accepted:
+cmp_expect cmp_unwound_other_frames "an [unknown] stop accepted with other frames before it" \
+	perf/c/dwarf/cpu-clock/script "$T_TMP/u.perf" "$T_TMP/u.ours2" differs:
+cmp_expect cmp_unwound_fp "an [unknown] stop accepted in a frame-pointer cell" perf/c/fp/cpu-clock/script \
+	"$T_TMP/u.perf" "$T_TMP/u.ours" differs:
 oracle_build c cxx rust go node system
 # C with a shared library, callbacks, recursion, always-inline functions and qsort: each recorder,
 # each call-graph mode

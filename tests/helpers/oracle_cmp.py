@@ -26,6 +26,11 @@ applies to the cells its glob matches (fnmatch: * crosses '/'). KIND:
          percentages) than perfring, once at least, each percentage column
          of perf's adding up to perfring's (to the rounding): those entries
          and their graphs, when the entry matches REGEX.
+  unwound  script: a sample whose chain in perf's listing ends with frames
+         matching REGEX (perf's unwinder giving up: [unknown]) where
+         perfring's holds perf's frames before them and goes on: the
+         sample (samples are the listing's blank-line-separated blocks,
+         compared in order).
 Prints "same", or "accepted: N line(s) differ: CAUSE; ..." (exit 0), or
 "differs" and the first lines of the difference left (exit 1).
 """
@@ -48,7 +53,7 @@ def read_rules(path, cell):
             line = line.rstrip("\n")
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            m = re.match(r"^(\S+)\s+(cell|line|graph|ties|branches|split)\s+/(.*?)/\s+(\S.*)$", line)
+            m = re.match(r"^(\S+)\s+(cell|line|graph|ties|branches|split|unwound)\s+/(.*?)/\s+(\S.*)$", line)
             if not m:
                 sys.exit("%s:%d: not 'CELL-GLOB KIND /REGEX/ CAUSE': %s" % (path, n, line))
             if fnmatch.fnmatchcase(cell, m.group(1)):
@@ -207,6 +212,39 @@ def drop_lines(a, b, rx):
     return keep_a, keep_b
 
 
+def samples(lines):
+    """A script listing as its samples: the blocks between blank lines."""
+    out, cur = [], []
+    for l in lines:
+        cur.append(l)
+        if not l.strip():
+            out.append(cur)
+            cur = []
+    if cur:
+        out.append(cur)
+    return out
+
+
+def drop_unwound(a, b, rx):
+    """Samples whose chain perf ends with frames matching rx, perfring going on past perf's
+    other frames: perfring's sample taken as perf's (see 'unwound')."""
+    sa, sb = samples(a), samples(b)
+    if len(sa) != len(sb):
+        return a, b
+    out_b = []
+    for pa, pb in zip(sa, sb):
+        body = [l for l in pa if l.strip()]
+        n = len(body)
+        while n > 1 and rx.search(body[n - 1]):
+            n -= 1
+        ours = [l for l in pb if l.strip()]
+        if pa != pb and n < len(body) and len(ours) > n and ours[:n] == body[:n]:
+            out_b.extend(pa)
+        else:
+            out_b.extend(pb)
+    return a, out_b
+
+
 def join(rxs):
     """One regex matching where any of rxs does (none: matching nothing)."""
     rxs = list(rxs)
@@ -242,6 +280,12 @@ def main():
                 a, b = (unblocks(x) for x in drop(blocks(a), blocks(b), rx))
                 if ndiff(a, b) < before:
                     used.append(cause)
+    for kind, rx, cause in rules:
+        if kind == "unwound" and not report and a != b:
+            before = ndiff(a, b)
+            a, b = drop_unwound(a, b, rx)
+            if ndiff(a, b) < before:
+                used.append(cause)
     ties = [(kind, rx, cause) for kind, rx, cause in rules if kind in ("ties", "branches")]
     if ties and report and a != b:
         def tied(only):
