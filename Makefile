@@ -40,8 +40,8 @@ TRACE_LIBS := $(shell pkg-config --libs libtracefs libtraceevent 2>/dev/null || 
 # What the library itself links against (libzstd expands compressed perf.data records).
 LIB_LIBS := $(THREAD_LIBS) -lzstd
 # The symbol layer (src/symbol/) reads ELF and DWARF with elfutils' libelf/libdw, as perf does,
-# and inflates .gnu_debugdata with liblzma.
-SYM_LIBS := $(shell pkg-config --libs libdw libelf liblzma 2>/dev/null || echo -ldw -lelf -llzma)
+# and inflates .gnu_debugdata with liblzma, compressed DWARF with libdeflate.
+SYM_LIBS := $(shell pkg-config --libs libdw libelf liblzma libdeflate 2>/dev/null || echo -ldw -lelf -llzma -ldeflate)
 LIB_LIBS += $(SYM_LIBS)
 
 LIB_SRCS := $(wildcard src/*/*.c)

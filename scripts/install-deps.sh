@@ -15,6 +15,7 @@ declare -A need=(
 	[bpftool]=/usr/sbin/bpftool
 	[libelf-dev]=/usr/include/libelf.h
 	[libdw-dev]=/usr/include/elfutils/libdw.h
+	[libdeflate-dev]=/usr/include/libdeflate.h
 	[zlib1g-dev]=/usr/include/zlib.h
 	[pkg-config]=/usr/bin/pkg-config
 	[linux-libc-dev]=/usr/include/linux/perf_event.h

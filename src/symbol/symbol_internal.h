@@ -170,6 +170,7 @@ struct pr_binary {
 	/* DWARF, opened on first use when lines are wanted. */
 	bool dw_tried;
 	struct Elf *dw_elf;
+	void *dw_inflated; /* dw_elf's DWARF sections, inflated (sym_dwarf.c) */
 	struct Dwarf *dw;
 	struct pr_scope_index *scopes; /* the function scopes of the units looked in (sym_dwarf.c) */
 	/* The functions DWARF names by their source name only whose name

@@ -7,7 +7,10 @@
  * addresses spread over glibc's text (its debug file from libc6-dbg, where
  * installed: assembler units, inlined instances across many units), the
  * symbolizer gives the same inline chain (functions, files, lines, columns)
- * with the index as with libdw alone (pr_scopes_off).
+ * with the index as with libdw alone (pr_scopes_off). And the DWARF read
+ * from zlib-compressed sections (inflated by the symbolizer before libdw
+ * opens them, sections naming does not read left out) gives the chains the
+ * same binary's uncompressed DWARF gives, and a corrupt stream no crash.
  */
 #include "harness.h"
 #include "unit/symtest.h"
@@ -49,25 +52,27 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* Compare file's chains with and without the index; counts addresses and inlined ones. */
-static void compare(const char *file, const char *debug_dir, uint64_t stride, int *compared, int *inlined)
+/* Compare the chains of file a (with the index) with file b's (libdw alone
+ * when b_libdw), at a's .text addresses; counts addresses and inlined ones. */
+static void compare2(const char *fa, const char *fb, bool b_libdw, const char *debug_dir, uint64_t stride,
+		     int *compared, int *inlined)
 {
 	static uint64_t offs[MAXADDR];
 	struct perfring_symbolizer *ix = new_sym(debug_dir), *dw = new_sym(debug_dir);
 	struct perfring_sym_result a, b;
-	int n = text_offsets(file, stride, offs, MAXADDR), i, k, ra, rb;
+	int n = text_offsets(fa, stride, offs, MAXADDR), i, k, ra, rb;
 
 	REQUIREF(ix && dw, "symbolizer_new: %s", perfring_errmsg());
-	CHECKF(n > 0, "%s: no .text addresses", file);
+	CHECKF(n > 0, "%s: no .text addresses", fa);
 	for (i = 0; i < n; i++) {
 		pr_scopes_off = false;
-		ra = perfring_symbolize_file(ix, file, NULL, 0, offs[i], &a);
-		pr_scopes_off = true;
-		rb = perfring_symbolize_file(dw, file, NULL, 0, offs[i], &b);
+		ra = perfring_symbolize_file(ix, fa, NULL, 0, offs[i], &a);
+		pr_scopes_off = b_libdw;
+		rb = perfring_symbolize_file(dw, fb, NULL, 0, offs[i], &b);
 		pr_scopes_off = false;
 		if (ra != rb || a.nr_frames != b.nr_frames) {
-			th_fail(__FILE__, __LINE__, "%s +%#llx: rc %d, %u frames with the index; rc %d, %u with libdw",
-				file, (unsigned long long)offs[i], ra, a.nr_frames, rb, b.nr_frames);
+			th_fail(__FILE__, __LINE__, "%s +%#llx: rc %d, %u frames; %s: rc %d, %u", fa,
+				(unsigned long long)offs[i], ra, a.nr_frames, fb, rb, b.nr_frames);
 			continue;
 		}
 		(*compared)++;
@@ -76,14 +81,20 @@ static void compare(const char *file, const char *debug_dir, uint64_t stride, in
 			CHECKF(same_str(a.frames[k].function, b.frames[k].function) &&
 				       same_str(a.frames[k].file, b.frames[k].file) && a.frames[k].line == b.frames[k].line &&
 				       a.frames[k].column == b.frames[k].column,
-			       "%s +%#llx frame %d: %s %s:%u:%u with the index, %s %s:%u:%u with libdw", file,
-			       (unsigned long long)offs[i], k, a.frames[k].function ? a.frames[k].function : "NULL",
-			       a.frames[k].file ? a.frames[k].file : "NULL", a.frames[k].line, a.frames[k].column,
+			       "%s +%#llx frame %d: %s %s:%u:%u; %s: %s %s:%u:%u", fa, (unsigned long long)offs[i], k,
+			       a.frames[k].function ? a.frames[k].function : "NULL",
+			       a.frames[k].file ? a.frames[k].file : "NULL", a.frames[k].line, a.frames[k].column, fb,
 			       b.frames[k].function ? b.frames[k].function : "NULL",
 			       b.frames[k].file ? b.frames[k].file : "NULL", b.frames[k].line, b.frames[k].column);
 	}
 	perfring_symbolizer_free(ix);
 	perfring_symbolizer_free(dw);
+}
+
+/* Compare file's chains with and without the index. */
+static void compare(const char *file, const char *debug_dir, uint64_t stride, int *compared, int *inlined)
+{
+	compare2(file, file, true, debug_dir, stride, compared, inlined);
 }
 
 TEST(scopes_match_libdw_on_helpers)
@@ -121,4 +132,56 @@ TEST(scopes_match_libdw_on_glibc)
 	printf("# glibc: %d addresses compared, %d with inlined frames\n", compared, inlined);
 	CHECKF(compared > 1000, "only %d addresses compared", compared);
 	CHECKF(inlined > 50, "only %d addresses with inlined frames compared", inlined);
+}
+
+TEST(compressed_dwarf_names_as_uncompressed)
+{
+	static const char *const helpers[] = { "inline_work", "sym_target", "names_work", "prof_work" };
+	char tmp[PATH_MAX], helper[PATH_MAX], z[PATH_MAX + 16], plain[PATH_MAX + 16], bad[PATH_MAX + 16];
+	int compared = 0, inlined = 0, found = 0;
+	size_t i;
+
+	if (!st_have("objcopy"))
+		SKIP("no objcopy");
+	for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
+		found += !st_helper(helpers[i], helper, sizeof(helper));
+	if (!found)
+		SKIP("no test helpers built");
+	REQUIRE(!st_tmpdir(tmp, sizeof(tmp)));
+	snprintf(z, sizeof(z), "%s/z", tmp);
+	snprintf(plain, sizeof(plain), "%s/plain", tmp);
+	snprintf(bad, sizeof(bad), "%s/bad", tmp);
+	for (i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+		if (st_helper(helpers[i], helper, sizeof(helper)))
+			continue;
+		REQUIRE(!st_run(NULL, 0, "objcopy --compress-debug-sections=zlib '%s' '%s' && "
+					 "objcopy --decompress-debug-sections '%s' '%s'", helper, z, helper, plain));
+		/* the copy really holds compressed DWARF (the C flag) */
+		CHECK(!st_run(NULL, 0, "readelf -SW '%s' | grep -q '\\.debug_info .* C '", z));
+		compare2(z, plain, false, NULL, 1, &compared, &inlined);
+	}
+	printf("# compressed: %d addresses compared, %d with inlined frames\n", compared, inlined);
+	CHECKF(compared > 1000, "only %d addresses compared", compared);
+	CHECKF(inlined > 100, "only %d addresses with inlined frames compared", inlined);
+
+	/* .debug_info's stream corrupted past its header: no DWARF (symbols
+	 * still), no crash */
+	{
+		char off[64];
+		unsigned long long o;
+		struct perfring_symbolizer *s;
+		struct perfring_sym_result r;
+		uint64_t text[1];
+
+		REQUIRE(!st_run(off, sizeof(off), "readelf -SW '%s' | sed 's/^ *\\[ *[0-9]*\\]//' | "
+						  "awk '$1 == \".debug_info\" {print $4}'", z));
+		REQUIRE(sscanf(off, "%llx", &o) == 1);
+		REQUIRE(!st_run(NULL, 0, "cp '%s' '%s' && printf '\\377\\377\\377\\377\\377\\377\\377\\377' | "
+					 "dd of='%s' bs=1 seek=%llu conv=notrunc status=none", z, bad, bad, o + 40));
+		REQUIRE(text_offsets(bad, 1, text, 1) == 1);
+		REQUIRE((s = new_sym(NULL)));
+		CHECK(perfring_symbolize_file(s, bad, NULL, 0, text[0], &r) >= 0);
+		perfring_symbolizer_free(s);
+	}
+	st_rmdir(tmp);
 }

@@ -69,6 +69,11 @@ struct unwind_ctx {
 	ans_vdso_file_fn vdso;
 	void *vdso_arg;
 	char file_path[4096]; /* the file a new module is read from */
+	/* module_at()'s last module within the sample being unwound (the
+	 * process's maps and its Dwfl's modules do not change meanwhile): the
+	 * answer for any address both it and the mapping found hold. */
+	Dwfl_Module *last_mod;
+	uint64_t last_lo, last_hi;
 };
 
 /* A Dwfl per process, kept: its modules (their ELF and CFI read once) serve
@@ -147,13 +152,31 @@ static const char *binary_file(const struct perfring_map_hit *hit, char *buf, si
  * report_module()). A module the process no longer maps there (after an
  * exec, a dlclose) marks the Dwfl stale: the sample is unwound again with
  * a new one. */
+/* m, found for an address in hit's mapping, as module_at()'s answer for the
+ * rest of the sample where both hold the address. */
+static Dwfl_Module *remember_module(struct unwind_ctx *c, const struct perfring_map_hit *hit, Dwfl_Module *m)
+{
+	Dwarf_Addr lo, hi;
+
+	if (m && dwfl_module_info(m, NULL, &lo, &hi, NULL, NULL, NULL, NULL)) {
+		c->last_mod = m;
+		c->last_lo = lo > hit->start ? lo : hit->start;
+		c->last_hi = hi < hit->end ? hi : hit->end;
+	}
+	return m;
+}
+
 static Dwfl_Module *module_at(struct unwind_ctx *c, uint64_t ip)
 {
 	struct perfring_map_hit hit;
-	Dwfl_Module *m = dwfl_addrmodule(c->dwfl, ip);
+	Dwfl_Module *m;
 	const char *name, *file = NULL;
 	bool vdso;
 
+	/* a sample's frames are mostly in one or two binaries: looked up once */
+	if (c->last_mod && ip >= c->last_lo && ip < c->last_hi)
+		return c->last_mod;
+	m = dwfl_addrmodule(c->dwfl, ip);
 	if (perfring_procs_lookup(c->procs, c->s->pid, ip, &hit) || !hit.path)
 		return NULL;
 	vdso = !strcmp(hit.path, "[vdso]"); /* a mapping without a file, but with an image */
@@ -162,7 +185,7 @@ static Dwfl_Module *module_at(struct unwind_ctx *c, uint64_t ip)
 	if (m) { /* the same binary still (a module is named by the recorded path) */
 		name = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 		if (name && !strcmp(name, hit.path))
-			return m;
+			return remember_module(c, &hit, m);
 		c->stale = true;
 		return NULL;
 	}
@@ -170,7 +193,7 @@ static Dwfl_Module *module_at(struct unwind_ctx *c, uint64_t ip)
 		    : binary_file(&hit, c->file_path, sizeof(c->file_path));
 	if (!file)
 		return NULL;
-	return dwfl_report_elf(c->dwfl, hit.path, file, -1, hit.start - hit.pgoff, false);
+	return remember_module(c, &hit, dwfl_report_elf(c->dwfl, hit.path, file, -1, hit.start - hit.pgoff, false));
 }
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -367,6 +390,7 @@ static size_t unwind_once(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip
 
 	c->n = 0;
 	c->stale = false;
+	c->last_mod = NULL; /* a new sample, or a new Dwfl */
 	if (!p->dwfl) {
 		p->dwfl = dwfl_begin(&callbacks);
 		p->id = ++u->ids;
@@ -476,6 +500,7 @@ static long unwind_fast(struct ans_unwinder *u, struct uw_proc *p, uint64_t ip)
 	c->n = 0;
 	c->stale = false;
 	c->ran_out = false;
+	c->last_mod = NULL; /* a new sample */
 	for (i = 0; i < UWF_NREGS; i++) {
 		regs[i] = 0;
 		reg(&c->s->regs_user, order[i], &regs[i]);
