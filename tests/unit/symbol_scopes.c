@@ -162,7 +162,9 @@ TEST(compressed_dwarf_names_as_uncompressed)
 	}
 	printf("# compressed: %d addresses compared, %d with inlined frames\n", compared, inlined);
 	CHECKF(compared > 1000, "only %d addresses compared", compared);
-	CHECKF(inlined > 100, "only %d addresses with inlined frames compared", inlined);
+	/* as in scopes_match_libdw_on_helpers: the count depends on the compiler
+	 * and the sanitizers (31 under clang's ASan build) */
+	CHECKF(inlined > 0, "no address with inlined frames compared");
 
 	/* .debug_info's stream corrupted past its header: no DWARF (symbols
 	 * still), no crash */
