@@ -556,23 +556,32 @@ static int feat_event_desc(struct perfring_perfdata_writer *w)
 	return err;
 }
 
-/* The formats of the recorded tracepoints; without them perf refuses the
- * file ("broken or missing trace data"). */
-static int feat_tracing_data(struct perfring_perfdata_writer *w)
+/* The tracing data of the writer's tracepoints (pd_tracing_data()), into
+ * *data (the caller frees it) and *len. */
+static int writer_tracing_data(struct perfring_perfdata_writer *w, uint8_t **data, size_t *len)
 {
-	uint64_t *ids;
-	uint8_t *data = NULL;
-	size_t nr = 0, len = 0;
+	uint64_t *ids = malloc((size_t)w->nr_attrs * sizeof(*ids));
+	size_t nr = 0;
 	int i, err;
 
-	ids = malloc((size_t)w->nr_attrs * sizeof(*ids));
 	if (!ids)
 		return pr_fail(ENOMEM, "perf.data writer: no memory");
 	for (i = 0; i < w->nr_attrs; i++)
 		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT)
 			ids[nr++] = w->attrs[i].attr.config;
-	err = pd_tracing_data(ids, nr, &data, &len);
+	err = pd_tracing_data(ids, nr, data, len);
 	free(ids);
+	return err;
+}
+
+/* The formats of the recorded tracepoints; without them perf refuses the
+ * file ("broken or missing trace data"). */
+static int feat_tracing_data(struct perfring_perfdata_writer *w)
+{
+	uint8_t *data = NULL;
+	size_t len = 0;
+	int err = writer_tracing_data(w, &data, &len);
+
 	if (!err)
 		err = pw_bytes(w, data, len);
 	free(data);
@@ -794,17 +803,10 @@ static int write_pipe_head(struct perfring_perfdata_writer *w)
 	if (!err && has_tracepoints(w)) {
 		struct perf_event_header h = { PERFRING_RECORD_HEADER_TRACING_DATA, 0, 16 };
 		static const uint8_t zero[8];
-		uint64_t *ids = malloc((size_t)w->nr_attrs * sizeof(*ids));
 		uint8_t *data = NULL;
-		size_t nr = 0, len = 0, pad;
+		size_t len = 0, pad;
 
-		if (!ids)
-			return pr_fail(ENOMEM, "perf.data writer: no memory");
-		for (i = 0; i < w->nr_attrs; i++)
-			if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT)
-				ids[nr++] = w->attrs[i].attr.config;
-		err = pd_tracing_data(ids, nr, &data, &len);
-		free(ids);
+		err = writer_tracing_data(w, &data, &len);
 		pad = (8 - len % 8) % 8;
 		if (!err && len + pad > UINT32_MAX)
 			err = pr_fail(EOVERFLOW, "perf.data writer: %zu bytes of tracing data", len);
