@@ -44,6 +44,24 @@ t_show() { head -n "${2:-15}" "$1" | sed 's/^/     | /'; }
 
 t_need_root() { [ "$(id -u)" -eq 0 ]; }
 
+# t_require_tool: end the test, failed, when the tool was not built.
+t_require_tool() {
+	if [ ! -x "$PERFRING" ]; then
+		fail tool_built "$PERFRING does not exist (build it with make O=...)"
+		t_finish
+		exit 1
+	fi
+}
+
+# t_require_perf NAME: end the test, NAME skipped, when perf (linux-perf), the oracle, is missing.
+t_require_perf() {
+	if ! command -v perf >/dev/null; then
+		skip "$1" "perf (linux-perf) is not installed: it is the oracle of these tests"
+		t_finish
+		exit $?
+	fi
+}
+
 # t_ensure_fs TYPE DIR: mount a kernel file system (bpf, tracefs, debugfs) at DIR if none of that
 # type is there yet, as a fresh machine has none: the suite sets up what it needs itself. It stays
 # mounted (as perf and bpftool leave it). Returns 1, with the reason in T_FS_WHY, if it cannot.

@@ -8,11 +8,7 @@
 # the counts their own tests expect.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
+t_require_tool
 
 if ! t_find_corpus; then
 	skip corpus "$T_CORPUS_WHY"

@@ -8,11 +8,7 @@
 # --stats`'s, and every sample's pid, tid, time, cpu, ip and period equal perf's.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
+t_require_tool
 if ! command -v perf >/dev/null; then
 	skip oracle "the perf tool is not installed (it writes the files and is the reference)"
 	t_finish

@@ -9,11 +9,7 @@
 # lines give one line on stderr and exit 1 or 2.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
+t_require_tool
 HELPER="$PERFRING_BUILD/tests/helpers/pin_producer"
 CHECK="$T_ROOT/tests/helpers/pipe_check.py"
 

@@ -7,16 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$T_ROOT/tests/helpers/export_lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
-if ! command -v perf >/dev/null; then
-	skip record "perf (linux-perf) is not installed: it is the oracle of these tests"
-	t_finish
-	exit $?
-fi
+t_require_tool
+t_require_perf record
 
 # stat_of FILE NAME: the "NAME events: N" count of the Aggregated stats block (0 if absent).
 stat_of() {

@@ -12,16 +12,8 @@
 # weigh each sample by its counter's growth since the previous one.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
-if ! command -v perf >/dev/null; then
-	skip record_events "perf (linux-perf) is not installed: it is the oracle of these tests"
-	t_finish
-	exit $?
-fi
+t_require_tool
+t_require_perf record_events
 if ! t_need_root; then
 	skip record_events "needs root: tracepoints and breakpoints"
 	t_finish

@@ -9,16 +9,8 @@
 # named by `perf script -F ip,sym,dso`, and its build id is in the file.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
-if ! command -v perf >/dev/null; then
-	skip record_perf "perf (linux-perf) is not installed: it is the oracle of these tests"
-	t_finish
-	exit $?
-fi
+t_require_tool
+t_require_perf record_perf
 if ! t_need_root; then
 	skip record_perf "needs root: -a, -p and tracepoints of every task"
 	t_finish

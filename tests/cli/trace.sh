@@ -7,11 +7,7 @@
 # input gives one line and a non-zero exit. Also the tool's command line.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
+t_require_tool
 
 # --- command line --------------------------------------------------------
 

@@ -15,11 +15,7 @@
 #   openat's name beside it still decoded.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
+t_require_tool
 if ! t_need_root; then
 	skip trace_accounting "perfring trace needs root (BPF, tracefs)"
 	t_finish

@@ -30,11 +30,7 @@
 # tracepoint or a machine where it could be triggered.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
+t_require_tool
 if ! t_need_root; then
 	fail root "perfring trace needs root (BPF, tracefs)"
 	t_finish

@@ -7,11 +7,7 @@
 # the summary names the ring buffer and its losses (0 here).
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -x "$PERFRING" ]; then
-	fail tool_built "$PERFRING does not exist (build it with make O=...)"
-	t_finish
-	exit 1
-fi
+t_require_tool
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" trace --help
 t_check trace_rb_help "perfring trace --help does not document --ringbuf" grep -q -- '--ringbuf' "$T_TMP/out"
 if ! t_need_root; then
