@@ -15,6 +15,7 @@
 #include <perfring/perfring.h>
 
 #include "report/report.h"
+#include "shared/filter.h"
 #include "shared/samples.h"
 #include "shared/pd_common.h"
 #include "shared/tool.h"
@@ -220,23 +221,6 @@ enum {
 	OPT_MAX_STACK,
 };
 
-/* "N[,N...]" */
-static bool num_list(const char *s)
-{
-	const char *p = s;
-
-	while (*p) {
-		size_t n = strspn(p, "0123456789");
-
-		if (!n || (p[n] && p[n] != ','))
-			return false;
-		p += n + (p[n] == ',');
-		if (p[-1] == ',' && !*p)
-			return false;
-	}
-	return *s != '\0';
-}
-
 /* An argument after -g that is its mode (perf takes `-g none`, `-g caller`), not a file or option. */
 static bool looks_like_graph_spec(const char *s)
 {
@@ -408,7 +392,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_PID:
 		case OPT_TID:
-			if (!num_list(optarg))
+			if (!filter_num_list_ok(optarg))
 				return tool_usage_error(CMD, "--%s: '%s' is not a comma-separated list of numbers",
 							c == OPT_PID ? "pid" : "tid", optarg);
 			*(c == OPT_PID ? &o.pids : &o.tids) = optarg;

@@ -26,6 +26,7 @@
 #include "report/groups.h"
 #include "shared/threads.h"
 #include "report/report_internal.h"
+#include "shared/filter.h"
 #include "shared/samples.h"
 #include "shared/tracing.h"
 #include "shared/unwind.h"
@@ -451,42 +452,20 @@ static int frame_key(struct report *r, const struct named_sample *a, const struc
 }
 
 /* Whether s is one of the comma-separated items of list. */
-static bool in_list(const char *list, const char *s)
-{
-	size_t n = strlen(s);
-	const char *p = list;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		if (len == n && !strncmp(p, s, n))
-			return true;
-		p += len + (p[len] == ',');
-	}
-	return false;
-}
-
-static bool in_num_list(const char *list, uint32_t v)
-{
-	char s[16];
-
-	snprintf(s, sizeof(s), "%d", (int32_t)v);
-	return in_list(list, s);
-}
-
 /* perf report's --comm, --pid, --tid filters, on the sample's thread. */
 static bool keep_thread(const struct report_opts *o, const struct named_sample *a)
 {
-	return !(o->comms && !in_list(o->comms, a->comm)) && !(o->pids && !in_num_list(o->pids, a->s->pid)) &&
-	       !(o->tids && !in_num_list(o->tids, a->s->tid));
+	return !(o->comms && !filter_in_list(o->comms, a->comm)) &&
+	       !(o->pids && !filter_in_num_list(o->pids, a->s->pid)) &&
+	       !(o->tids && !filter_in_num_list(o->tids, a->s->tid));
 }
 
 /* --dso, --symbols, on the frame an entry is of (NULL: none). */
 static bool keep_frame(const struct report_opts *o, const struct named_frame *f)
 {
-	if (o->dsos && !(f && (in_list(o->dsos, f->dso) || in_list(o->dsos, short_dso(f->dso)))))
+	if (o->dsos && !(f && (filter_in_list(o->dsos, f->dso) || filter_in_list(o->dsos, short_dso(f->dso)))))
 		return false;
-	return !(o->syms && !(f && f->name && in_list(o->syms, f->name)));
+	return !(o->syms && !(f && f->name && filter_in_list(o->syms, f->name)));
 }
 
 /* The filters of perf report --comm, --pid, --tid, --dso, --symbols, on the sample. */

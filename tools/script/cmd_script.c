@@ -12,6 +12,7 @@
 
 #include <perfring/perfring.h>
 
+#include "shared/filter.h"
 #include "shared/samples.h"
 #include "script/script.h"
 #include "shared/pd_common.h"
@@ -25,6 +26,7 @@ void cmd_script_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: %s script [-i FILE] [-F FIELDS] [--json] [--lines] [--max-stack N] [-C CPUS]\n"
+		"                     [--comm|--pid|--tid|-S|--symbols LIST] [--ns] [--reltime|--deltatime]\n"
 		"                     [--folded FILE] [--pprof FILE] [--speedscope FILE] [--by-period]\n"
 		"                     [--inline|--no-inline]\n"
 		"       %s script --dump [-i FILE] [--json] [--ordered]\n\n"
@@ -54,6 +56,14 @@ void cmd_script_usage(FILE *f)
 		"      --max-stack N       show N frames of each call chain at most (default\n"
 		"                          kernel.perf_event_max_stack)\n"
 		"  -C, --cpu LIST          only the samples taken on these CPUs (0-2,5)\n"
+		"      --comm LIST         only the samples of threads with these names (a,b)\n"
+		"      --pid LIST          only the samples of these processes (12,345)\n"
+		"      --tid LIST          only the samples of these threads\n"
+		"  -S, --symbols LIST      only the samples whose own function is one of these\n"
+		"      --ns                times with nanoseconds (SECS.NNNNNNNNN)\n"
+		"      --reltime           times since the first sample shown\n"
+		"      --deltatime         times since the previous sample shown\n"
+		"  -f, --force             accepted as perf takes it (perfring checks no file owner)\n"
 		ANS_EXPORT_HELP
 		"                          --inline shows them in the listing and --json too: the\n"
 		"                          functions inlined at a call-chain frame's address come\n"
@@ -115,6 +125,16 @@ static bool script_record(struct pd_emit *e, const struct perfring_perfdata_reco
 	return ok;
 }
 
+/* Long options without a short one (below the exports' values, shared/export.h). */
+enum {
+	OPT_COMM = 0x100,
+	OPT_PID,
+	OPT_TID,
+	OPT_NS,
+	OPT_RELTIME,
+	OPT_DELTATIME,
+};
+
 int cmd_script(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -126,6 +146,14 @@ int cmd_script(int argc, char **argv)
 		{ "fields", required_argument, NULL, 'F' },
 		{ "max-stack", required_argument, NULL, 'M' },
 		{ "cpu", required_argument, NULL, 'C' },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "symbols", required_argument, NULL, 'S' },
+		{ "ns", no_argument, NULL, OPT_NS },
+		{ "reltime", no_argument, NULL, OPT_RELTIME },
+		{ "deltatime", no_argument, NULL, OPT_DELTATIME },
+		{ "force", no_argument, NULL, 'f' },
 		ANS_EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -141,7 +169,7 @@ int cmd_script(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:jF:C:h", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:jF:C:S:fh", longopts, &idx)) != -1) {
 		switch (c) {
 		case 'i':
 			path = optarg;
@@ -175,6 +203,30 @@ int cmd_script(int argc, char **argv)
 				return EXIT_USAGE;
 			sopts.cpus = optarg;
 			break;
+		case OPT_COMM:
+			sopts.comms = optarg;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (!filter_num_list_ok(optarg))
+				return tool_usage_error(CMD, "--%s: '%s' is not a comma-separated list of numbers",
+							c == OPT_PID ? "pid" : "tid", optarg);
+			*(c == OPT_PID ? &sopts.pids : &sopts.tids) = optarg;
+			break;
+		case 'S':
+			sopts.syms = optarg;
+			break;
+		case OPT_NS:
+			sopts.time_ns = true;
+			break;
+		case OPT_RELTIME:
+			sopts.reltime = true;
+			break;
+		case OPT_DELTATIME:
+			sopts.deltatime = true;
+			break;
+		case 'f':
+			break; /* perf's "don't check the file's owner": perfring checks none */
 		case 'h':
 			cmd_script_usage(stdout);
 			return EXIT_OK;
@@ -192,6 +244,8 @@ int cmd_script(int argc, char **argv)
 	if (!dump) {
 		if (ordered)
 			return tool_usage_error(CMD, "--ordered goes with --dump (samples are always in time order)");
+		if (sopts.reltime && sopts.deltatime)
+			return tool_usage_error(CMD, "--reltime and --deltatime do not go together");
 		sopts.json = e.json;
 		if (sopts.json && sopts.fields.given)
 			return tool_usage_error(CMD, "-F/--fields chooses the listing's fields; --json prints them all");
@@ -202,8 +256,11 @@ int cmd_script(int argc, char **argv)
 	}
 	if (sopts.lines)
 		return tool_usage_error(CMD, "--lines does not go with --dump");
-	if (sopts.cpus)
-		return tool_usage_error(CMD, "--cpu does not go with --dump (every record is dumped)");
+	if (sopts.cpus || sopts.comms || sopts.pids || sopts.tids || sopts.syms)
+		return tool_usage_error(CMD, "the filters (--cpu, --comm, --pid, --tid, --symbols) do not go with "
+					     "--dump (every record is dumped)");
+	if (sopts.time_ns || sopts.reltime || sopts.deltatime)
+		return tool_usage_error(CMD, "--ns, --reltime and --deltatime do not go with --dump");
 	if (sopts.fields.given)
 		return tool_usage_error(CMD, "-F/--fields does not go with --dump");
 	if (exports && !export_wanted(&sopts.exports) && !sopts.exports.modifiers)

@@ -34,6 +34,7 @@
 #include "shared/export.h"
 #include "script/fields.h"
 #include "script/data_src.h"
+#include "shared/filter.h"
 #include "shared/samples.h"
 #include "script/script.h"
 #include "shared/tracing.h"
@@ -54,6 +55,9 @@ struct script_ctx {
 	int nev_fields;
 	int data_src_width;  /* the longest data_src text so far: perf pads each to it */
 	bool quiet;          /* the second reader: the first says it */
+	const struct script_opts *opts;
+	uint64_t time_base;  /* --reltime: the first shown sample's time; --deltatime: the previous one's */
+	bool time_based;     /* time_base is set */
 };
 
 /* The fields of event ev's lines into *out; -1 (said) when the samples
@@ -373,6 +377,64 @@ static void print_data_src(struct script_ctx *c, struct obuf *o, uint64_t v)
 		ob_ch(o, ' ');
 }
 
+/* The time column as perf script prints it: "%12s: " of SECS.USECS, or with --ns
+ * "%5lu.%09lu: "; --reltime and --deltatime count from the first or the previous
+ * sample shown (one reader then: the base follows the order of the lines). */
+static void print_time(struct script_ctx *c, struct obuf *o, uint64_t time)
+{
+	const struct script_opts *so = c->opts;
+	uint64_t t = time, sec, frac;
+	int digits = so && so->time_ns ? 9 : 6, width = so && so->time_ns ? 5 : 0, p, k;
+	char buf[40];
+
+	if (so && (so->reltime || so->deltatime)) {
+		if (!c->time_based) {
+			c->time_base = time;
+			c->time_based = true;
+		}
+		t = time - c->time_base;
+		if (so->deltatime)
+			c->time_base = time;
+	}
+	sec = t / 1000000000;
+	frac = t % 1000000000;
+	if (digits == 6)
+		frac /= 1000;
+	p = sizeof(buf);
+	for (k = 0; k < digits; k++, frac /= 10)
+		buf[--p] = (char)('0' + frac % 10);
+	buf[--p] = '.';
+	k = 0;
+	do {
+		buf[--p] = (char)('0' + sec % 10);
+		sec /= 10;
+		k++;
+	} while (sec);
+	for (; k < width; k++)
+		buf[--p] = ' ';
+	while (!width && (int)sizeof(buf) - p < 12)
+		buf[--p] = ' ';
+	ob_put(o, buf + p, sizeof(buf) - p);
+	ob_put(o, ": ", 2);
+}
+
+/* perf script's --comm, --pid, --tid and --symbols: whether sample a is shown. */
+static bool script_keep(const struct script_ctx *c, const struct named_sample *a)
+{
+	const struct script_opts *so = c->opts;
+	const struct named_frame *f;
+
+	if (!so)
+		return true;
+	if ((so->comms && !filter_in_list(so->comms, a->comm)) ||
+	    (so->pids && !filter_in_num_list(so->pids, a->s->pid)) ||
+	    (so->tids && !filter_in_num_list(so->tids, a->s->tid)))
+		return false;
+	/* perf filters by the sample's own entry, as report does */
+	f = a->own ? a->own : a->nframes ? &a->frames[0] : NULL;
+	return !(so->syms && !(f && f->name && filter_in_list(so->syms, f->name)));
+}
+
 /* A sample's lines, its fields (fl) in perf script's order:
  * perf_sample__fprintf_start(), then process_event(). */
 static void print_text(struct script_ctx *c, struct obuf *o, const struct named_sample *a, uint32_t fl)
@@ -409,24 +471,8 @@ static void print_text(struct script_ctx *c, struct obuf *o, const struct named_
 		ob_num(o, s->cpu, 10, 0);
 		ob_put(o, "] ", 2);
 	}
-	if (fl & AF_TIME) {
-		/* "%12s: " of "SECS.USECS" (six digits) */
-		uint64_t sec = s->time / 1000000000, us = s->time % 1000000000 / 1000;
-		char t[32];
-		int p = sizeof(t), k;
-
-		for (k = 0; k < 6; k++, us /= 10)
-			t[--p] = (char)('0' + us % 10);
-		t[--p] = '.';
-		do {
-			t[--p] = (char)('0' + sec % 10);
-			sec /= 10;
-		} while (sec);
-		while ((int)sizeof(t) - p < 12)
-			t[--p] = ' ';
-		ob_put(o, t + p, sizeof(t) - p);
-		ob_put(o, ": ", 2);
-	}
+	if (fl & AF_TIME)
+		print_time(c, o, s->time);
 	/* perf prints the weight the sample counts for: without PERF_SAMPLE_PERIOD,
 	 * the event's sample_period (a fixed period's file, say -c 1000000). */
 	if (fl & AF_PERIOD) {
@@ -627,6 +673,8 @@ static void *second_main(void *arg)
 			if (!(s->o->mem = slot_get(s)))
 				break;
 		}
+		if (!script_keep(&s->c, &a))
+			continue;
 		if (event_fields(&s->c, a.event, &fl)) {
 			ret = -1;
 			break;
@@ -761,7 +809,7 @@ int script_run(const char *cmd, const char *path, const struct script_opts *opts
 				  .max_stack_set = opts->max_stack_set,
 				  .cpus = opts->cpus };
 	struct script_ctx c = { .f = stdout, .name_width = -1, .lines = opts->lines,
-				.inlines = opts->exports.inline_frames, .fields = &opts->fields };
+				.inlines = opts->exports.inline_frames, .fields = &opts->fields, .opts = opts };
 	uint32_t fl;
 	/* An export to '-' owns standard output: no listing beside it. */
 	bool listing = !export_to_stdout(&opts->exports);
@@ -806,6 +854,8 @@ int script_run(const char *cmd, const char *path, const struct script_opts *opts
 	/* a file's events are known: names padded to the longest, as below */
 	if (!o || x || opts->json)
 		samples_one_reader(r, "not a text listing alone (--json, or an export)");
+	else if (opts->reltime || opts->deltatime)
+		samples_one_reader(r, "--reltime and --deltatime count from the lines before");
 	else if (!perfring_perfdata_is_pipe(samples_perfdata(r))) {
 		for (i = 0; i < samples_nevents(r); i++) {
 			n = (int)strlen(samples_event_name(r, i));
@@ -828,7 +878,9 @@ int script_run(const char *cmd, const char *path, const struct script_opts *opts
 		/* the second reader's blocks before this one */
 		while (sec && next_second < a.seq / SHARE_BLOCK && write_second_block(sec, o))
 			next_second += 2;
-		/* Every sample goes into the exports: script filters nothing. */
+		/* The exports take every sample the filters keep, listed or not. */
+		if (!script_keep(&c, &a))
+			continue;
 		if (x && export_add(x, r, &a)) {
 			ret = -1;
 			break;

@@ -20,6 +20,12 @@ struct script_opts {
 	int max_stack;           /* --max-stack: frames of a chain shown, when max_stack_set */
 	bool max_stack_set;      /* (else the kernel's limit, kernel.perf_event_max_stack) */
 	const char *cpus;        /* --cpu: only the samples taken on these CPUs (NULL: all) */
+	/* perf script's filters (NULL: none): --comm, --pid, --tid on the sample's thread,
+	 * --symbols on its own frame's function (comma-separated lists) */
+	const char *comms, *pids, *tids, *syms;
+	bool time_ns;            /* --ns: times with nanoseconds ("%5lu.%09lu: ") */
+	bool reltime;            /* --reltime: times since the first sample shown */
+	bool deltatime;          /* --deltatime: times since the previous sample shown */
 };
 
 /* Run script on path; returns the exit status (errors printed). */
