@@ -54,7 +54,8 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
 
-# The tool: a folder per command family (trace, pipe, perfdata) and shared/ for main and helpers.
+# The tool: a folder per command (record, report, script, trace, pipe), as git's builtin/, and
+# shared/ for main and what commands share.
 TOOL_SRCS := $(wildcard tools/*/*.c)
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 KERNEL_SRCS := $(wildcard tests/kernel/*.c)
@@ -115,12 +116,12 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
-# The exports (tools/export/: pprof is gzip'd) link zlib; the answers commands (script, report)
-# demangle C++ names with the C++ runtime's demangler, as perf does.
+# The exports (tools/export/: pprof is gzip'd) link zlib; script and report demangle C++ names
+# with the C++ runtime's demangler, as perf does.
 EXPORT_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
-ANSWERS_LIBS := -lstdc++
+CXX_RUNTIME_LIBS := -lstdc++
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(EXPORT_LIBS) $(ANSWERS_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(EXPORT_LIBS) $(CXX_RUNTIME_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -151,11 +152,11 @@ $(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)
 
-# Unit tests of the answers commands' pieces (tests/unit/answers_*.c) build with their sources.
-ANSWERS_UNIT_SRCS := tools/answers/ans_demangle.c tools/answers/ans_rust_demangle.c
-$(O)/tests/unit/answers_%: tests/unit/answers_%.c $(TEST_SUPPORT) $(STATIC) $(ANSWERS_UNIT_SRCS) $(wildcard tools/*/*.h)
+# Unit tests of the tool's demanglers (tests/unit/demangle_*.c) build with their sources.
+DEMANGLE_SRCS := tools/shared/demangle.c tools/shared/rust_demangle.c
+$(O)/tests/unit/demangle_%: tests/unit/demangle_%.c $(TEST_SUPPORT) $(STATIC) $(DEMANGLE_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(ANSWERS_UNIT_SRCS) $(PROG_LIBS) $(ANSWERS_LIBS)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(DEMANGLE_SRCS) $(PROG_LIBS) $(CXX_RUNTIME_LIBS)
 
 # Unit tests of the tool's tracepoint decoder build with its sources.
 TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tools/trace/trace_emit.c tools/shared/pd_emit.c
@@ -163,23 +164,23 @@ TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tool
 FUZZ_EXTRA_trace = $(TRACE_DECODER_SRCS) $(TRACE_CFLAGS)
 FUZZ_LIBS_trace = $(TRACE_LIBS)
 # perfring script's tracing data reader (tests/fuzz/tracing_data_fuzz.c) builds with its source and libtraceevent.
-FUZZ_EXTRA_tracing_data = tools/answers/ans_tracing.c tools/shared/pd_emit.c $(TRACE_CFLAGS)
+FUZZ_EXTRA_tracing_data = tools/shared/tracing.c tools/shared/pd_emit.c $(TRACE_CFLAGS)
 FUZZ_LIBS_tracing_data = $(TRACE_LIBS)
 # perfring report's event group reader (tests/fuzz/group_desc_fuzz.c) builds with its source.
-FUZZ_EXTRA_group_desc = tools/answers/ans_groups.c
+FUZZ_EXTRA_group_desc = tools/report/groups.c
 # perfring report --header-only (tests/fuzz/report_header_fuzz.c) builds with its sources, the
 # perf.data helpers and the tool's messages (tools/shared/util.c, which needs libbpf).
-FUZZ_EXTRA_report_header = $(wildcard tools/perfdata/report_*.c) tools/perfdata/pd_common.c tools/shared/util.c
+FUZZ_EXTRA_report_header = tools/report/header.c $(wildcard tools/report/header_*.c) tools/shared/pd_common.c tools/shared/util.c
 FUZZ_LIBS_report_header = $(LIBBPF_LIBS)
-$(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/perfdata/*.h tools/shared/tool.h tools/shared/bytecur.h)
+$(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/report/header.h tools/shared/tool.h tools/shared/bytecur.h)
 # The exports' fuzz target (tests/fuzz/export_fuzz.c) builds with tools/export/ and zlib.
 FUZZ_EXTRA_export = $(EXPORT_SRCS)
 FUZZ_LIBS_export = $(EXPORT_LIBS)
 # The Rust demangler (tests/fuzz/rust_demangle_fuzz.c) builds with it and the C++ one (the C++ runtime's).
-FUZZ_EXTRA_rust_demangle = tools/answers/ans_rust_demangle.c tools/answers/ans_demangle.c
+FUZZ_EXTRA_rust_demangle = tools/shared/rust_demangle.c tools/shared/demangle.c
 FUZZ_LIBS_rust_demangle = -lstdc++
 # The DWARF unwinder of recorded user stacks (tests/fuzz/unwind_fuzz.c) builds with its source (libdw: LIB_LIBS).
-FUZZ_EXTRA_unwind = tools/answers/ans_unwind.c tools/answers/ans_unwind_fast.c tools/answers/ans_buildid.c
+FUZZ_EXTRA_unwind = tools/shared/unwind.c tools/shared/unwind_fast.c tools/shared/buildid.c
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)

@@ -188,7 +188,7 @@ fi
 # them at the exec). Every entry of the children table is the same; and in the same order, ties
 # included: 300 processes named true give many entries of equal children whose order perf's
 # comparison (call chain depth, within one thread only) leaves to the red-black tree it inserts
-# them into (ans_report_order.c, rb_order()).
+# them into (report_order.c, rb_order()).
 E="$T_TMP/exec.data"
 if perf_record -q -e cpu-clock -c 100000 -g -o "$E" -- sh -c 'for i in $(seq 300); do /bin/true; done' \
 	>/dev/null 2>"$T_TMP/rec.err"; then

@@ -1,6 +1,6 @@
 /* A profile: symbolized samples aggregated by stack, and its exports.
  *
- * The answers commands (perfring report, perfring script) resolve each sample
+ * perfring report and perfring script resolve each sample
  * of a perf.data file into a prof_sample (frames named by the symbol layer)
  * and add it to a profile; the profile writes itself as folded stacks
  * (FlameGraph's stackcollapse format), as pprof (gzip'd profile.proto) or as
