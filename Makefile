@@ -319,7 +319,8 @@ install: lib $(TOOL) $(O)/perfring.pc $(O)/cmake/perfringConfig.cmake $(O)/cmake
 uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR)/libperfring.* \
 		$(DESTDIR)$(PKGCONFIGDIR)/perfring.pc $(DESTDIR)$(PREFIX)/bin/perfring $(DESTDIR)$(CMAKEDIR) \
-		$(DESTDIR)$(MANDIR)/man1/perfring.1 $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
 
 # ---- ABI (abi/libperfring.abi, libabigail) ----
 # make abi-baseline   record the ABI of $(O)/libperfring.so (public headers only) as the baseline

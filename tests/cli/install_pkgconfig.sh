@@ -22,6 +22,8 @@ missing=""
 for f in usr/include/perfring/common.h usr/include/perfring/ring.h usr/include/perfring/reader.h \
 	usr/include/perfring/perfring.h usr/lib/libperfring.so.0.1.0 usr/lib/libperfring.so.0 usr/lib/libperfring.so \
 	usr/lib/libperfring.a usr/lib/pkgconfig/perfring.pc usr/bin/perfring usr/share/man/man1/perfring.1 \
+	usr/share/man/man1/perfring-record.1 usr/share/man/man1/perfring-report.1 usr/share/man/man1/perfring-script.1 \
+	usr/share/man/man1/perfring-trace.1 usr/share/man/man1/perfring-pipe.1 \
 	usr/share/man/man3/perfring.3 usr/share/man/man3/perfring_ring.3 usr/share/man/man3/perfring_reader.3; do
 	[ -e "$D/$f" ] || missing="$missing $f"
 done
