@@ -64,6 +64,8 @@ void cmd_report_usage(FILE *f)
 		"                          nearest the root with children or -g caller, else the\n"
 		"                          N nearest the sample\n"
 		"  -n, --show-nr-samples   a Samples column: each entry's own samples\n"
+		"      --show-total-period a Period column: each entry's own period\n"
+		"  -f, --force             accepted as perf takes it (perfring checks no file owner)\n"
 		"  -q, --quiet             no header lines\n"
 		"      --comm LIST         only the samples of these commands (comma-separated);\n"
 		"      --pid LIST, --tid LIST  of these processes, threads;\n"
@@ -219,6 +221,7 @@ enum {
 	OPT_PERCENTAGE,
 	OPT_NO_BRANCH,
 	OPT_MAX_STACK,
+	OPT_SHOW_PERIOD,
 };
 
 /* An argument after -g that is its mode (perf takes `-g none`, `-g caller`), not a file or option. */
@@ -297,6 +300,8 @@ int cmd_report(int argc, char **argv)
 		{ "inverted", no_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "show-total-period", no_argument, NULL, OPT_SHOW_PERIOD },
+		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "comm", required_argument, NULL, OPT_COMM },
@@ -320,7 +325,7 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:s:bgGjnqC:h", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:bgGjnqfC:h", longopts, &idx)) != -1) {
 		if (c != 'i' && c != OPT_STATS && c != OPT_HEADER_ONLY && c != 'h' && c != OPT_STDIO)
 			other = true;
 		switch (c) {
@@ -382,6 +387,11 @@ int cmd_report(int argc, char **argv)
 		case 'n':
 			o.show_samples = true;
 			break;
+		case OPT_SHOW_PERIOD:
+			o.show_period = true;
+			break;
+		case 'f':
+			break; /* perf's "don't check the file's owner": perfring checks none */
 		case 'q':
 			o.quiet = true;
 			break;

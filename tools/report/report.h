@@ -28,6 +28,7 @@ struct report_opts {
 	 * callees with --no-children. */
 	int graph_order;
 	bool show_samples;      /* -n: a Samples column (the entry's own samples) */
+	bool show_period;       /* --show-total-period: a Period column (the entry's own period) */
 	bool quiet;             /* -q: no header lines */
 	bool after_header;      /* --header: the file's header was printed before: no title */
 	/* Only the samples of these (comma-separated lists; NULL: all), as perf

@@ -300,6 +300,8 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			printf("# %*s", 8 + wide, "Overhead");
 		if (r->o->show_samples)
 			printf("  %*s", 12 * nr, "Samples");
+		if (r->o->show_period)
+			printf("  %*s", 12 * nr, "Period");
 		for (i = 0; i < r->nkeys; i++)
 			if (!r->elide[i])
 				printf("  %-*s", i < last ? width[i] : 0, rk_names[r->keys[i]].header);
@@ -309,6 +311,8 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 			printf("  %.*s", 8 + wide, "................................................................"
 						  "................................................................");
 		for (k = 0; r->o->show_samples && k < nr; k++)
+			printf(k ? "............" : "  ............");
+		for (k = 0; r->o->show_period && k < nr; k++)
 			printf(k ? "............" : "  ............");
 		for (i = 0; i < r->nkeys; i++) {
 			if (r->elide[i])
@@ -329,6 +333,9 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 		}
 		for (k = 0; r->o->show_samples && k < nr; k++)
 			printf(k ? "%12" PRIu64 : "  %12" PRIu64, w->m[k] ? w->m[k]->self_samples : 0);
+		/* --show-total-period: the entry's own period, as perf's Period column */
+		for (k = 0; r->o->show_period && k < nr; k++)
+			printf(k ? "%12" PRIu64 : "  %12" PRIu64, report_row_val(w, k, false));
 		for (i = 0; i < r->nkeys; i++) {
 			const char *text;
 
