@@ -367,13 +367,19 @@ static long intern_labels(struct perfring_profile *p, const struct perfring_prof
 /* The sample's checks: what perfring_profile_add() says -EINVAL of. */
 static int check_sample(const struct perfring_profile *p, const struct perfring_profile_sample *s)
 {
+	const struct perfring_profile_label *labels;
 	const struct perfring_stack *st;
+	size_t nlabels;
 	int err;
 
 	if (!p || !s)
 		return pr_fail(EINVAL, "perfring_profile_add: %s is NULL", p ? "the sample" : "the profile");
 	if ((err = pr_opts_check(s, s->sz, sizeof(*s), "perfring_profile_sample")))
 		return err;
+	/* The fields up to period are a sample; labels came with them but are read as options. */
+	if (s->sz < offsetof(struct perfring_profile_sample, labels))
+		return pr_fail(EINVAL, "perfring_profile_add: sample sz %zu; set it to sizeof(struct "
+				       "perfring_profile_sample) (PERFRING_OPTS_INIT)", s->sz);
 	if (s->event >= (uint32_t)p->nevents)
 		return pr_fail(EINVAL, "perfring_profile_add: no event %u (the profile has %d)", s->event, p->nevents);
 	st = s->stack;
@@ -383,13 +389,15 @@ static int check_sample(const struct perfring_profile *p, const struct perfring_
 	if (st && st->nframes > PROF_MAX_FRAMES)
 		return pr_fail(EINVAL, "perfring_profile_add: a stack of %zu frames (at most %d)", st->nframes,
 			       PROF_MAX_FRAMES);
-	if (s->nlabels > PROF_MAX_LABELS || (s->nlabels && !s->labels))
-		return pr_fail(EINVAL, "perfring_profile_add: %zu labels%s (at most %d)", s->nlabels,
-			       s->labels ? "" : ", labels NULL", PROF_MAX_LABELS);
-	for (size_t i = 0; i < s->nlabels; i++)
-		if (!s->labels[i].key || !s->labels[i].value)
+	labels = PR_OPT(s, labels, NULL);
+	nlabels = PR_OPT(s, nlabels, 0);
+	if (nlabels > PROF_MAX_LABELS || (nlabels && !labels))
+		return pr_fail(EINVAL, "perfring_profile_add: %zu labels%s (at most %d)", nlabels,
+			       labels ? "" : ", labels NULL", PROF_MAX_LABELS);
+	for (size_t i = 0; i < nlabels; i++)
+		if (!labels[i].key || !labels[i].value)
 			return pr_fail(EINVAL, "perfring_profile_add: label %zu has no %s", i,
-				       s->labels[i].key ? "value" : "key");
+				       labels[i].key ? "value" : "key");
 	return 0;
 }
 
@@ -409,7 +417,8 @@ int perfring_profile_add(struct perfring_profile *p, const struct perfring_profi
 	nlocs = st ? intern_locations(p, st) : 0;
 	if (nlocs < 0)
 		goto nomem;
-	if ((comm = intern_str(p, s->comm)) < 0 || (labels = intern_labels(p, s->labels, s->nlabels)) < 0)
+	if ((comm = intern_str(p, s->comm)) < 0 ||
+	    (labels = intern_labels(p, PR_OPT(s, labels, NULL), PR_OPT(s, nlabels, 0))) < 0)
 		goto nomem;
 	bytes = sizeof(*k) + (size_t)nlocs * sizeof(uint32_t);
 	if (scratch_reserve(p, bytes))

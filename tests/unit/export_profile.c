@@ -832,6 +832,18 @@ TEST(bad_arguments)
 	s.nlabels = 0;
 	s.sz = 0;
 	CHECK_EQ_INT(perfring_profile_add(p, &s), -EINVAL);
+	s.sz = offsetof(struct perfring_profile_sample, period); /* not even a whole sample */
+	CHECK_EQ_INT(perfring_profile_add(p, &s), -EINVAL);
+	/* a newer program's sample, with a field this library does not know set */
+	struct {
+		struct perfring_profile_sample s;
+		uint64_t more;
+	} newer = { .s = s, .more = 1 };
+
+	newer.s.sz = sizeof(newer);
+	CHECK_EQ_INT(perfring_profile_add(p, &newer.s), -EINVAL);
+	newer.more = 0; /* unknown bytes that are 0 are what this library would read as defaults */
+	CHECK_EQ_INT(perfring_profile_add(p, &newer.s), 0);
 	s.sz = sizeof(s);
 	CHECK_EQ_INT(perfring_profile_add(NULL, &s), -EINVAL);
 	CHECK_EQ_INT(perfring_profile_add(p, NULL), -EINVAL);
