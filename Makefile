@@ -43,6 +43,8 @@ LIB_LIBS := $(THREAD_LIBS) -lzstd
 # and inflates .gnu_debugdata with liblzma, compressed DWARF with libdeflate.
 SYM_LIBS := $(shell pkg-config --libs libdw libelf liblzma libdeflate 2>/dev/null || echo -ldw -lelf -llzma -ldeflate)
 LIB_LIBS += $(SYM_LIBS)
+# The profile layer (src/profile/) gzips pprof files with zlib.
+LIB_LIBS += $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 
 LIB_SRCS := $(wildcard src/*/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(O)/obj/lib/%.o,$(LIB_SRCS))
@@ -116,12 +118,10 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
-# The exports (tools/export/: pprof is gzip'd) link zlib; script and report demangle C++ names
-# with the C++ runtime's demangler, as perf does.
-EXPORT_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+# Script and report demangle C++ names with the C++ runtime's demangler, as perf does.
 CXX_RUNTIME_LIBS := -lstdc++
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(EXPORT_LIBS) $(CXX_RUNTIME_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(CXX_RUNTIME_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -173,9 +173,6 @@ FUZZ_EXTRA_group_desc = tools/report/groups.c
 FUZZ_EXTRA_report_header = tools/report/header.c $(wildcard tools/report/header_*.c) tools/shared/pd_common.c tools/shared/util.c
 FUZZ_LIBS_report_header = $(LIBBPF_LIBS)
 $(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/report/header.h tools/shared/tool.h tools/shared/bytecur.h)
-# The exports' fuzz target (tests/fuzz/export_fuzz.c) builds with tools/export/ and zlib.
-FUZZ_EXTRA_export = $(EXPORT_SRCS)
-FUZZ_LIBS_export = $(EXPORT_LIBS)
 # The Rust demangler (tests/fuzz/rust_demangle_fuzz.c) builds with it and the C++ one (the C++ runtime's).
 FUZZ_EXTRA_rust_demangle = tools/shared/rust_demangle.c tools/shared/demangle.c
 FUZZ_LIBS_rust_demangle = -lstdc++
@@ -184,15 +181,6 @@ FUZZ_EXTRA_unwind = tools/shared/unwind.c tools/shared/unwind_fast.c tools/share
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
-
-# Unit tests of the tool's profile and its exports (folded, pprof, speedscope) build with its sources.
-EXPORT_SRCS := $(wildcard tools/export/*.c)
-$(O)/tests/unit/export_%: tests/unit/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(EXPORT_SRCS) $(PROG_LIBS) $(EXPORT_LIBS)
-$(O)/tests/helpers/export_%: tests/helpers/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(EXPORT_SRCS) $(PROG_LIBS) $(EXPORT_LIBS)
 
 $(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Samples into a profile (tools/export/profile.h) and the profile into
- * files. The encoders are linked when their sources are in the tree
- * (the .c files of tools/export/): the profile functions are weak references here, so
- * that the tool builds and says "not available" without them.
+ * Samples into a profile (the library's perfring/profile.h) and the profile
+ * into files: each named_sample's frames become struct perfring_frame, the
+ * profile writes folded stacks, pprof, speedscope and Firefox files.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -11,22 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <perfring/profile.h>
+
 #include "shared/export.h"
-#include "export/profile.h"
 #include "shared/tool.h"
 
-#pragma weak prof_new
-#pragma weak prof_free
-#pragma weak prof_add
-#pragma weak prof_write_folded
-#pragma weak prof_write_pprof
-#pragma weak prof_write_speedscope
-#pragma weak prof_write_firefox
-#pragma weak prof_keep_timeline
-#pragma weak prof_set_clock
-#pragma weak prof_set_sampling
-
 enum { OUT_FOLDED, OUT_PPROF, OUT_SPEEDSCOPE, OUT_FIREFOX, OUT_N };
+
+static const enum perfring_profile_format out_format[OUT_N] = {
+	PERFRING_PROFILE_FOLDED, PERFRING_PROFILE_PPROF, PERFRING_PROFILE_SPEEDSCOPE, PERFRING_PROFILE_FIREFOX
+};
 
 static const char *const out_option[OUT_N] = { "--folded", "--pprof", "--speedscope", "--firefox" };
 
@@ -42,9 +35,9 @@ static void out_paths(const struct export_opts *o, const char *path[OUT_N])
 struct export {
 	const char *cmd;
 	struct export_opts o;
-	struct profile *p;
+	struct perfring_profile *p;
 	int nevents;
-	struct prof_frame *frames;
+	struct perfring_frame *frames;
 	size_t cap;
 	/* The files, opened by export_new(): a path that cannot be written
 	 * fails before the input is read. Indexes: OUT_*. */
@@ -142,12 +135,6 @@ struct export *export_new(const char *cmd, const struct export_opts *o)
 	struct export *x;
 	int i;
 
-	if (!prof_new || !prof_add || !prof_free || !prof_write_folded || !prof_write_pprof || !prof_write_speedscope ||
-	    !prof_write_firefox || !prof_keep_timeline || !prof_set_clock || !prof_set_sampling) {
-		tool_error(cmd, "this perfring was built without the profile exports (tools/export/): "
-				"--folded, --pprof, --speedscope and --firefox are not available");
-		return NULL;
-	}
 	x = calloc(1, sizeof(*x));
 	if (!x) {
 		tool_error(cmd, "out of memory");
@@ -169,8 +156,7 @@ void export_free(struct export *x)
 {
 	if (!x)
 		return;
-	if (x->p)
-		prof_free(x->p);
+	perfring_profile_free(x->p);
 	/* Files still open were not written (an error came first): none is left half made. */
 	for (int i = 0; i < OUT_N; i++) {
 		if (x->out[i] && x->out[i] != stdout) {
@@ -184,15 +170,12 @@ void export_free(struct export *x)
 
 /* A profile of events names[0..n); with --firefox it keeps every sample's time too (that
  * profile shows each at its time). NULL when out of memory. */
-static struct profile *new_profile(const struct export *x, const char *const *names, int n)
+static struct perfring_profile *new_profile(const struct export *x, const char *const *names, int n)
 {
-	struct profile *p = prof_new(names, n);
+	struct perfring_profile_opts po = PERFRING_OPTS_INIT(perfring_profile_opts, .event_names = names,
+							     .nevents = (size_t)n, .timeline = x->o.firefox != NULL);
 
-	if (p && x->o.firefox && prof_keep_timeline(p)) {
-		prof_free(p);
-		p = NULL;
-	}
-	return p;
+	return perfring_profile_new(&po);
 }
 
 static int make_profile(struct export *x, const struct samples_reader *r)
@@ -213,27 +196,29 @@ static int make_profile(struct export *x, const struct samples_reader *r)
 /* The frames af stands for, leaf first, into pf (room for 1 + af->ninlined):
  * its inlined functions innermost first, each marked inlined (the next frame
  * is the function it is in), then its own function. Returns how many. */
-static size_t export_frames(const struct samples_reader *r, const struct named_frame *af, struct prof_frame *pf)
+static size_t export_frames(const struct samples_reader *r, const struct named_frame *af, struct perfring_frame *pf)
 {
 	size_t n = 0, k;
 
 	memset(pf, 0, sizeof(*pf));
 	pf->addr = af->addr;
 	pf->name = af->name;
-	pf->sym_off = af->offset;
-	pf->binary = af->dso;
+	pf->offset = af->offset;
+	pf->dso = af->dso;
 	if (af->build_id_size) {
 		pf->build_id = af->build_id;
 		pf->build_id_size = af->build_id_size;
 	}
+	pf->cpumode = af->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	pf->kernel = af->kernel;
+	pf->mapped = af->mapped;
 	if (af->mapped) {
 		pf->map_start = af->map_start;
-		pf->map_limit = af->map_end;
+		pf->map_end = af->map_end;
 		pf->map_pgoff = af->map_pgoff;
 	}
 	pf->file = af->file;
 	pf->line = af->line;
-	pf->kernel = af->kernel;
 	if (!af->name || !af->ninlined)
 		return 1;
 	/* The same address and mapping for each (one pprof Location), named and
@@ -245,7 +230,7 @@ static size_t export_frames(const struct samples_reader *r, const struct named_f
 			continue;
 		pf[n + 1] = pf[n];
 		pf[n].name = samples_function_name(r, in->function);
-		pf[n].sym_off = 0;
+		pf[n].offset = 0;
 		pf[n].file = in->file;
 		pf[n].line = in->line;
 		pf[n].inlined = true;
@@ -260,7 +245,8 @@ static size_t export_frames(const struct samples_reader *r, const struct named_f
 int export_add(struct export *x, const struct samples_reader *r, const struct named_sample *a)
 {
 	const struct perfring_sample *s = a->s;
-	struct prof_sample ps = { 0 };
+	struct perfring_profile_sample ps = { .sz = sizeof(ps) };
+	struct perfring_stack st = { .frame_sz = sizeof(struct perfring_frame) };
 	size_t i, n = 0, need = a->nframes + 1;
 	int err;
 
@@ -273,7 +259,7 @@ int export_add(struct export *x, const struct samples_reader *r, const struct na
 	if (a->own_apart)
 		need += a->own->ninlined;
 	if (need > x->cap) {
-		struct prof_frame *f = realloc(x->frames, need * sizeof(*f));
+		struct perfring_frame *f = realloc(x->frames, need * sizeof(*f));
 
 		if (!f)
 			goto nomem;
@@ -300,15 +286,16 @@ int export_add(struct export *x, const struct samples_reader *r, const struct na
 	ps.tid = s->tid;
 	ps.comm = a->comm;
 	ps.time = s->time;
-	ps.event = a->event;
+	ps.event = (uint32_t)a->event;
 	ps.period = a->period;
-	ps.frames = x->frames;
-	ps.nframes = n;
-	err = prof_add(x->p, &ps);
+	st.frames = x->frames;
+	st.nframes = n;
+	ps.stack = &st;
+	err = perfring_profile_add(x->p, &ps);
 	if (err == -ENOMEM)
 		goto nomem;
 	if (err) {
-		tool_error(x->cmd, "a sample could not be added to the profile: %s", strerror(-err));
+		tool_error(x->cmd, "a sample could not be added to the profile: %s", perfring_errmsg());
 		return err;
 	}
 	return 0;
@@ -341,18 +328,20 @@ static void describe_recording(struct export *x, const struct samples_reader *r)
 	int i;
 
 	if (info && info->clock_tod_ns)
-		prof_set_clock(x->p, info->clock_ns, info->clock_tod_ns);
+		perfring_profile_set_clock(x->p, info->clock_ns, info->clock_tod_ns);
 	for (i = 0; i < x->nevents && i < perfring_perfdata_attr_cnt(pd); i++) {
 		const struct perfring_perfdata_attr *a = perfring_perfdata_attr(pd, i);
 
 		if (a && a->attr && a->attr->sample_period)
-			prof_set_sampling(x->p, i, a->attr->sample_period, a->attr->freq);
+			perfring_profile_set_sampling(x->p, (uint32_t)i, a->attr->sample_period, a->attr->freq);
 	}
 }
 
 int export_finish(struct export *x, const struct samples_reader *r, const char *title)
 {
 	static const char *const empty[] = { "none" };
+	struct perfring_profile_write_opts wo = PERFRING_OPTS_INIT(perfring_profile_write_opts,
+								 .by_period = x->o.by_period, .title = title);
 	int ret = EXIT_OK, i;
 
 	if (!x->p) /* no sample: the files are written empty of samples all the same */
@@ -370,14 +359,7 @@ int export_finish(struct export *x, const struct samples_reader *r, const char *
 
 		if (!f)
 			continue;
-		if (i == OUT_FOLDED)
-			err = prof_write_folded(x->p, -1, x->o.by_period, f);
-		else if (i == OUT_PPROF)
-			err = prof_write_pprof(x->p, f);
-		else if (i == OUT_SPEEDSCOPE)
-			err = prof_write_speedscope(x->p, title, f);
-		else
-			err = prof_write_firefox(x->p, title, f);
+		err = perfring_profile_write(x->p, out_format[i], f, &wo);
 		x->out[i] = NULL;
 		if (close_out(x->cmd, x->path[i], f, err))
 			ret = EXIT_ERROR;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The exports of `perfring report` and `perfring script` (--folded FILE,
- * --pprof FILE, --speedscope FILE, --firefox FILE): each sample becomes a prof_sample
- * (tools/export/profile.h) added to one profile, written at the end by the
- * encoders of tools/export/. A build without those encoders says so.
+ * --pprof FILE, --speedscope FILE, --firefox FILE): each sample's named
+ * frames become a perfring_stack added to one profile (the library's
+ * perfring/profile.h), written at the end in each format asked for.
  */
 #ifndef PERFRING_TOOL_EXPORT_H
 #define PERFRING_TOOL_EXPORT_H
@@ -77,7 +77,7 @@ bool export_to_stdout(const struct export_opts *o);
 
 struct export;
 
-/* NULL with the error printed (no encoders in this build, out of memory). */
+/* NULL with the error printed (a file that cannot be created, out of memory). */
 struct export *export_new(const char *cmd, const struct export_opts *o);
 /* Add one sample (events named from r). 0, or -errno (printed). */
 int export_add(struct export *x, const struct samples_reader *r, const struct named_sample *a);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The Firefox Profiler's processed profile format, version 75 (the version the
  * profiler's own code, e.g. @firefox-devtools/profiler-cli 0.10, reads as it is;
  * older versions it upgrades, newer ones it refuses):
@@ -19,42 +20,42 @@
  * event when the file has several), every sample at its time: the profiler's
  * timeline is the recording's. The first event's thread with the most weight
  * comes first (the profiler selects it). A function is a frame name and its
- * source file as in the other text exports (prof_loc_names; an inlined function
+ * source file as in the other text exports (pr_prof_loc_names(); an inlined function
  * its own frame) and its binary (a resource of type 1, library: the profiler
  * shows "libc.so.6!memcpy"), split by privilege: category "Kernel" or "User".
  * Clock events (cpu-clock, task-clock) weigh their periods in ms
  * ("tracing-ms"), also given as the thread's CPU time since its previous sample
  * ("threadCPUDelta", µs) for the profiler's CPU graphs; others count samples.
  * Times are ms from the first sample; meta.startTime is that sample's
- * wall-clock time when the file has a clock reference (prof_set_clock()), else 0.
+ * wall-clock time when the file has a clock reference (perfring_profile_set_clock()), else 0.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "export/prof_internal.h"
+#include "profile/profile_internal.h"
 
 enum { CAT_OTHER, CAT_USER, CAT_KERNEL };
 
 struct ff {
-	const struct profile *p;
-	struct itab strs;      /* the string array */
-	struct itab funcs;     /* key: uint32_t name, file string ids, category, resource + 1 (0: none) */
-	struct itab res;       /* resources (binaries), key: uint32_t name string id */
-	struct itab stacks;    /* key: int64_t prefix row (-1: none), uint32_t func */
+	const struct perfring_profile *p;
+	struct pr_itab strs;      /* the string array */
+	struct pr_itab funcs;     /* key: uint32_t name, file string ids, category, resource + 1 (0: none) */
+	struct pr_itab res;       /* resources (binaries), key: uint32_t name string id */
+	struct pr_itab stacks;    /* key: int64_t prefix row (-1: none), uint32_t func */
 	struct prof_loc_ids lf; /* each location's functions, outermost first */
 };
 
 static long str_id(struct ff *f, const char *s)
 {
-	return prof_itab_get(&f->strs, s, strlen(s) + 1, NULL);
+	return pr_prof_itab_get(&f->strs, s, strlen(s) + 1, NULL);
 }
 
 /* The resource + 1 of location loc's binary (its base name), 0 when it has none. */
 static long res_of(struct ff *f, uint32_t loc)
 {
-	const struct prof_map_key *m = prof_map(f->p, prof_loc(f->p, loc)->map);
-	const char *bin = m ? prof_str(f->p, m->file_sid) : "", *slash = strrchr(bin, '/');
+	const struct prof_map_key *m = pr_prof_map(f->p, pr_prof_loc(f->p, loc)->map);
+	const char *bin = m ? pr_prof_str(f->p, m->file_sid) : "", *slash = strrchr(bin, '/');
 	long sid, rid;
 	uint32_t key;
 
@@ -63,7 +64,7 @@ static long res_of(struct ff *f, uint32_t loc)
 	if ((sid = str_id(f, slash && slash[1] ? slash + 1 : bin)) < 0)
 		return sid;
 	key = (uint32_t)sid;
-	rid = prof_itab_get(&f->res, &key, sizeof(key), NULL);
+	rid = pr_prof_itab_get(&f->res, &key, sizeof(key), NULL);
 	return rid < 0 ? rid : rid + 1;
 }
 
@@ -79,9 +80,9 @@ static long func_id(uint32_t loc, const char *name, const char *file, void *arg)
 		return -ENOMEM;
 	key[0] = (uint32_t)nid;
 	key[1] = (uint32_t)fid;
-	key[2] = prof_loc(f->p, loc)->kernel ? CAT_KERNEL : CAT_USER;
+	key[2] = pr_prof_loc(f->p, loc)->kernel ? CAT_KERNEL : CAT_USER;
 	key[3] = (uint32_t)res;
-	return prof_itab_get(&f->funcs, key, sizeof(key), NULL);
+	return pr_prof_itab_get(&f->funcs, key, sizeof(key), NULL);
 }
 
 /* The stack table's row of a profile stack's leaf, -1 for a sample without frames. */
@@ -97,7 +98,7 @@ static long stack_row(struct ff *f, const struct prof_stack_key *k)
 				int64_t prefix;
 				uint32_t func, pad;
 			} key = { prefix, fn[i], 0 };
-			long row = prof_itab_get(&f->stacks, &key, sizeof(key), NULL);
+			long row = pr_prof_itab_get(&f->stacks, &key, sizeof(key), NULL);
 
 			if (row < 0)
 				return row;
@@ -132,11 +133,11 @@ static int cmp_thread(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-static void put_col_u32(FILE *out, const char *name, const struct itab *t, size_t word, bool first)
+static void put_col_u32(FILE *out, const char *name, const struct pr_itab *t, size_t word, bool first)
 {
 	fprintf(out, "%s\"%s\":[", first ? "" : ",", name);
 	for (size_t i = 0; i < t->n; i++)
-		fprintf(out, i ? ",%u" : "%u", ((const uint32_t *)prof_key(t, i))[word]);
+		fprintf(out, i ? ",%u" : "%u", ((const uint32_t *)pr_prof_key(t, i))[word]);
 	fputc(']', out);
 }
 
@@ -160,10 +161,10 @@ static void put_tables(FILE *out, struct ff *f)
 
 	fputs("\"shared\":{\n\"stackTable\":{\"frame\":[", out);
 	for (size_t i = 0; i < f->stacks.n; i++)
-		fprintf(out, i ? ",%u" : "%u", ((const uint32_t *)prof_key(&f->stacks, i))[2]);
+		fprintf(out, i ? ",%u" : "%u", ((const uint32_t *)pr_prof_key(&f->stacks, i))[2]);
 	fputs("],\"prefixOffset\":[", out);
 	for (size_t i = 0; i < f->stacks.n; i++) {
-		int64_t pre = *(const int64_t *)prof_key(&f->stacks, i);
+		int64_t pre = *(const int64_t *)pr_prof_key(&f->stacks, i);
 
 		fprintf(out, i ? ",%lld" : "%lld", (long long)(pre < 0 ? 0 : (int64_t)i - pre));
 	}
@@ -188,12 +189,12 @@ static void put_tables(FILE *out, struct ff *f)
 	/* Function flags: 4, its resource is valid. */
 	fputs("\"funcTable\":{\"flags\":[", out);
 	for (size_t i = 0; i < nf; i++)
-		fprintf(out, i ? ",%d" : "%d", ((const uint32_t *)prof_key(&f->funcs, i))[3] ? 4 : 0);
+		fprintf(out, i ? ",%d" : "%d", ((const uint32_t *)pr_prof_key(&f->funcs, i))[3] ? 4 : 0);
 	fputs("],", out);
 	put_col_u32(out, "name", &f->funcs, 0, true);
 	fputs(",\"resource\":[", out);
 	for (size_t i = 0; i < nf; i++) {
-		uint32_t r = ((const uint32_t *)prof_key(&f->funcs, i))[3];
+		uint32_t r = ((const uint32_t *)pr_prof_key(&f->funcs, i))[3];
 
 		fprintf(out, i ? ",%u" : "%u", r ? r - 1 : 0);
 	}
@@ -218,29 +219,29 @@ static void put_tables(FILE *out, struct ff *f)
 	for (size_t i = 0; i < f->strs.n; i++) {
 		if (i)
 			fputc(',', out);
-		prof_json_str(out, prof_key(&f->strs, i));
+		pr_prof_json_str(out, pr_prof_key(&f->strs, i));
 	}
 	fputs("]}", out);
 }
 
-static void put_thread(FILE *out, const struct profile *p, const struct thread *t)
+static void put_thread(FILE *out, const struct perfring_profile *p, const struct thread *t)
 {
 	const struct tsample *s = (const struct tsample *)t->samples.b;
 	size_t n = t->samples.len / sizeof(*s);
 	char cbuf[32], name[640];
 	struct prof_stack_key k = { .pid = t->pid, .comm_sid = t->comm_sid };
-	const char *comm = prof_comm_name(p, &k, cbuf, sizeof(cbuf));
+	const char *comm = pr_prof_comm_name(p, &k, cbuf, sizeof(cbuf));
 
 	if (p->nevents > 1)
-		snprintf(name, sizeof(name), "%s (%s)", comm, prof_str(p, p->event_sid[t->event]));
+		snprintf(name, sizeof(name), "%s (%s)", comm, pr_prof_str(p, p->event_sid[t->event]));
 	else
 		snprintf(name, sizeof(name), "%s", comm);
 	fputs("{\"processType\":\"default\",\"processStartupTime\":0,\"processShutdownTime\":null,"
 	      "\"registerTime\":0,\"unregisterTime\":null,\"pausedRanges\":[],\"name\":",
 	      out);
-	prof_json_str(out, name);
+	pr_prof_json_str(out, name);
 	fputs(",\"processName\":", out);
-	prof_json_str(out, comm);
+	pr_prof_json_str(out, comm);
 	fprintf(out, ",\"isMainThread\":%s,\"pid\":\"%u\",\"tid\":%u,\n\"samples\":{\"weightType\":\"%s\",\"stack\":[",
 		t->pid == t->tid ? "true" : "false", t->pid, t->tid, t->clock ? "tracing-ms" : "samples");
 	for (size_t i = 0; i < n; i++) {
@@ -270,10 +271,10 @@ static void put_thread(FILE *out, const struct profile *p, const struct thread *
 		n);
 }
 
-int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
+int pr_prof_write_firefox(const struct perfring_profile *p, const char *name, FILE *out)
 {
 	struct ff f = { .p = p };
-	struct itab tkeys = { 0 };   /* key: event, pid, tid */
+	struct pr_itab tkeys = { 0 };   /* key: event, pid, tid */
 	struct thread *threads = NULL, **order = NULL;
 	long *rows = NULL;
 	size_t nthreads = 0, cap = 0, nsamples;
@@ -282,8 +283,6 @@ int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
 	double interval = 1;
 	int err = 0;
 
-	if (!p || !out || !p->timeline)
-		return -EINVAL;
 	tl = (const struct prof_tl_entry *)p->timeline->b;
 	nsamples = p->timeline->len / sizeof(*tl);
 	t0 = p->time_min;
@@ -295,18 +294,18 @@ int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
 		err = -ENOMEM;
 		goto out;
 	}
-	if ((err = prof_loc_ids(p, func_id, &f, &f.lf)))
+	if ((err = pr_prof_loc_ids(p, func_id, &f, &f.lf)))
 		goto out;
 	for (size_t i = 0; i < p->stacks.n; i++)
-		if ((rows[i] = stack_row(&f, prof_stack(p, i))) < -1) {
+		if ((rows[i] = stack_row(&f, pr_prof_stack(p, i))) < -1) {
 			err = (int)rows[i];
 			goto out;
 		}
 	for (size_t i = 0; i < nsamples; i++) {
-		const struct prof_stack_key *k = prof_stack(p, tl[i].stack);
+		const struct prof_stack_key *k = pr_prof_stack(p, tl[i].stack);
 		uint32_t tk[3] = { k->event, k->pid, k->tid };
 		bool created;
-		long id = prof_itab_get(&tkeys, tk, sizeof(tk), &created);
+		long id = pr_prof_itab_get(&tkeys, tk, sizeof(tk), &created);
 		struct tsample s;
 
 		if (id < 0) {
@@ -326,14 +325,14 @@ int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
 				cap = ncap;
 			}
 			threads[nthreads++] = (struct thread){ k->event, k->pid, k->tid, k->comm_sid,
-							       prof_event_is_clock(prof_str(p, p->event_sid[k->event])),
+							       pr_prof_event_is_clock(pr_prof_str(p, p->event_sid[k->event])),
 							       0, { 0 } };
 		}
 		s.time = tl[i].time && t0 ? (double)(tl[i].time - t0) / 1e6 : (double)i;
 		s.weight = threads[id].clock ? (double)tl[i].period / 1e6 : 1;
 		s.row = rows[tl[i].stack];
 		threads[id].weight += s.weight;
-		prof_buf_put(&threads[id].samples, &s, sizeof(s));
+		pr_prof_buf_put(&threads[id].samples, &s, sizeof(s));
 		if (threads[id].samples.err) {
 			err = -ENOMEM;
 			goto out;
@@ -349,15 +348,15 @@ int prof_write_firefox(const struct profile *p, const char *name, FILE *out)
 	qsort(order, nthreads, sizeof(*order), cmp_thread);
 	if (p->nevents && p->sampling && p->sampling[0].value)
 		interval = p->sampling[0].freq ? 1000.0 / (double)p->sampling[0].value
-			   : prof_event_is_clock(prof_str(p, p->event_sid[0])) ? (double)p->sampling[0].value / 1e6
+			   : pr_prof_event_is_clock(pr_prof_str(p, p->event_sid[0])) ? (double)p->sampling[0].value / 1e6
 									       : 1;
 	fprintf(out, "{\"meta\":{\"preprocessedProfileVersion\":75,\"version\":36,\"interval\":%.6f,\"startTime\":%.3f,"
 		     "\"processType\":0,\"product\":",
 		interval,
 		p->has_clock && t0 ? (double)(p->clock_epoch_ns + (t0 - p->clock_perf_ns)) / 1e6 : 0.0);
-	prof_json_str(out, name ? name : "perfring");
+	pr_prof_json_str(out, name);
 	for (int e = 0; e < p->nevents; e++)
-		if (prof_event_is_clock(prof_str(p, p->event_sid[e]))) {
+		if (pr_prof_event_is_clock(pr_prof_str(p, p->event_sid[e]))) {
 			fputs(",\"sampleUnits\":{\"time\":\"ms\",\"eventDelay\":\"ms\",\"threadCPUDelta\":\"\u00b5s\"}", out);
 			break;
 		}
@@ -384,11 +383,11 @@ out:
 	free(threads);
 	free(order);
 	free(rows);
-	prof_loc_ids_free(&f.lf);
-	prof_itab_free(&f.strs);
-	prof_itab_free(&f.funcs);
-	prof_itab_free(&f.res);
-	prof_itab_free(&f.stacks);
-	prof_itab_free(&tkeys);
+	pr_prof_loc_ids_free(&f.lf);
+	pr_prof_itab_free(&f.strs);
+	pr_prof_itab_free(&f.funcs);
+	pr_prof_itab_free(&f.res);
+	pr_prof_itab_free(&f.stacks);
+	pr_prof_itab_free(&tkeys);
 	return err;
 }

@@ -1,27 +1,28 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* How frames and processes are named in the text exports (folded, speedscope, Firefox). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "export/prof_internal.h"
+#include "profile/profile_internal.h"
 
-bool prof_event_is_clock(const char *name)
+bool pr_prof_event_is_clock(const char *name)
 {
 	size_t n = strcspn(name, ":/");
 
 	return (n == 9 && strncmp(name, "cpu-clock", 9) == 0) || (n == 10 && strncmp(name, "task-clock", 10) == 0);
 }
 
-int prof_loc_names(const struct profile *p, uint32_t loc, int (*fn)(const char *name, const char *file, void *arg), void *arg)
+int pr_prof_loc_names(const struct perfring_profile *p, uint32_t loc, int (*fn)(const char *name, const char *file, void *arg), void *arg)
 {
-	const struct prof_loc_key *l = prof_loc(p, loc);
+	const struct prof_loc_key *l = pr_prof_loc(p, loc);
 	int err;
 
 	if (!l->nlines) {
 		/* stackcollapse-perf.pl: an unknown symbol is shown as its binary's base name in brackets. */
-		const struct prof_map_key *m = prof_map(p, l->map);
-		const char *bin = m ? prof_str(p, m->file_sid) : "";
+		const struct prof_map_key *m = pr_prof_map(p, l->map);
+		const char *bin = m ? pr_prof_str(p, m->file_sid) : "";
 		char buf[512];
 
 		if (!*bin || strcmp(bin, "[unknown]") == 0) {
@@ -41,17 +42,17 @@ int prof_loc_names(const struct profile *p, uint32_t loc, int (*fn)(const char *
 	}
 	/* Outermost first: the real function is the last line, the innermost inlined one the first. */
 	for (uint32_t i = l->nlines; i-- > 0;) {
-		const struct prof_func_key *f = prof_func(p, l->lines[i].func);
+		const struct prof_func_key *f = pr_prof_func(p, l->lines[i].func);
 
-		if ((err = fn(prof_str(p, f->name_sid), prof_str(p, f->file_sid), arg)))
+		if ((err = fn(pr_prof_str(p, f->name_sid), pr_prof_str(p, f->file_sid), arg)))
 			return err;
 	}
 	return 0;
 }
 
-const char *prof_comm_name(const struct profile *p, const struct prof_stack_key *k, char *buf, size_t bufsz)
+const char *pr_prof_comm_name(const struct perfring_profile *p, const struct prof_stack_key *k, char *buf, size_t bufsz)
 {
-	const char *comm = prof_str(p, k->comm_sid);
+	const char *comm = pr_prof_str(p, k->comm_sid);
 
 	if (*comm)
 		return comm;
@@ -60,7 +61,7 @@ const char *prof_comm_name(const struct profile *p, const struct prof_stack_key 
 }
 
 /* A JSON string; bytes that are not valid UTF-8 become U+FFFD (JSON text must be UTF-8). */
-void prof_json_str(FILE *out, const char *s)
+void pr_prof_json_str(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -127,11 +128,11 @@ static int loc_id(const char *name, const char *file, void *arg)
 	if (id < 0)
 		return c->err = (int)id;
 	v = (uint32_t)id;
-	prof_buf_put(&c->ids, &v, sizeof(v));
+	pr_prof_buf_put(&c->ids, &v, sizeof(v));
 	return c->err = c->ids.err;
 }
 
-int prof_loc_ids(const struct profile *p, long (*fn)(uint32_t loc, const char *name, const char *file, void *arg),
+int pr_prof_loc_ids(const struct perfring_profile *p, long (*fn)(uint32_t loc, const char *name, const char *file, void *arg),
 		 void *arg, struct prof_loc_ids *ids)
 {
 	struct loc_ids_ctx c = { .fn = fn, .arg = arg };
@@ -141,17 +142,17 @@ int prof_loc_ids(const struct profile *p, long (*fn)(uint32_t loc, const char *n
 	ids->v = calloc(n ? n : 1, sizeof(*ids->v));
 	ids->n = calloc(n ? n : 1, sizeof(*ids->n));
 	if (!ids->v || !ids->n) {
-		prof_loc_ids_free(ids);
+		pr_prof_loc_ids_free(ids);
 		return -ENOMEM;
 	}
 	for (c.loc = 0; c.loc < n; c.loc++) {
 		c.ids.len = 0;
-		if (prof_loc_names(p, c.loc, loc_id, &c) || c.err ||
+		if (pr_prof_loc_names(p, c.loc, loc_id, &c) || c.err ||
 		    !(ids->v[c.loc] = malloc(c.ids.len ? c.ids.len : 1))) {
 			int err = c.err ? c.err : -ENOMEM;
 
 			free(c.ids.b);
-			prof_loc_ids_free(ids);
+			pr_prof_loc_ids_free(ids);
 			return err;
 		}
 		memcpy(ids->v[c.loc], c.ids.b, c.ids.len);
@@ -161,7 +162,7 @@ int prof_loc_ids(const struct profile *p, long (*fn)(uint32_t loc, const char *n
 	return 0;
 }
 
-void prof_loc_ids_free(struct prof_loc_ids *ids)
+void pr_prof_loc_ids_free(struct prof_loc_ids *ids)
 {
 	for (size_t i = 0; ids->v && i < ids->nlocs; i++)
 		free(ids->v[i]);

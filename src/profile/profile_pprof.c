@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* pprof: a gzip'd perftools.profiles.Profile (profile.proto), what `go tool
  * pprof`, Pyroscope, Parca and Grafana read.
  *
@@ -12,18 +13,20 @@
  * into a small buffer and deflated at once, so the memory of the export is
  * that of the profile's tables plus one message. zlib (gzip framing) is
  * already a dependency through libbpf. The oracle is `go tool pprof`
- * (tests/unit/export_profile.c reads our files back with -raw and -top).
+ * (tests/unit/export_profile.c and profile_api.c read our files back with -raw,
+ * -traces and -top).
  *
  * What goes where:
  * - sample_type: per event, ("samples", "count") and (event, "nanoseconds"
  *   for cpu-clock/task-clock, else "count"); with several events the first
  *   of the pair is "<event>-samples" so that -sample_index names are unique.
  *   default_sample_type and period_type are the first event's; period is its
- *   fixed period (prof_set_sampling()), else (a frequency) its mean period;
+ *   fixed period (perfring_profile_set_sampling()), else (a frequency) its mean period;
  *   comments say how each event was sampled ("cpu-clock: sampled at 999 Hz").
  * - one Sample per distinct (event, pid, tid, comm, stack): location ids leaf
  *   first, values (count and period in the event's two slots, 0 elsewhere),
- *   labels pid and tid (numeric) and comm (string).
+ *   labels pid and tid (numeric) and comm (string), then the sample's own
+ *   labels (strings: perfring_profile_sample.labels).
  * - Location: address, mapping, one Line per function, inlined ones first
  *   (pprof's order: the last line is the function they were inlined into).
  *   An unnamed frame has no line (pprof shows its address and can symbolize
@@ -31,7 +34,7 @@
  * - Mapping: memory_start/limit, file_offset, filename, build_id (hex);
  *   programs first, heaviest first, so that pprof's main binary is the
  *   program sampled most.
- * - time_nanos: the first sample's wall-clock time when prof_set_clock() tied
+ * - time_nanos: the first sample's wall-clock time when perfring_profile_set_clock() tied
  *   perf's clock to the epoch, else its time on perf's clock (a comment says
  *   so); duration_nanos from the first to the last sample.
  */
@@ -40,13 +43,13 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "export/prof_internal.h"
+#include "profile/profile_internal.h"
 
 /* ---- protobuf wire format, into a prof_buf (a message being encoded) ---- */
 
 static void pb_bytes(struct prof_buf *pb, const void *data, size_t n)
 {
-	prof_buf_put(pb, data, n);
+	pr_prof_buf_put(pb, data, n);
 }
 
 /* v as a varint into out (10 bytes at most); returns its length. */
@@ -165,7 +168,7 @@ static void gz_varint_field(struct gz *g, unsigned field, uint64_t v)
 /* ---- strings the profile does not hold: sample types, units, label keys ---- */
 
 struct strs {
-	const struct profile *p;
+	const struct perfring_profile *p;
 	/* 6 names and units, a "<event>-samples" and a comment per event, a comment on the time */
 	char *extra[8 + 2 * PROF_MAX_EVENTS];
 	size_t nextra;
@@ -175,7 +178,7 @@ struct strs {
 /* The string table index of s: the profile's own, or one appended after them. */
 static int64_t str_id(struct strs *st, const char *s)
 {
-	long id = prof_itab_find(&st->p->strs, s, strlen(s));
+	long id = pr_prof_itab_find(&st->p->strs, s, strlen(s));
 
 	if (id >= 0)
 		return id;
@@ -238,7 +241,7 @@ static int cmp_weight(const void *a, const void *b)
 /* Mappings in the order pprof reads a main binary from (it takes the first: "File:", "Build ID:"):
  * programs before libraries and "[...]", each heaviest first (the samples whose stacks go
  * through them). */
-static int map_order(const struct profile *p, uint32_t **order_out, uint32_t **id_out)
+static int map_order(const struct perfring_profile *p, uint32_t **order_out, uint32_t **id_out)
 {
 	size_t n = p->maps.n ? p->maps.n : 1;
 	struct map_weight *w = calloc(n, sizeof(*w));
@@ -254,13 +257,13 @@ static int map_order(const struct profile *p, uint32_t **order_out, uint32_t **i
 	}
 	for (size_t i = 0; i < p->maps.n; i++) {
 		w[i].idx = (uint32_t)i;
-		w[i].program = is_program(prof_str(p, prof_map(p, (uint32_t)i + 1)->file_sid));
+		w[i].program = is_program(pr_prof_str(p, pr_prof_map(p, (uint32_t)i + 1)->file_sid));
 	}
 	for (size_t i = 0; i < p->stacks.n; i++) {
-		const struct prof_stack_key *k = prof_stack(p, i);
+		const struct prof_stack_key *k = pr_prof_stack(p, i);
 
 		for (uint32_t j = 0; j < k->nlocs; j++) {
-			uint32_t map = prof_loc(p, k->locs[j])->map;
+			uint32_t map = pr_prof_loc(p, k->locs[j])->map;
 
 			if (map && seen[map - 1] != i + 1) {
 				seen[map - 1] = (uint32_t)i + 1;
@@ -280,7 +283,7 @@ static int map_order(const struct profile *p, uint32_t **order_out, uint32_t **i
 	return 0;
 }
 
-int prof_write_pprof(const struct profile *p, FILE *out)
+int pr_prof_write_pprof(const struct perfring_profile *p, FILE *out)
 {
 	struct gz *g;
 	struct strs *st;
@@ -289,8 +292,6 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 	uint32_t *order = NULL, *map_id = NULL;
 	int err = 0;
 
-	if (!p || !out)
-		return -EINVAL;
 	g = calloc(1, sizeof(*g));
 	st = calloc(1, sizeof(*st));
 	if (!g || !st) {
@@ -311,7 +312,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 	int64_t u_count = str_id(st, "count"), u_ns = str_id(st, "nanoseconds");
 
 	for (int e = 0; e < p->nevents; e++) {
-		const char *ev = prof_str(p, p->event_sid[e]);
+		const char *ev = pr_prof_str(p, p->event_sid[e]);
 		char name[512];
 
 		if (p->nevents == 1)
@@ -319,12 +320,12 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 		else
 			snprintf(name, sizeof(name), "%s-samples", ev);
 		write_value_type(g, &m, 1, str_id(st, name), u_count);
-		write_value_type(g, &m, 1, p->event_sid[e], prof_event_is_clock(ev) ? u_ns : u_count);
+		write_value_type(g, &m, 1, p->event_sid[e], pr_prof_event_is_clock(ev) ? u_ns : u_count);
 	}
 
 	/* 2: samples. */
 	for (size_t i = 0; i < p->stacks.n && !g->err && !st->err; i++) {
-		const struct prof_stack_key *k = prof_stack(p, i);
+		const struct prof_stack_key *k = pr_prof_stack(p, i);
 
 		sub.len = 0;
 		for (uint32_t j = 0; j < k->nlocs; j++)
@@ -343,6 +344,13 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 		write_label(&m, &sub, k_tid, 0, k->tid);
 		if (k->comm_sid)
 			write_label(&m, &sub, k_comm, k->comm_sid, 0);
+		if (k->labels) {
+			const struct prof_label_key *l = pr_prof_key(&p->labelsets, k->labels - 1);
+			size_t n = p->labelsets.keys[k->labels - 1]->len / sizeof(*l);
+
+			for (size_t j = 0; j < n; j++)
+				write_label(&m, &sub, l[j].key_sid, l[j].value_sid, 0);
+		}
 		gz_field(g, 2, &m);
 	}
 
@@ -353,13 +361,13 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 		goto out;
 	}
 	for (size_t i = 0; i < p->locs.n; i++) {
-		const struct prof_loc_key *l = prof_loc(p, (uint32_t)i);
+		const struct prof_loc_key *l = pr_prof_loc(p, (uint32_t)i);
 
 		if (!l->map || !l->nlines)
 			continue;
 		map_flags[l->map - 1] |= 1 | (l->nlines > 1 ? 8 : 0);
 		for (uint32_t j = 0; j < l->nlines; j++) {
-			if (prof_func(p, l->lines[j].func)->file_sid)
+			if (pr_prof_func(p, l->lines[j].func)->file_sid)
 				map_flags[l->map - 1] |= 2;
 			if (l->lines[j].line)
 				map_flags[l->map - 1] |= 4;
@@ -371,7 +379,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 	}
 	for (size_t k = 0; k < p->maps.n && !g->err; k++) {
 		size_t i = order[k];
-		const struct prof_map_key *mk = prof_map(p, (uint32_t)i + 1);
+		const struct prof_map_key *mk = pr_prof_map(p, (uint32_t)i + 1);
 
 		pb_uint(&m, 1, k + 1);
 		pb_uint(&m, 2, mk->start);
@@ -386,7 +394,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 
 	/* 4: locations. */
 	for (size_t i = 0; i < p->locs.n && !g->err; i++) {
-		const struct prof_loc_key *l = prof_loc(p, (uint32_t)i);
+		const struct prof_loc_key *l = pr_prof_loc(p, (uint32_t)i);
 
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, l->map ? map_id[l->map - 1] : 0);
@@ -402,7 +410,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 
 	/* 5: functions (system_name: the same name; the symbol layer gives demangled names only). */
 	for (size_t i = 0; i < p->funcs.n && !g->err; i++) {
-		const struct prof_func_key *f = prof_func(p, (uint32_t)i + 1);
+		const struct prof_func_key *f = pr_prof_func(p, (uint32_t)i + 1);
 
 		pb_uint(&m, 1, i + 1);
 		pb_uint(&m, 2, f->name_sid);
@@ -412,11 +420,11 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 	}
 
 	/* 9..14: times, period, default sample type; the extra strings are all known after this. */
-	const char *ev0 = prof_str(p, p->event_sid[0]);
+	const char *ev0 = pr_prof_str(p, p->event_sid[0]);
 	uint64_t n0 = 0, period0 = 0;
 
 	for (size_t i = 0; i < p->stacks.n; i++) {
-		if (prof_stack(p, i)->event == 0) {
+		if (pr_prof_stack(p, i)->event == 0) {
 			n0 += p->stack_vals[i].count;
 			period0 += p->stack_vals[i].period;
 		}
@@ -426,7 +434,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 	else
 		gz_varint_field(g, 9, p->time_min);
 	gz_varint_field(g, 10, p->time_max - p->time_min);
-	write_value_type(g, &m, 11, p->event_sid[0], prof_event_is_clock(ev0) ? u_ns : u_count);
+	write_value_type(g, &m, 11, p->event_sid[0], pr_prof_event_is_clock(ev0) ? u_ns : u_count);
 	if (p->sampling[0].value && !p->sampling[0].freq)
 		gz_varint_field(g, 12, p->sampling[0].value);
 	else
@@ -434,7 +442,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 	/* 13: comments (pprof -raw prints them): how each event was sampled, and what the time is. */
 	for (int e = 0; e < p->nevents; e++) {
 		const struct prof_sampling *sm = &p->sampling[e];
-		const char *ev = prof_str(p, p->event_sid[e]);
+		const char *ev = pr_prof_str(p, p->event_sid[e]);
 		char text[600];
 
 		if (!sm->value)
@@ -443,7 +451,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 			snprintf(text, sizeof(text), "%s: sampled at %llu Hz", ev, (unsigned long long)sm->value);
 		else
 			snprintf(text, sizeof(text), "%s: a sample every %llu %s", ev, (unsigned long long)sm->value,
-				 prof_event_is_clock(ev) ? "ns" : "events");
+				 pr_prof_event_is_clock(ev) ? "ns" : "events");
 		gz_varint_field(g, 13, (uint64_t)str_id(st, text));
 	}
 	if (p->time_min && !p->has_clock)
@@ -457,7 +465,7 @@ int prof_write_pprof(const struct profile *p, FILE *out)
 		goto out;
 	}
 	for (size_t i = 0; i < p->strs.n + st->nextra && !g->err; i++) {
-		const char *s = i < p->strs.n ? prof_str(p, (uint32_t)i) : st->extra[i - p->strs.n];
+		const char *s = i < p->strs.n ? pr_prof_str(p, (uint32_t)i) : st->extra[i - p->strs.n];
 
 		pb_bytes(&m, s, strlen(s));
 		gz_field(g, 6, &m);

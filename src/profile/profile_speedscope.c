@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* speedscope's JSON file format (https://www.speedscope.app/file-format-schema.json,
  * speedscope's src/lib/file-format-spec.ts):
  *
@@ -17,17 +18,17 @@
  * appearance rather than time, and the file's size follows the distinct
  * call paths. Without samples, an empty profile per event (a file with no
  * profile would not open). Frames are named as in the folded export
- * (prof_loc_names) but untidied; a frame is its (name, source file), so a
+ * (pr_prof_loc_names()) but untidied; a frame is its (name, source file), so a
  * function is one frame whatever its line.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "export/prof_internal.h"
+#include "profile/profile_internal.h"
 
 struct frames {
-	struct itab tab;      /* key: name "\0" file */
+	struct pr_itab tab;      /* key: name "\0" file */
 	struct prof_buf key;
 };
 
@@ -38,11 +39,11 @@ static long frame_id(uint32_t loc, const char *name, const char *file, void *arg
 
 	(void)loc;
 	fr->key.len = 0;
-	prof_buf_put(&fr->key, name, strlen(name) + 1);
-	prof_buf_put(&fr->key, file, strlen(file) + 1);
+	pr_prof_buf_put(&fr->key, name, strlen(name) + 1);
+	pr_prof_buf_put(&fr->key, file, strlen(file) + 1);
 	if (fr->key.err)
 		return fr->key.err;
-	return prof_itab_get(&fr->tab, fr->key.b, fr->key.len, NULL);
+	return pr_prof_itab_get(&fr->tab, fr->key.b, fr->key.len, NULL);
 }
 
 struct group {
@@ -53,9 +54,9 @@ struct group {
 
 static int cmp_stack(const void *a, const void *b, void *arg)
 {
-	const struct profile *sort_p = arg;
-	const struct prof_stack_key *x = prof_stack(sort_p, *(const uint32_t *)a);
-	const struct prof_stack_key *y = prof_stack(sort_p, *(const uint32_t *)b);
+	const struct perfring_profile *sort_p = arg;
+	const struct prof_stack_key *x = pr_prof_stack(sort_p, *(const uint32_t *)a);
+	const struct prof_stack_key *y = pr_prof_stack(sort_p, *(const uint32_t *)b);
 
 	if (x->event != y->event)
 		return x->event < y->event ? -1 : 1;
@@ -75,20 +76,18 @@ static int cmp_group(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
+int pr_prof_write_speedscope(const struct perfring_profile *p, const char *name, FILE *out)
 {
 	struct frames fr = { 0 };
 	struct prof_loc_ids lf = { 0 }; /* each location's frames */
 	uint32_t *order = NULL;
 	struct group *groups = NULL;
 	size_t ngroups = 0;
-	struct itab seqs = { 0 };      /* a group's distinct frame sequences (root first) */
+	struct pr_itab seqs = { 0 };      /* a group's distinct frame sequences (root first) */
 	struct prof_buf seq = { 0 };
 	struct prof_buf weights = { 0 }; /* uint64_t per sequence */
 	int err = 0;
 
-	if (!p || !out)
-		return -EINVAL;
 	/* Frames of every location, interned across locations. */
 	order = malloc((p->stacks.n ? p->stacks.n : 1) * sizeof(*order));
 	groups = calloc(p->stacks.n ? p->stacks.n : 1, sizeof(*groups));
@@ -96,14 +95,14 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 		err = -ENOMEM;
 		goto out;
 	}
-	if ((err = prof_loc_ids(p, frame_id, &fr, &lf)))
+	if ((err = pr_prof_loc_ids(p, frame_id, &fr, &lf)))
 		goto out;
 	/* Stacks grouped by (event, pid); groups ordered by event, heaviest first. */
 	for (size_t i = 0; i < p->stacks.n; i++)
 		order[i] = (uint32_t)i;
 	qsort_r(order, p->stacks.n, sizeof(*order), cmp_stack, (void *)p);
 	for (size_t i = 0; i < p->stacks.n; i++) {
-		const struct prof_stack_key *k = prof_stack(p, order[i]);
+		const struct prof_stack_key *k = pr_prof_stack(p, order[i]);
 		struct group *g = ngroups ? &groups[ngroups - 1] : NULL;
 
 		if (!g || g->event != k->event || g->pid != k->pid) {
@@ -117,45 +116,45 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"shared\":{\"frames\":[", out);
 	for (size_t i = 0; i < fr.tab.n; i++) {
-		const char *nm = prof_key(&fr.tab, i);
+		const char *nm = pr_prof_key(&fr.tab, i);
 		const char *file = nm + strlen(nm) + 1;
 
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
-		prof_json_str(out, nm);
+		pr_prof_json_str(out, nm);
 		if (*file) {
 			fputs(",\"file\":", out);
-			prof_json_str(out, file);
+			pr_prof_json_str(out, file);
 		}
 		fputc('}', out);
 	}
 	fputs("]},\n\"profiles\":[", out);
 	for (size_t gi = 0; gi < ngroups; gi++) {
 		const struct group *g = &groups[gi];
-		const struct prof_stack_key *k0 = prof_stack(p, order[g->first]);
-		const char *ev = prof_str(p, p->event_sid[g->event]);
+		const struct prof_stack_key *k0 = pr_prof_stack(p, order[g->first]);
+		const char *ev = pr_prof_str(p, p->event_sid[g->event]);
 		char cbuf[32], title[768];
 
-		snprintf(title, sizeof(title), "%s: %s (pid %u)", ev, prof_comm_name(p, k0, cbuf, sizeof(cbuf)), g->pid);
+		snprintf(title, sizeof(title), "%s: %s (pid %u)", ev, pr_prof_comm_name(p, k0, cbuf, sizeof(cbuf)), g->pid);
 		fputs(gi ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
-		prof_json_str(out, title);
+		pr_prof_json_str(out, title);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
-			prof_event_is_clock(ev) ? "nanoseconds" : "none", (unsigned long long)g->weight);
+			pr_prof_event_is_clock(ev) ? "nanoseconds" : "none", (unsigned long long)g->weight);
 		/* The group's stacks by their frames: stacks that differ only in addresses or threads
 		 * are one sample (speedscope shows frames, not addresses). */
-		prof_itab_free(&seqs);
+		pr_prof_itab_free(&seqs);
 		weights.len = 0;
 		for (size_t i = 0; i < g->n; i++) {
-			const struct prof_stack_key *k = prof_stack(p, order[g->first + i]);
+			const struct prof_stack_key *k = pr_prof_stack(p, order[g->first + i]);
 			long id;
 
 			seq.len = 0;
 			for (uint32_t j = k->nlocs; j-- > 0;)
-				prof_buf_put(&seq, lf.v[k->locs[j]], lf.n[k->locs[j]] * sizeof(uint32_t));
+				pr_prof_buf_put(&seq, lf.v[k->locs[j]], lf.n[k->locs[j]] * sizeof(uint32_t));
 			if (seq.err) {
 				err = seq.err;
 				goto out;
 			}
-			id = prof_count(&seqs, &weights, seq.b ? (const void *)seq.b : "", seq.len,
+			id = pr_prof_count(&seqs, &weights, seq.b ? (const void *)seq.b : "", seq.len,
 					p->stack_vals[order[g->first + i]].period);
 			if (id < 0) {
 				err = (int)id;
@@ -163,7 +162,7 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 			}
 		}
 		for (size_t i = 0; i < seqs.n; i++) {
-			const uint32_t *ids = prof_key(&seqs, i);
+			const uint32_t *ids = pr_prof_key(&seqs, i);
 
 			fputs(i ? ",[" : "[", out);
 			for (size_t f = 0; f < seqs.keys[i]->len / sizeof(uint32_t); f++)
@@ -178,25 +177,25 @@ int prof_write_speedscope(const struct profile *p, const char *name, FILE *out)
 	/* No sample: an empty profile per event, so that the file still opens (speedscope shows
 	 * profiles[activeProfileIndex]). */
 	for (int e = 0; !ngroups && e < p->nevents; e++) {
-		const char *ev = prof_str(p, p->event_sid[e]);
+		const char *ev = pr_prof_str(p, p->event_sid[e]);
 
 		fputs(e ? ",\n{\"type\":\"sampled\",\"name\":" : "\n{\"type\":\"sampled\",\"name\":", out);
-		prof_json_str(out, ev);
+		pr_prof_json_str(out, ev);
 		fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":0,\"samples\":[],\"weights\":[]}",
-			prof_event_is_clock(ev) ? "nanoseconds" : "none");
+			pr_prof_event_is_clock(ev) ? "nanoseconds" : "none");
 	}
 	fputs("],\n\"name\":", out);
-	prof_json_str(out, name ? name : "perfring");
+	pr_prof_json_str(out, name);
 	fputs(",\"activeProfileIndex\":0,\"exporter\":\"perfring\"}\n", out);
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 out:
-	prof_loc_ids_free(&lf);
+	pr_prof_loc_ids_free(&lf);
 	free(order);
 	free(groups);
 	free(fr.key.b);
-	prof_itab_free(&fr.tab);
-	prof_itab_free(&seqs);
+	pr_prof_itab_free(&fr.tab);
+	pr_prof_itab_free(&seqs);
 	free(seq.b);
 	free(weights.b);
 	return err;

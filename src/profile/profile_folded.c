@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Folded stacks: FlameGraph's stackcollapse format, one line per distinct stack,
  *
  *   comm;root;caller;...;leaf count
@@ -23,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export/prof_internal.h"
+#include "profile/profile_internal.h"
 
 /* One name, tidied as stackcollapse-perf.pl's tidy_generic. */
 static void put_tidy(struct prof_buf *b, const char *name, bool is_comm)
@@ -53,14 +54,14 @@ static void put_tidy(struct prof_buf *b, const char *name, bool is_comm)
 			c = is_comm ? '_' : ' ';
 		else if (c == '"' || c == '\'')
 			continue;
-		prof_buf_put(b, &c, 1);
+		pr_prof_buf_put(b, &c, 1);
 	}
 }
 
 /* The tidied names, interned: a stack becomes a short list of name ids, and only the distinct
  * lists (the lines) are ever rendered, so memory follows the lines, not the address-level stacks. */
 struct names {
-	struct itab tab;
+	struct pr_itab tab;
 	struct prof_buf tmp;
 	struct prof_buf ids; /* the current location's name ids (uint32_t), outermost first */
 	int err;
@@ -70,10 +71,10 @@ static long name_id(struct names *nm, const char *name, bool is_comm)
 {
 	nm->tmp.len = 0;
 	put_tidy(&nm->tmp, name, is_comm);
-	prof_buf_put(&nm->tmp, "", 0);
+	pr_prof_buf_put(&nm->tmp, "", 0);
 	if (nm->tmp.err)
 		return nm->tmp.err;
-	return prof_itab_get(&nm->tab, nm->tmp.b, nm->tmp.len, NULL);
+	return pr_prof_itab_get(&nm->tab, nm->tmp.b, nm->tmp.len, NULL);
 }
 
 static int add_name(const char *name, const char *file, void *arg)
@@ -85,7 +86,7 @@ static int add_name(const char *name, const char *file, void *arg)
 
 	if (id < 0)
 		return nm->err = (int)id;
-	prof_buf_put(&nm->ids, &v, sizeof(v));
+	pr_prof_buf_put(&nm->ids, &v, sizeof(v));
 	return nm->err = nm->ids.err;
 }
 
@@ -99,36 +100,32 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
 }
 
-int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *out)
+int pr_prof_write_folded(const struct perfring_profile *p, uint32_t event, bool by_period, FILE *out)
 {
 	struct names nm = { 0 };
-	struct itab keys = { 0 };       /* a line: comm name id, then frame name ids root first */
+	struct pr_itab keys = { 0 };       /* a line: comm name id, then frame name ids root first */
 	struct prof_buf key = { 0 };
 	uint32_t **loc_names = NULL;    /* per location: count, then its name ids */
 	struct prof_buf values = { 0 }; /* uint64_t per line */
 	struct folded_line *lines = NULL;
 	int err = 0;
 
-	if (!p || !out || event >= p->nevents)
-		return -EINVAL;
-	if (event < 0)
-		event = 0;
 	loc_names = calloc(p->locs.n ? p->locs.n : 1, sizeof(*loc_names));
 	if (!loc_names)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->stacks.n; i++) {
-		const struct prof_stack_key *k = prof_stack(p, i);
+		const struct prof_stack_key *k = pr_prof_stack(p, i);
 		char cbuf[32];
 		long id;
 
-		if ((int)k->event != event)
+		if (k->event != event)
 			continue;
 		key.len = 0;
-		if ((id = name_id(&nm, prof_comm_name(p, k, cbuf, sizeof(cbuf)), true)) < 0)
+		if ((id = name_id(&nm, pr_prof_comm_name(p, k, cbuf, sizeof(cbuf)), true)) < 0)
 			goto fail;
 		uint32_t cid = (uint32_t)id;
 
-		prof_buf_put(&key, &cid, sizeof(cid));
+		pr_prof_buf_put(&key, &cid, sizeof(cid));
 		for (uint32_t j = k->nlocs; j-- > 0;) {
 			uint32_t loc = k->locs[j];
 
@@ -136,7 +133,7 @@ int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *
 				size_t n;
 
 				nm.ids.len = 0;
-				if (prof_loc_names(p, loc, add_name, &nm) || nm.err) {
+				if (pr_prof_loc_names(p, loc, add_name, &nm) || nm.err) {
 					id = nm.err ? nm.err : -ENOMEM;
 					goto fail;
 				}
@@ -149,13 +146,13 @@ int prof_write_folded(const struct profile *p, int event, bool by_period, FILE *
 				loc_names[loc][0] = (uint32_t)n;
 				memcpy(loc_names[loc] + 1, nm.ids.b, nm.ids.len);
 			}
-			prof_buf_put(&key, loc_names[loc] + 1, loc_names[loc][0] * sizeof(uint32_t));
+			pr_prof_buf_put(&key, loc_names[loc] + 1, loc_names[loc][0] * sizeof(uint32_t));
 		}
 		if (key.err) {
 			id = key.err;
 			goto fail;
 		}
-		id = prof_count(&keys, &values, key.b, key.len,
+		id = pr_prof_count(&keys, &values, key.b, key.len,
 				by_period ? p->stack_vals[i].period : p->stack_vals[i].count);
 		if (id < 0)
 			goto fail;
@@ -171,16 +168,16 @@ fail:
 		goto out;
 	}
 	for (size_t i = 0; i < keys.n; i++) {
-		const uint32_t *ids = prof_key(&keys, i);
+		const uint32_t *ids = pr_prof_key(&keys, i);
 		size_t nids = keys.keys[i]->len / sizeof(uint32_t);
 		struct prof_buf b = { 0 };
 
 		for (size_t j = 0; j < nids; j++) {
-			const char *name = prof_key(&nm.tab, ids[j]);
+			const char *name = pr_prof_key(&nm.tab, ids[j]);
 
 			if (j)
-				prof_buf_put(&b, ";", 1);
-			prof_buf_put(&b, name, nm.tab.keys[ids[j]]->len);
+				pr_prof_buf_put(&b, ";", 1);
+			pr_prof_buf_put(&b, name, nm.tab.keys[ids[j]]->len);
 		}
 		if (b.err) {
 			free(b.b);
@@ -210,7 +207,7 @@ out:
 	free(key.b);
 	free(nm.tmp.b);
 	free(nm.ids.b);
-	prof_itab_free(&nm.tab);
-	prof_itab_free(&keys);
+	pr_prof_itab_free(&nm.tab);
+	pr_prof_itab_free(&keys);
 	return err;
 }
