@@ -334,7 +334,7 @@ uninstall:
 #                     an added or removed symbol (an intended change regenerates the baseline in
 #                     the same commit). make check runs it (tests/cli/abi.sh).
 ABI_BASELINE := abi/libperfring.abi
-ABIDW_FLAGS := --headers-dir include/perfring --drop-undefined-syms --no-corpus-path
+ABIDW_FLAGS := --headers-dir include/perfring --drop-undefined-syms --no-corpus-path --no-comp-dir-path
 .PHONY: abi-baseline abi-check
 abi-baseline: $(SHARED)
 	@mkdir -p abi
