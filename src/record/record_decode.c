@@ -3,7 +3,8 @@
  * Record decoder: the header, the sample_id trailer, and the body of every
  * kernel record type but SAMPLE (record_sample.c). Every read goes through
  * a cursor bounded by the record's header.size; views point into the
- * caller's bytes.
+ * caller's bytes. The public entry, perfring_record_parse(), is in
+ * record_sample_fast.c: it tries the fast path, which comes here for the rest.
  */
 #include <linux/perf_event.h>
 
@@ -381,17 +382,6 @@ int pr_rec_parse_general(const struct perfring_parse_config *cfg, const void *re
 	if (cfg->sample_id_all)
 		TRY(parse_trailer(cfg, &c, &out->sample_id));
 	return parse_body(cfg, &c, out);
-}
-
-int perfring_record_parse(const struct perfring_parse_config *cfg, const void *rec, size_t len,
-			  struct perfring_decoded *out)
-{
-	/* The common profile's samples by the config's precomputed layout;
-	 * other records and samples that do not fit it (the fast path hands
-	 * them on) and NULL arguments, the general way. */
-	if (PR_UNLIKELY(!cfg || !rec || !out))
-		return pr_rec_parse_general(cfg, rec, len, out);
-	return pr_rec_sample_fast(cfg, rec, len, out);
 }
 
 int perfring_record_sample_id(const struct perfring_parse_config *cfg, const void *rec, size_t len,

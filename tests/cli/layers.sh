@@ -10,7 +10,6 @@ cd "$T_ROOT" || exit 1
 
 # Circles between files of one layer that stay, one a line: "layer: files | reason".
 cat >"$T_TMP/allowed" <<'EOF'
-record: record_decode record_sample_fast | perfring_record_parse() (record_decode.c) tries the SAMPLE fast path first, and the fast path tail-calls the general decoder when it declines a record: a jump, not a call and a test of its result (b2117c2: 185 -> 129 instructions a record in bench/decode)
 perfdata: perfdata_next perfdata_readahead | the readahead thread runs the reader's own step (pd_next_step) ahead of the caller, and perfring_perfdata_next() takes the records from that thread while it runs: a thread and the work it is given
 EOF
 
