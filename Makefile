@@ -52,19 +52,25 @@ LIB_HDRS := $(wildcard include/perfring/*.h) $(wildcard src/*/*.h)
 SHARED := $(O)/libperfring.so.$(VERSION)
 STATIC := $(O)/libperfring.a
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
-BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
+# A BPF program sits beside the code that loads it (docs/DESIGN.md): the tool's in its command's
+# folder, the examples' in examples/, the tests' and benchmarks' in tests/bpf/. Every object and
+# skeleton is built into $(O)/bpf/ (so program names are unique across the tree).
+BPF_SRCS := $(wildcard tools/*/*.bpf.c examples/*.bpf.c tests/bpf/*.bpf.c)
+BPF_DIRS := $(sort $(dir $(BPF_SRCS)))
+BPF_HDRS := $(wildcard $(addsuffix *.h,$(BPF_DIRS)) include/perfring/bpf/*.h)
+BPF_OBJS := $(addprefix $(O)/bpf/,$(notdir $(BPF_SRCS:.bpf.c=.bpf.o)))
+BPF_SKELS := $(addprefix $(O)/bpf/,$(notdir $(BPF_SRCS:.bpf.c=.skel.h)))
+vpath %.bpf.c $(BPF_DIRS)
 
 # The tool: a folder per command (record, report, script, trace, pipe), as git's builtin/, and
 # shared/ for main and what commands share.
-TOOL_SRCS := $(wildcard tools/*/*.c)
+TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tools/*/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 KERNEL_SRCS := $(wildcard tests/kernel/*.c)
 # Programs the CLI tests drive (e.g. a BPF producer that pins its map); not tests themselves.
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
-EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLE_SRCS := $(filter-out %.bpf.c,$(wildcard examples/*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRCS))
 KERNEL_BINS := $(patsubst tests/kernel/%.c,$(O)/tests/kernel/%,$(KERNEL_SRCS))
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS)) $(O)/tests/helpers/names_work
@@ -107,9 +113,11 @@ $(STATIC): $(LIB_OBJS)
 # BPF programs: compiled with clang -target bpf, embedded with a skeleton. The kernel headers'
 # asm/ directory is Debian's multiarch one (gcc names it; clang -dumpmachine spells it otherwise).
 MULTIARCH ?= $(shell gcc -print-multiarch 2>/dev/null || $(CC) -dumpmachine)
-$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(DEPS_STAMP)
+# A program includes its own header by "name.h" (beside it) and the installed BPF-side header as
+# users do, <perfring/bpf/perfring_ringbuf.bpf.h> (-Iinclude).
+$(O)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH) -Ibpf -c $< -o $@
+	$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH) -Iinclude -c $< -o $@
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
@@ -230,10 +238,10 @@ $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $< $(PROG_LIBS)
 
-# Examples include their BPF side's shared header from bpf/ as libbpf-tools do ("opensnoop.h").
-$(O)/examples/%: examples/%.c $(STATIC) $(BPF_SKELS) $(wildcard bpf/*.h)
+# Examples include their BPF side's shared header from beside them as libbpf-tools do ("opensnoop.h").
+$(O)/examples/%: examples/%.c $(STATIC) $(BPF_SKELS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Ibpf -o $@ $< $(PROG_LIBS)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LIBS)
 
 # Every public header must compile on its own, as C and as C++.
 headers-cxx: $(O)/.headers-ok
@@ -292,7 +300,7 @@ install: lib $(TOOL) $(O)/perfring.pc $(O)/cmake/perfringConfig.cmake $(O)/cmake
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
 	install -m 644 include/perfring/*.h $(DESTDIR)$(INCLUDEDIR)/perfring/
 	install -d $(DESTDIR)$(INCLUDEDIR)/perfring/bpf
-	install -m 644 bpf/perfring_ringbuf.bpf.h $(DESTDIR)$(INCLUDEDIR)/perfring/bpf/
+	install -m 644 include/perfring/bpf/*.h $(DESTDIR)$(INCLUDEDIR)/perfring/bpf/
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libperfring.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libperfring.so
@@ -316,7 +324,7 @@ uninstall:
 #                     an added or removed symbol (an intended change regenerates the baseline in
 #                     the same commit). make check runs it (tests/cli/abi.sh).
 ABI_BASELINE := abi/libperfring.abi
-ABIDW_FLAGS := --headers-dir include/perfring --drop-undefined-syms --no-corpus-path
+ABIDW_FLAGS := --headers-dir include/perfring --drop-undefined-syms --no-corpus-path --no-comp-dir-path
 .PHONY: abi-baseline abi-check
 abi-baseline: $(SHARED)
 	@mkdir -p abi
@@ -406,7 +414,7 @@ SOAK_RECORDS ?= 1000000000
 SOAK_ARGS ?=
 .PHONY: soak
 all: $(O)/tests/soak/soak
-$(O)/tests/soak/soak: tests/soak/soak.c bpf/producer.h $(STATIC) $(BPF_SKELS)
+$(O)/tests/soak/soak: tests/soak/soak.c tests/bpf/producer.h $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LIBS)
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * BPF ring buffers: perfring against libbpf's ring_buffer, side by side in
- * one run, on the same BPF producer (bpf/rb_producer.bpf.c: one
+ * one run, on the same BPF producer (tests/bpf/rb_producer.bpf.c: one
  * bpf_ringbuf_output() per BPF_PROG_TEST_RUN iteration), and the ring buffer
- * against a perf event array under perfring (bpf/producer.bpf.c: the same
+ * against a perf event array under perfring (tests/bpf/producer.bpf.c: the same
  * sample built the same way, written with bpf_perf_event_output()).
  *
  *   ringbuf drain [--rounds N] [--payload BYTES] [--size BYTES] [--cpu N]
@@ -267,7 +267,7 @@ static void drain_setup(struct drain *d, bool on[C_NR], unsigned payload, unsign
 		if (c == C_PERF) {
 			err = bench_producer_open(&d->perf, payload);
 			if (err)
-				bench_die("loading bpf/producer.bpf.c: %s", strerror(-err));
+				bench_die("loading tests/bpf/producer.bpf.c: %s", strerror(-err));
 			d->rd[c] = perfring_reader_new_bpf(d->perf.events_fd, &po);
 			if (!d->rd[c])
 				bench_die("perfring_reader_new_bpf: %s", perfring_errmsg());
@@ -276,7 +276,7 @@ static void drain_setup(struct drain *d, bool on[C_NR], unsigned payload, unsign
 		}
 		err = rbp_open(&d->rbp[c], payload, size);
 		if (err)
-			bench_die("loading bpf/rb_producer.bpf.c: %s", strerror(-err));
+			bench_die("loading tests/bpf/rb_producer.bpf.c: %s", strerror(-err));
 		d->fill[c] = (unsigned)(size / ((payload + 8 + 7) & ~7u) - 1);
 		if (c == C_MSG || c == C_SAMPLES || c == C_CURSOR) {
 			d->rd[c] = perfring_reader_new(NULL);
@@ -718,13 +718,13 @@ static struct stream_result stream_run(int who, double secs, unsigned payload, u
 	if (who == C_PERF) {
 		err = bench_producer_open(&perf, payload);
 		if (err)
-			bench_die("loading bpf/producer.bpf.c: %s", strerror(-err));
+			bench_die("loading tests/bpf/producer.bpf.c: %s", strerror(-err));
 		rd = perfring_reader_new_bpf(perf.events_fd, &po);
 		st.prog_fd = bpf_program__fd(perf.skel->progs.produce_tc);
 	} else {
 		err = rbp_open(&p, payload, size);
 		if (err)
-			bench_die("loading bpf/rb_producer.bpf.c: %s", strerror(-err));
+			bench_die("loading tests/bpf/rb_producer.bpf.c: %s", strerror(-err));
 		st.prog_fd = bpf_program__fd(p.skel->progs.produce_tc);
 		if (who == C_LIBBPF) {
 			lb = ring_buffer__new(p.rb_fd, on_libbpf, &s, NULL);

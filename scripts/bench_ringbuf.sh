@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # BPF ring buffers, side by side in one run (bench/ringbuf.c): perfring against
-# libbpf's ring_buffer on the same BPF producer (bpf/rb_producer.bpf.c), and the
+# libbpf's ring_buffer on the same BPF producer (tests/bpf/rb_producer.bpf.c), and the
 # ring buffer against a perf event array under perfring.
 #   bench_ringbuf.sh [BUILD_DIR]     (default build; called by scripts/bench.sh)
 # Knobs: BENCH_RB_DRAIN_ROUNDS (30), BENCH_RB_SMALL_ROUNDS (100: the 256 and 64 KiB drains),

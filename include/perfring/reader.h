@@ -11,7 +11,8 @@
  *
  * After any wakeup every ring is drained to its head: the kernel reports a
  * ring readable only once per wakeup, so a ring left half read would not be
- * reported again (see KERNEL-NOTES). Records wait for the wakeup threshold
+ * reported again (the kernel's perf_poll() clears a ring's readiness as it
+ * reports it). Records wait for the wakeup threshold
  * (as cilium's Read does), also those already in a ring when
  * perfring_reader_poll()/_read()/_wait() is called: they come out with the
  * record that reaches it, on a flush, when the deadline passes, or at the

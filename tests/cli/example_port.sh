@@ -35,7 +35,7 @@ t_check port_five_lines "the port changes $changed lines, not 5 (include, type, 
 for src in "$SRC_LIBBPF" "$SRC_PERFRING"; do
 	n=$(basename "$src" .c)
 	if cc -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -fsyntax-only -I"$T_ROOT/include" \
-		-I"$T_ROOT/bpf" -I"$PERFRING_BUILD/bpf" "$src" 2>"$T_TMP/werror.err"; then
+		-I"$PERFRING_BUILD/bpf" "$src" 2>"$T_TMP/werror.err"; then
 		ok "werror_$n"
 	else
 		fail "werror_$n" "$src does not compile with -Werror"

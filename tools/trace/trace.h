@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Shared between bpf/trace.bpf.c and `perfring trace` (tools/trace_*.c).
+ * Shared between trace.bpf.c and `perfring trace` (tools/trace/trace_*.c).
  *
  * One generic program is attached to every tracepoint the user names, with
  * the tracepoint's index in the `configs` array as the attach cookie. It

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Shared by bpf/opensnoop.bpf.c and examples/opensnoop_{libbpf,perfring}.c. */
+/* Shared by opensnoop.bpf.c and opensnoop_{libbpf,perfring}.c, beside it. */
 #ifndef PERFRING_BPF_OPENSNOOP_H
 #define PERFRING_BPF_OPENSNOOP_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Shared between bpf/producer.bpf.c and the user-space programs that read it. */
+/* Shared between producer.bpf.c (beside it) and the user-space programs that read it. */
 #ifndef PERFRING_BPF_PRODUCER_H
 #define PERFRING_BPF_PRODUCER_H
 

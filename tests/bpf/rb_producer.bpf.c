@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The deterministic producer of bpf/producer.bpf.c, writing into BPF ring
+ * The deterministic producer of producer.bpf.c, writing into BPF ring
  * buffers instead of a perf event array, through perfring_ringbuf.bpf.h so
  * that every failed write is counted as lost:
  *   produce          bpf_ringbuf_output() of payload_len bytes into `rb`
@@ -15,9 +15,9 @@
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
+#include <perfring/bpf/perfring_ringbuf.bpf.h>
 
 #include "producer.h"
-#include "perfring_ringbuf.bpf.h"
 
 #define MAX_CPUS 1024
 

@@ -19,9 +19,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#include <perfring/bpf/perfring_ringbuf.bpf.h>
 
 #include "trace.h"
-#include "perfring_ringbuf.bpf.h"
 
 /* The errors that mean "no room" (no libc headers in a BPF object). */
 #ifndef EAGAIN
