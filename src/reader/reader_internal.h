@@ -4,7 +4,8 @@
  * other downward only, in the order a record's path takes, top to bottom:
  *
  * Set-up and control (any thread):
- *   reader_pb.c       libbpf-shaped constructor and poll_ms
+ *   reader_libbpf.c   libbpf-shaped path: perf_buffer and ring_buffer
+ *                     constructors, poll_ms, consume_cb
  *   reader_bpf.c      BPF perf event arrays: map checks, CPUs, a ring per CPU
  *   reader.c          options, construction, free, pause/resume/close, accessors
  *   reader_ringbuf.c  BPF ring buffers (BPF_MAP_TYPE_RINGBUF) among the rings
@@ -97,6 +98,11 @@ struct pr_rd_ring {
 	/* reader_arm.c, under rd->lock: the arming event writing into this
 	 * ring (-1: none). */
 	int arm_fd;
+	/* A ring buffer added by perfring_reader_new_ring_buffer() or
+	 * _add_ring_buffer(): libbpf's callback for its records, for poll_ms
+	 * and consume_cb (NULL: the reader's perf_buffer callback, if any). */
+	perfring_rb_sample_fn rb_sample;
+	void *rb_ctx;
 };
 
 enum pr_arm_state {
@@ -132,6 +138,8 @@ struct perfring_reader {
 	perfring_pb_lost_fn pb_lost;
 	void *pb_ctx;
 	bool is_pb;
+	/* Some ring has a ring_buffer callback (reader_libbpf.c). */
+	bool has_rb_cb;
 	int map_fd; /* our dup of the BPF map fd, or -1 */
 	uint32_t map_max_entries;
 	int epoll_fd;
