@@ -10,6 +10,7 @@
  * the rest left for the next call; positive values go on).
  */
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/time.h>
 
 #include "rbtest.h"
@@ -231,6 +232,41 @@ TEST(ring_buffer_two_maps)
 	rbtest_teardown(&rt);
 }
 
+/* An external loop, as libbpf code with ring_buffer__epoll_fd() writes it:
+ * wait on the epoll fd, then consume. */
+TEST(ring_buffer_epoll_fd_loop)
+{
+	struct perfring_reader *rd;
+	struct epoll_event ev;
+	struct port_seen s;
+	struct rbtest rt;
+	int efd, got = 0, i;
+
+	RBTEST_SETUP(&rt, 0);
+	seen_init(&s, 100);
+	rd = perfring_reader_new_ring_buffer(rt.rb_fd, handle_event, &s, NULL);
+	REQUIREF(rd, "%s", perfring_errmsg());
+	efd = perfring_reader_epoll_fd(rd);
+	REQUIRE(efd >= 0);
+	CHECK_EQ_INT(epoll_wait(efd, &ev, 1, 20), 0);
+	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 9) == 9);
+	for (i = 0; i < 10 && got < 9; i++) {
+		CHECK_EQ_INT(epoll_wait(efd, &ev, 1, 1000), 1);
+		got += perfring_reader_consume_cb(rd);
+	}
+	CHECK_EQ_INT(got, 9);
+	CHECK_EQ_INT(s.calls, 9);
+	/* Drained: not readable until the next record. */
+	CHECK_EQ_INT(epoll_wait(efd, &ev, 1, 20), 0);
+	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 1) == 1);
+	CHECK_EQ_INT(epoll_wait(efd, &ev, 1, 1000), 1);
+	CHECK_EQ_INT(perfring_reader_consume_cb(rd), 1);
+	RB_CHECK_COLLECT(&s.c);
+	rb_collect_free(&s.c);
+	perfring_reader_free(rd);
+	rbtest_teardown(&rt);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -299,6 +335,12 @@ TEST(ring_buffer_with_perf_buffer)
 	CHECK_EQ_INT(poll_until(rd, 12), 12);
 	CHECK_EQ_INT(pb_samples, 5);
 	CHECK_EQ_INT(s.calls, 7);
+	/* perf_buffer__consume() too: both kinds, no wait. */
+	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 3) == 3);
+	REQUIRE(ktest_produce(&kt, 0, 2) == 2);
+	CHECK_EQ_INT(perfring_reader_consume_cb(rd), 5);
+	CHECK_EQ_INT(pb_samples, 7);
+	CHECK_EQ_INT(s.calls, 10);
 	RB_CHECK_COLLECT(&s.c);
 	rb_collect_free(&s.c);
 	perfring_reader_free(rd);
