@@ -16,13 +16,6 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
-/* The tracepoint's context (events/syscalls/sys_enter_openat/format). */
-struct sys_enter_ctx {
-	__u64 common;
-	__s64 id;
-	__u64 args[6]; /* dfd, filename, flags, mode */
-};
-
 SEC("tracepoint/syscalls/sys_enter_openat")
 int opensnoop_openat(struct sys_enter_ctx *ctx)
 {
