@@ -105,6 +105,29 @@ struct pr_rd_ring {
 	void *rb_ctx;
 };
 
+/* One poll_ms/consume_cb call (reader_libbpf.c): what it counted as libbpf
+ * counts (records whose callback returned >= 0), the records it may still
+ * deliver (SIZE_MAX: no limit), a ring_buffer callback's negative value. */
+struct pr_cb_call {
+	int64_t cnt;
+	size_t left;
+	int cb_err;
+};
+
+/* Count one record of a pr_cb_call whose callback returned ret: the
+ * perfring_msg_fn value that goes on or stops (the record is consumed
+ * either way, as libbpf's). Shared by reader_libbpf.c's adapter and the
+ * ring buffers' direct path. */
+static inline int pr_cb_call_count(struct pr_cb_call *call, int ret)
+{
+	if (ret < 0) {
+		call->cb_err = ret;
+		return PERFRING_STOP;
+	}
+	call->cnt++;
+	return --call->left ? PERFRING_CONTINUE : PERFRING_STOP;
+}
+
 enum pr_arm_state {
 	PR_ARM_OFF = 0, /* no arming: bounded sleeps */
 	PR_ARM_MAIN,    /* the batching events are in the map */
@@ -140,6 +163,10 @@ struct perfring_reader {
 	bool is_pb;
 	/* Some ring has a ring_buffer callback (reader_libbpf.c). */
 	bool has_rb_cb;
+	/* Reader thread only: the poll_ms/consume_cb call in progress (NULL
+	 * otherwise), so that a ring buffer's drain hands records straight to
+	 * its ring_buffer callback (reader_ringbuf_drain.c). */
+	struct pr_cb_call *cb_call;
 	int map_fd; /* our dup of the BPF map fd, or -1 */
 	uint32_t map_max_entries;
 	int epoll_fd;

@@ -104,12 +104,10 @@ int perfring_reader_add_ring_buffer(struct perfring_reader *rd, int map_fd, perf
 	return add_rb(rd, map_fd, sample_cb, ctx, NULL, "perfring_reader_add_ring_buffer");
 }
 
-/* One poll_ms or consume_cb call: what it counted, and when to stop. */
+/* One poll_ms or consume_cb call: its reader and its counts. */
 struct cb_call {
 	struct perfring_reader *rd;
-	int64_t cnt;  /* records consumed, as libbpf counts them */
-	size_t left;  /* consume_cb_n: records still allowed (SIZE_MAX: no limit) */
-	int cb_err;   /* a ring_buffer callback's negative value */
+	struct pr_cb_call c;
 };
 
 /* A perf ring's record (or a ring buffer's without a callback of its own)
@@ -150,17 +148,11 @@ static int cb_adapter(const struct perfring_msg *ev, void *arg)
 	int ret;
 
 	if (r->rb_sample) {
-		/* libbpf's ring_buffer has no callback for losses: those counted
-		 * by perfring_ringbuf.bpf.h stay in the stats only. */
-		if (ev->kind != PERFRING_MSG_SAMPLE)
-			return PERFRING_CONTINUE;
-		ret = r->rb_sample(r->rb_ctx, (void *)ev->data, ev->size);
-		if (ret < 0) {
-			/* As libbpf: this record is consumed, the call ends
-			 * with the callback's value. */
-			call->cb_err = ret;
-			return PERFRING_STOP;
-		}
+		/* Only losses come here: the ring buffers' drain hands the
+		 * records to rb_sample itself (rd->cb_call, pr_rd_rb_drain()).
+		 * libbpf's ring_buffer has no callback for losses: those
+		 * counted by perfring_ringbuf.bpf.h stay in the stats. */
+		return PERFRING_CONTINUE;
 	} else if (rd->pb_sample) {
 		ret = pb_deliver(rd, ev);
 		if (ret < 0)
@@ -171,15 +163,20 @@ static int cb_adapter(const struct perfring_msg *ev, void *arg)
 				       "perfring_reader_add_ring_buffer(), or read with perfring_reader_poll()",
 			       ev->ring_idx);
 	}
-	call->cnt++;
-	return --call->left ? PERFRING_CONTINUE : PERFRING_STOP;
+	return pr_cb_call_count(&call->c, PERFRING_CONTINUE);
 }
 
-static int cb_call_init(struct cb_call *call, struct perfring_reader *rd, size_t left, const char *who)
+/*
+ * One libbpf-shaped call: wait up to timeout_ns (wait) or not, at most left
+ * records. The result as libbpf gives it: a callback's error first (the
+ * records before it were delivered, as libbpf's), else the count, capped;
+ * a timeout is 0.
+ */
+static int cb_run(struct perfring_reader *rd, bool wait, int64_t timeout_ns, size_t left, const char *who)
 {
-	memset(call, 0, sizeof(*call));
-	call->rd = rd;
-	call->left = left;
+	struct cb_call call;
+	int ret;
+
 	if (!rd)
 		return pr_fail(EINVAL, "%s: reader is NULL", who);
 	if (!rd->is_pb && !rd->has_rb_cb)
@@ -187,52 +184,38 @@ static int cb_call_init(struct cb_call *call, struct perfring_reader *rd, size_t
 				       "perfring_reader_new_perf_buffer() or perfring_reader_new_ring_buffer()); use "
 				       "perfring_reader_poll()",
 			       who);
-	return 0;
-}
-
-/* The call's result as libbpf gives it: the callback's error first (the
- * records before it were delivered, as libbpf's), else the count, capped. */
-static int cb_call_result(const struct cb_call *call, int ret)
-{
-	if (call->cb_err)
-		return call->cb_err;
+	if (!left)
+		return 0;
+	memset(&call, 0, sizeof(call));
+	call.rd = rd;
+	call.c.left = left;
+	/* The ring buffers' drain hands records to their callbacks itself
+	 * while this is set (reader thread only, this call only). */
+	rd->cb_call = &call.c;
+	ret = wait ? perfring_reader_poll(rd, timeout_ns, cb_adapter, &call)
+		   : perfring_reader_consume(rd, cb_adapter, &call);
+	rd->cb_call = NULL;
+	if (call.c.cb_err)
+		return call.c.cb_err;
 	if (ret == -ETIMEDOUT)
 		return 0;
 	if (ret < 0)
 		return ret;
-	return call->cnt > INT_MAX ? INT_MAX : (int)call->cnt;
+	return call.c.cnt > INT_MAX ? INT_MAX : (int)call.c.cnt;
 }
 
 int perfring_reader_poll_ms(struct perfring_reader *rd, int timeout_ms)
 {
-	struct cb_call call;
-	int ret;
-
-	ret = cb_call_init(&call, rd, SIZE_MAX, "perfring_reader_poll_ms");
-	if (ret)
-		return ret;
-	ret = perfring_reader_poll(rd, timeout_ms < 0 ? -1 : (int64_t)timeout_ms * 1000000, cb_adapter, &call);
-	return cb_call_result(&call, ret);
+	return cb_run(rd, true, timeout_ms < 0 ? -1 : (int64_t)timeout_ms * 1000000, SIZE_MAX,
+		      "perfring_reader_poll_ms");
 }
 
 int perfring_reader_consume_cb(struct perfring_reader *rd)
 {
-	struct cb_call call;
-	int ret;
-
-	ret = cb_call_init(&call, rd, SIZE_MAX, "perfring_reader_consume_cb");
-	if (ret)
-		return ret;
-	return cb_call_result(&call, perfring_reader_consume(rd, cb_adapter, &call));
+	return cb_run(rd, false, 0, SIZE_MAX, "perfring_reader_consume_cb");
 }
 
 int perfring_reader_consume_cb_n(struct perfring_reader *rd, size_t n)
 {
-	struct cb_call call;
-	int ret;
-
-	ret = cb_call_init(&call, rd, n, "perfring_reader_consume_cb_n");
-	if (ret || !n)
-		return ret;
-	return cb_call_result(&call, perfring_reader_consume(rd, cb_adapter, &call));
+	return cb_run(rd, false, 0, n, "perfring_reader_consume_cb_n");
 }

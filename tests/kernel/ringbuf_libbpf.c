@@ -186,6 +186,39 @@ TEST(ring_buffer_consume)
 	rbtest_teardown(&rt);
 }
 
+/* Losses counted by perfring_ringbuf.bpf.h (opts.lost_map_fd): libbpf's
+ * ring_buffer has no callback for them, so they are not records of the
+ * count; the stats have them. */
+TEST(ring_buffer_losses_in_stats)
+{
+	struct perfring_ringbuf_opts o = PERFRING_OPTS_INIT(perfring_ringbuf_opts);
+	struct perfring_ring_stats st;
+	struct perfring_reader *rd;
+	struct port_seen s;
+	struct rbtest rt;
+	int ret;
+
+	RBTEST_SETUP(&rt, 16384);
+	seen_init(&s, 100);
+	o.lost_map_fd = rt.lost_fd;
+	rd = perfring_reader_new_ring_buffer(rt.rb_fd, handle_event, &s, &o);
+	REQUIREF(rd, "%s", perfring_errmsg());
+	rt.skel->data->payload_len = 500;
+	REQUIRE(rbtest_run(rt.skel->progs.produce, 0, 100) == 100);
+	REQUIRE(rt.skel->bss->out_fail > 0);
+	ret = perfring_reader_consume_cb(rd);
+	CHECKF(ret == (int)rt.skel->bss->out_ok, "consume_cb: %d, %llu written", ret,
+	       (unsigned long long)rt.skel->bss->out_ok);
+	CHECK_EQ_U64((uint64_t)s.calls, rt.skel->bss->out_ok);
+	REQUIRE(perfring_reader_stats(rd, 0, &st) == 0);
+	CHECK_EQ_U64(st.lost, rt.skel->bss->out_fail);
+	CHECK_EQ_U64(s.c.samples + st.lost, 100);
+	RB_CHECK_COLLECT(&s.c);
+	rb_collect_free(&s.c);
+	perfring_reader_free(rd);
+	rbtest_teardown(&rt);
+}
+
 /* ring_buffer__add: a second map with its own callback and ctx. */
 TEST(ring_buffer_two_maps)
 {
