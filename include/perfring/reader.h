@@ -232,8 +232,9 @@ PERFRING_API struct perfring_reader *perfring_reader_new_perf_buffer(int map_fd,
  * with the semantics of libbpf's perf_buffer__poll() and ring_buffer__poll():
  * wait up to timeout_ms milliseconds (< 0: no timeout; a deadline still
  * applies), then deliver every record to the callbacks. Returns the number
- * of records consumed (at most INT_MAX), 0 on timeout (or a passed
- * deadline), or a negative error (-PERFRING_EWOKEN, -PERFRING_ECLOSED,
+ * of records consumed (at most INT_MAX; libbpf's perf_buffer__poll() counts
+ * the rings that were ready), 0 on timeout (or a passed deadline), or a
+ * negative error (-PERFRING_EWOKEN, -PERFRING_ECLOSED,
  * -EINTR, -EINVAL for a reader without libbpf callbacks, ...). perf_buffer
  * callbacks return void: every record delivered is consumed. A ring_buffer
  * callback that returns a negative value stops the call, which returns that
