@@ -16,14 +16,6 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } events SEC(".maps");
 
-/* The tracepoint's context (events/syscalls/sys_enter_openat/format): the
- * common fields, the syscall number, then the arguments. */
-struct sys_enter_ctx {
-	__u64 common;
-	__s64 id;
-	__u64 args[6]; /* dfd, filename, flags, mode */
-};
-
 SEC("tracepoint/syscalls/sys_enter_openat")
 int opensnoop_openat(struct sys_enter_ctx *ctx)
 {

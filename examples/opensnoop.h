@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Shared by opensnoop.bpf.c and opensnoop_{libbpf,perfring}.c, beside it. */
+/* Shared by opensnoop{,_rb}.bpf.c and opensnoop{,_rb}_{libbpf,perfring}.c, beside it. */
 #ifndef PERFRING_BPF_OPENSNOOP_H
 #define PERFRING_BPF_OPENSNOOP_H
 
@@ -12,6 +12,14 @@ struct opensnoop_event {
 	__s32 flags; /* openat()'s flags */
 	char comm[OPENSNOOP_COMM_LEN];
 	char fname[OPENSNOOP_NAME_LEN];
+};
+
+/* The BPF side's tracepoint context (events/syscalls/sys_enter_openat/format):
+ * the common fields, the syscall number, then the arguments. */
+struct sys_enter_ctx {
+	__u64 common;
+	__s64 id;
+	__u64 args[6]; /* dfd, filename, flags, mode */
 };
 
 #endif
