@@ -8,6 +8,7 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <perfring/profile.h>
@@ -43,6 +44,7 @@ struct export {
 	 * fails before the input is read. Indexes: OUT_*. */
 	FILE *out[OUT_N];
 	const char *path[OUT_N];
+	uint64_t time_max;       /* the last sample's time (perf's clock), 0 when none */
 };
 
 bool export_option(struct export_opts *o, int c, const char *arg)
@@ -286,6 +288,8 @@ int export_add(struct export *x, const struct samples_reader *r, const struct na
 	ps.tid = s->tid;
 	ps.comm = a->comm;
 	ps.time = s->time;
+	if (s->time > x->time_max)
+		x->time_max = s->time;
 	ps.event = (uint32_t)a->event;
 	ps.period = a->period;
 	st.frames = x->frames;
@@ -320,15 +324,25 @@ static int close_out(const char *cmd, const char *path, FILE *f, int err)
 }
 
 /* What the file says of time and sampling: its clock's wall-clock reference
- * (HEADER_CLOCK_DATA, perf record -k) and each event's period or frequency. */
-static void describe_recording(struct export *x, const struct samples_reader *r)
+ * (HEADER_CLOCK_DATA, perf record -k) and each event's period or frequency.
+ * A file without the reference (perf record's default) was written to the
+ * end when its recording ended (perf writes the header last): its last
+ * sample is tied to the file's modification time, which perf report
+ * --header shows as "captured on", so that pprof's time is the recording's
+ * within the last flush, not a date in 1970. A pipe has no such time. */
+static void describe_recording(struct export *x, const struct samples_reader *r, const char *path)
 {
 	struct perfring_perfdata *pd = samples_perfdata(r);
 	const struct perfring_perfdata_info *info = perfring_perfdata_info(pd);
+	struct stat st;
 	int i;
 
 	if (info && info->clock_tod_ns)
 		perfring_profile_set_clock(x->p, info->clock_ns, info->clock_tod_ns);
+	else if (x->time_max && path && strcmp(path, "-") && !perfring_perfdata_is_pipe(pd) && !stat(path, &st) &&
+		 S_ISREG(st.st_mode))
+		perfring_profile_set_clock(x->p, x->time_max,
+					   (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec);
 	for (i = 0; i < x->nevents && i < perfring_perfdata_attr_cnt(pd); i++) {
 		const struct perfring_perfdata_attr *a = perfring_perfdata_attr(pd, i);
 
@@ -352,7 +366,7 @@ int export_finish(struct export *x, const struct samples_reader *r, const char *
 		return ret;
 	}
 	if (x->nevents)
-		describe_recording(x, r);
+		describe_recording(x, r, title);
 	for (i = 0; i < OUT_N; i++) {
 		FILE *f = x->out[i];
 		int err;
