@@ -448,7 +448,7 @@ int pr_rd_drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_
 
 	if (stop) {
 		*stopped = true;
-		r->owed = true;
+		pr_rd_owe(rd, r);
 	} else if (ret >= 0) {
 		r->owed = false;
 	}
@@ -517,6 +517,45 @@ int pr_rd_drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, b
 		}
 	}
 	return total;
+}
+
+/* Drain the owed rings in the order of the list (reader_owed.c): each to
+ * its head, or to an early stop, after which the ring that stopped goes
+ * to the end of the list so that the others are served first next time.
+ * The list keeps the rings still owed and those not reached. */
+int pr_rd_drain_owed(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool *stopped)
+{
+	int *list = rd->owed_list, cnt = rd->owed_cnt, i, j = 0, total = 0, err = 0, last = -1;
+
+	*stopped = false;
+	for (i = 0; i < cnt; i++) {
+		struct pr_rd_ring *r = rd->rings[list[i]];
+		int ret;
+
+		if (!r->owed) {
+			r->listed = false;
+			continue;
+		}
+		if (*stopped || err) {
+			list[j++] = r->idx;
+			continue;
+		}
+		ret = pr_rd_drain_ring(rd, r, fn, ctx, stopped);
+		if (ret < 0)
+			err = ret;
+		else
+			total += ret;
+		if (*stopped)
+			last = r->idx;
+		else if (r->owed)
+			list[j++] = r->idx;
+		else
+			r->listed = false;
+	}
+	if (last >= 0)
+		list[j++] = last;
+	rd->owed_cnt = j;
+	return err ? err : total;
 }
 
 /* Overwrite rings are read only while their output is paused. */
