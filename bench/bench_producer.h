@@ -38,7 +38,10 @@ static int bench_libbpf_print(enum libbpf_print_level level, const char *fmt, va
 	return vfprintf(stderr, fmt, ap);
 }
 
-static inline int bench_producer_open(struct bench_producer *p, unsigned int payload_len)
+/* events_max: entries of the perf event array (0: one per possible CPU);
+ * out_index: the key every run writes into (-1: the current CPU's). */
+static inline int bench_producer_open_keys(struct bench_producer *p, unsigned int payload_len, unsigned int events_max,
+					   int out_index)
 {
 	static unsigned char value[65536];
 	int ncpu, scratch_fd, err;
@@ -51,6 +54,13 @@ static inline int bench_producer_open(struct bench_producer *p, unsigned int pay
 	if (!p->skel)
 		return -errno;
 	p->skel->data->payload_len = payload_len;
+	if (out_index >= 0)
+		p->skel->data->out_flags = (__u64)out_index;
+	if (events_max && (err = bpf_map__set_max_entries(p->skel->maps.events, events_max))) {
+		producer_bpf__destroy(p->skel);
+		p->skel = NULL;
+		return err;
+	}
 	err = producer_bpf__load(p->skel);
 	if (err) {
 		producer_bpf__destroy(p->skel);
@@ -71,6 +81,11 @@ static inline int bench_producer_open(struct bench_producer *p, unsigned int pay
 			return -errno;
 	}
 	return 0;
+}
+
+static inline int bench_producer_open(struct bench_producer *p, unsigned int payload_len)
+{
+	return bench_producer_open_keys(p, payload_len, 0, -1);
 }
 
 static inline void bench_producer_close(struct bench_producer *p)

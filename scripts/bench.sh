@@ -6,7 +6,8 @@
 # kept in BUILD_DIR/bench-callgrind/ (callgrind_annotate them).
 # Knobs (environment): BENCH_DRAIN_ROUNDS (40), BENCH_CG_ROUNDS (10),
 # BENCH_STREAM_SECONDS (3), BENCH_STREAM_REPS (3), BENCH_POLICY (perfring's
-# policy for the ratio), BENCH_EXTRA_POLICIES (space separated, run once each).
+# policy for the ratio), BENCH_EXTRA_POLICIES (space separated, run once each),
+# BENCH_RINGS (2,16,256,1024: ring counts of bench/rings.c), BENCH_RINGS_REPS (5).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench_lib.sh
@@ -30,7 +31,7 @@ policy=${BENCH_POLICY:-bytes=1/4,delay_us=5000}
 extra=${BENCH_EXTRA_POLICIES:-bytes=1/4,delay_us=5000,pages=64 events=1 bytes=1/2,delay_us=5000 bytes=1/16,delay_us=5000 events=256,delay_us=1000}
 status=0
 
-for b in drain stream; do
+for b in drain stream rings; do
 	if [ ! -x "$bin/$b" ]; then
 		echo "bench.sh: $bin/$b is missing: build it with make O=$O $bin/$b" >&2
 		exit 1
@@ -145,6 +146,9 @@ run() {
 	echo
 	echo "== idle: the cost of a 2 ms delay bound with one record every 10 ms (bench/idle.c)"
 	"$bin/idle" --seconds "${BENCH_IDLE_S:-3}" || status=1
+	echo
+	echo "== rings: reader CPU per wakeup against the number of rings, one of them written (bench/rings.c)"
+	"$bin/rings" --rings "${BENCH_RINGS:-2,16,256,1024}" --reps "${BENCH_RINGS_REPS:-5}" || status=1
 	decode_bench || status=1
 	scripts/bench_perfdata.sh "$O" || status=1
 	scripts/bench_report_script.sh "$O" || status=1

@@ -12,8 +12,16 @@
  * After any wakeup every ring is drained to its head: the kernel reports a
  * ring readable only once per wakeup, so a ring left half read would not be
  * reported again (the kernel's perf_poll() clears a ring's readiness as it
- * reports it). Records wait for the wakeup threshold
- * (as cilium's Read does), also those already in a ring when
+ * reports it). With one wakeup per record
+ * (wakeup_events = 1, the default) "every ring" is every ring the kernel
+ * reported and any left by an early stop: the others hold no record, or one
+ * whose report the next wait reads at once, so a poll costs what the rings
+ * with data cost, not what the rings that exist cost. Readers that batch,
+ * overwrite rings, and readers whose epoll fd was handed out
+ * (perfring_reader_epoll_fd()) look at every ring.
+ *
+ * Records wait for the wakeup threshold (as cilium's Read does), also those
+ * already in a ring when
  * perfring_reader_poll()/_read()/_wait() is called: they come out with the
  * record that reaches it, on a flush, when the deadline passes, or at the
  * latest max_delay_ns after they were written while a thread waits in
@@ -417,7 +425,9 @@ PERFRING_API int perfring_reader_resume_ring(struct perfring_reader *rd, int idx
  * readable again: an external loop must wait on it with a timeout of at
  * most max_delay and, after every wait, readable or not, call
  * perfring_reader_consume() until perfring_reader_pending() is 0 (or it
- * returns 0, or a budget is spent). */
+ * returns 0, or a budget is spent). Polling the epoll fd takes the rings'
+ * reports through it, so once it was asked for, the reader's own waits
+ * look at every ring instead of the rings reported. */
 PERFRING_API int perfring_reader_epoll_fd(const struct perfring_reader *rd);
 PERFRING_API int perfring_reader_ring_cnt(const struct perfring_reader *rd);
 PERFRING_API int perfring_reader_ring_fd(const struct perfring_reader *rd, int idx);

@@ -258,6 +258,8 @@ void perfring_reader_free(struct perfring_reader *rd)
 		free(r);
 	}
 	free(rd->rings);
+	free(rd->owed_list);
+	free(rd->watch);
 	free(rd->skipped);
 	pr_rd_hp_free(rd);
 	pr_rd_order_free(rd);
@@ -431,6 +433,10 @@ int perfring_reader_epoll_fd(const struct perfring_reader *rd)
 {
 	if (!rd)
 		return pr_fail(EINVAL, "perfring_reader_epoll_fd: reader is NULL");
+	/* Another poller of it may take the kernel's reports: from now on
+	 * the waits look at every ring (reader_owed.c). The reader is never
+	 * defined const; the flag is the only field an accessor writes. */
+	__atomic_store_n(&((struct perfring_reader *)rd)->epoll_shared, 1, __ATOMIC_RELAXED);
 	return rd->epoll_fd;
 }
 

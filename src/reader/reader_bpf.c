@@ -160,7 +160,7 @@ struct perfring_reader *perfring_reader_new_bpf(int map_fd, const struct perfrin
 	/* Room for a ring per CPU served, hotplug included: the array never
 	 * moves once readers of other threads may look at it. */
 	rd->rings = calloc((size_t)(cnt ? cnt : 1), sizeof(*rd->rings));
-	if (!rd->rings) {
+	if (!rd->rings || pr_rd_owed_reserve(rd, cnt ? cnt : 1)) {
 		err = pr_fail(ENOMEM, "perfring reader: out of memory");
 		goto fail;
 	}

@@ -5,9 +5,10 @@
  * batch (perfring_ring_consume()); the entry points are in reader_poll.c.
  * Also the helpers every drain shares: records into messages
  * (pr_rd_fill_event, perfring_msg_record), the tail commit of a forward
- * batch, the pause of an overwrite ring, whether a ring has data.
+ * batch, the pause of an overwrite ring.
  *
- * Calls (downward only): reader_ringbuf_drain.c (ring buffers).
+ * Calls (downward only): reader_owed.c (which rings have data, which are
+ * owed a look), reader_ringbuf_drain.c (ring buffers).
  */
 #include <linux/perf_event.h>
 #include <string.h>
@@ -448,7 +449,7 @@ int pr_rd_drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_
 
 	if (stop) {
 		*stopped = true;
-		r->owed = true;
+		pr_rd_owe(rd, r);
 	} else if (ret >= 0) {
 		r->owed = false;
 	}
@@ -519,6 +520,45 @@ int pr_rd_drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, b
 	return total;
 }
 
+/* Drain the owed rings in the order of the list (reader_owed.c): each to
+ * its head, or to an early stop, after which the ring that stopped goes
+ * to the end of the list so that the others are served first next time.
+ * The list keeps the rings still owed and those not reached. */
+int pr_rd_drain_owed(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool *stopped)
+{
+	int *list = rd->owed_list, cnt = rd->owed_cnt, i, j = 0, total = 0, err = 0, last = -1;
+
+	*stopped = false;
+	for (i = 0; i < cnt; i++) {
+		struct pr_rd_ring *r = rd->rings[list[i]];
+		int ret;
+
+		if (!r->owed) {
+			r->listed = false;
+			continue;
+		}
+		if (*stopped || err) {
+			list[j++] = r->idx;
+			continue;
+		}
+		ret = pr_rd_drain_ring(rd, r, fn, ctx, stopped);
+		if (ret < 0)
+			err = ret;
+		else
+			total += ret;
+		if (*stopped)
+			last = r->idx;
+		else if (r->owed)
+			list[j++] = r->idx;
+		else
+			r->listed = false;
+	}
+	if (last >= 0)
+		list[j++] = last;
+	rd->owed_cnt = j;
+	return err ? err : total;
+}
+
 /* Overwrite rings are read only while their output is paused. */
 void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r)
 {
@@ -537,29 +577,4 @@ void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r)
 	if (rd->is_bpf || (!rd->paused && !r->paused && !__atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
 		perfring_ring_resume(r->ring);
 	pthread_mutex_unlock(&rd->lock);
-}
-
-uint64_t pr_rd_ow_head(const struct pr_rd_ring *r)
-{
-	const struct perf_event_mmap_page *meta = perfring_ring_meta(r->ring);
-
-	return pr_load_head(&meta->data_head);
-}
-
-bool pr_rd_ring_has_data(const struct pr_rd_ring *r)
-{
-	if (r->rb)
-		return pr_rd_rb_has_data(r);
-	if (r->overwrite)
-		return pr_rd_ow_head(r) != r->ow_seen_head;
-	return perfring_ring_bytes_available(r->ring) != 0;
-}
-
-int pr_rd_rings_with_data(const struct perfring_reader *rd)
-{
-	int i, n = 0;
-
-	for (i = 0; i < rd->ring_cnt; i++)
-		n += pr_rd_ring_has_data(rd->rings[i]);
-	return n;
 }

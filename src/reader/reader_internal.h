@@ -16,6 +16,7 @@
  *   reader_wait.c     epoll + eventfd, timeouts, deadline, flush, wakeup
  *   reader_hotplug.c  BPF readers: CPUs going offline and online (uevents)
  *   reader_arm.c      BPF readers: max_delay_ns without waking while idle
+ *   reader_owed.c     the rings a wait looks at: owed and watched ones
  * Draining:
  *   reader_order.c    records of all rings in time order (k-way merge)
  *   reader_read.c     copy-out pass of read
@@ -87,8 +88,14 @@ struct pr_rd_ring {
 	 * it readable: its wakeup threshold was reached), or a drain stopped
 	 * early in it. Its records are due now; cleared once a drain reaches
 	 * the head. Records of a ring that is not owed wait for the threshold,
-	 * a flush, the deadline or max_delay_ns (reader_wait.c). */
+	 * a flush, the deadline or max_delay_ns (reader_wait.c). Set it with
+	 * pr_rd_owe(), which also lists the ring (reader_owed.c). */
 	bool owed;
+	/* Reader thread only: in rd->owed_list (owed, or was: the list drops
+	 * the rings no longer owed when it is next walked). */
+	bool listed;
+	/* Reader thread only: in rd->watch, looked at by every wait. */
+	bool watched;
 	/* BPF readers, under rd->lock: the event stored in the map, whose
 	 * output goes into this ring: fd, or after its CPU went offline and
 	 * came back, an event opened anew with its output set to fd (owned). */
@@ -174,6 +181,17 @@ struct perfring_reader {
 	struct pr_rd_ring **rings;
 	int ring_cnt;
 	int ring_cap;
+	/* reader_owed.c, reader thread only (capacity ring_cap each): the
+	 * indices of the rings owed (epoll reported them, or a drain stopped
+	 * early in them), and of those no report announces (BPF ring buffers,
+	 * rings whose fd hung up), which every wait looks at. */
+	int *owed_list;
+	int owed_cnt;
+	int *watch;
+	int watch_cnt;
+	/* perfring_reader_epoll_fd() was called: another poller may take the
+	 * kernel's reports (accessed with __atomic builtins). */
+	int epoll_shared;
 	int *skipped;
 	int skipped_cnt;
 	/* CPU hotplug (reader_hotplug.c): the uevent socket (-1: none), put
@@ -245,6 +263,20 @@ int pr_rd_bpf_open_event(const struct perfring_reader *rd, int cpu, bool arming)
  * event, or reader_arm.c's arming event). Under rd->lock. */
 int pr_rd_arm_slot_fd(const struct perfring_reader *rd, const struct pr_rd_ring *r);
 
+/* reader_owed.c */
+/* The ring's records are due: owed, and listed once. */
+void pr_rd_owe(struct perfring_reader *rd, struct pr_rd_ring *r);
+/* Every wait looks at r (no report will announce its records). */
+void pr_rd_watch(struct perfring_reader *rd, struct pr_rd_ring *r);
+/* Whether the reports are the whole truth: a wait may look only at the
+ * owed and watched rings, a poll drain only those. */
+bool pr_rd_by_report(const struct perfring_reader *rd);
+/* The owed and watched rings: owe the watched ones that hold records,
+ * drop from the list those no longer owed or empty; whether any is due. */
+bool pr_rd_owed_due(struct perfring_reader *rd);
+/* Grow the lists with the ring table (under rd->lock): 0 or -ENOMEM. */
+int pr_rd_owed_reserve(struct perfring_reader *rd, int cap);
+
 /* reader_hotplug.c */
 int pr_rd_hp_init(struct perfring_reader *rd, const int *cpus, int cnt);
 void pr_rd_hp_arm(struct perfring_reader *rd);
@@ -284,6 +316,7 @@ struct pr_wait {
 	uint64_t end_ns;
 	bool end_set;
 	bool skip_data;      /* the last drain found nothing: do not spin on it */
+	bool harvested;      /* the epoll set was read in this call (by report) */
 	uint64_t flush_snap; /* PR_GO_FLUSH: the flush count being served */
 };
 
@@ -325,6 +358,8 @@ struct perfring_msg_src {
 int pr_rd_drain_all(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool *stopped);
 int pr_rd_drain_ring(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx,
 		     bool *stopped);
+/* The same over the owed rings only (pr_rd_by_report()). */
+int pr_rd_drain_owed(struct perfring_reader *rd, perfring_msg_fn fn, void *ctx, bool *stopped);
 /* Overwrite rings are read only while their output is paused. */
 void pr_rd_ow_pause(struct perfring_reader *rd, struct pr_rd_ring *r);
 void pr_rd_ow_resume(struct perfring_reader *rd, struct pr_rd_ring *r);

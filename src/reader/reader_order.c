@@ -499,7 +499,10 @@ out:
 				o->seen[i] = cur[i].pos;
 		}
 		/* What is left in a ring is its own concern again. */
-		r->owed = cur[i].pos != cur[i].end;
+		if (cur[i].pos != cur[i].end)
+			pr_rd_owe(rd, r);
+		else
+			r->owed = false;
 	}
 	return err ? err : n;
 }

@@ -7,8 +7,9 @@
  * them over; the copy-out pass of read is started here too.
  *
  * Calls (downward only): reader_wait.c (enter, gate, deadline, flush and
- * max_delay bookkeeping), reader_order.c (time-ordered drain), and the
- * drains: reader_drain.c, reader_read.c, reader_samples.c.
+ * max_delay bookkeeping), reader_owed.c (by report or not), reader_order.c
+ * (time-ordered drain), and the drains: reader_drain.c, reader_read.c,
+ * reader_samples.c.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -37,8 +38,12 @@ int perfring_reader_poll(struct perfring_reader *rd, int64_t timeout_ns, perfrin
 		if (ret < 0)
 			return ret;
 		t = pr_rd_drain_begin(rd);
-		n = rd->order ? pr_rd_order_drain(rd, fn, ctx, ret == PR_GO_FLUSH, &stopped)
-			      : pr_rd_drain_all(rd, fn, ctx, &stopped);
+		if (rd->order)
+			n = pr_rd_order_drain(rd, fn, ctx, ret == PR_GO_FLUSH, &stopped);
+		else if (ret == PR_GO_DATA && pr_rd_by_report(rd))
+			n = pr_rd_drain_owed(rd, fn, ctx, &stopped); /* the rings announced */
+		else
+			n = pr_rd_drain_all(rd, fn, ctx, &stopped);
 		if (n < 0)
 			return n;
 		if (!stopped)

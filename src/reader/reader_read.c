@@ -11,8 +11,8 @@
  * producer gets the space back while the caller works. An overwrite ring is
  * read newest first, paused, from one snapshot until its batch ends.
  *
- * Calls (downward only): reader_drain.c (record helpers, overwrite pause,
- * pr_rd_ring_has_data), reader_ringbuf_drain.c (ring buffers).
+ * Calls (downward only): reader_drain.c (record helpers, overwrite pause),
+ * reader_owed.c (pr_rd_ring_has_data), reader_ringbuf_drain.c (ring buffers).
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>

@@ -121,8 +121,7 @@ int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r)
 
 		if (ncap < rd->ring_cnt + 1 + rd->hp_cpu_cnt)
 			ncap = rd->ring_cnt + 1 + rd->hp_cpu_cnt;
-		n = realloc(rd->rings, (size_t)ncap * sizeof(*n));
-
+		n = pr_rd_owed_reserve(rd, ncap) ? NULL : realloc(rd->rings, (size_t)ncap * sizeof(*n));
 		if (!n) {
 			pthread_mutex_unlock(&rd->lock);
 			return pr_fail(ENOMEM, "perfring reader: out of memory");
@@ -146,6 +145,13 @@ int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r)
 	rd->rings[rd->ring_cnt] = r;
 	/* Publish the count after the slot: accessors may read it. */
 	__atomic_store_n(&rd->ring_cnt, rd->ring_cnt + 1, __ATOMIC_RELEASE);
+	/* No report announces a ring buffer's records (reader_owed.c); a
+	 * ring's records written before its fd joined the epoll set may have
+	 * had theirs taken (a caller's fd): look once. */
+	if (r->rb)
+		pr_rd_watch(rd, r);
+	else if (pr_rd_by_report(rd))
+		pr_rd_owe(rd, r);
 	/* A ring added to a paused or closed caller-fd reader starts paused. */
 	if (!rd->is_bpf && r->ring && (rd->paused || __atomic_load_n(&rd->closed, __ATOMIC_ACQUIRE)))
 		perfring_ring_pause(r->ring);

@@ -208,8 +208,10 @@ int pr_rd_samples_drain(struct perfring_reader *rd, perfring_sample_fn sample_fn
 			if (end - r->ring->commit_pos <= r->ring->data_size && !(end & 7)) {
 				ret = samples_forward(rd, r, end, &cb, &stopped);
 				/* What is left after an early stop is due at once. */
-				if (ret >= 0)
-					r->owed = stopped;
+				if (ret >= 0 && stopped)
+					pr_rd_owe(rd, r);
+				else if (ret >= 0)
+					r->owed = false;
 			} else
 				ret = ring_adapted(rd, r, &cb);
 		} else {

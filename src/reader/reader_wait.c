@@ -29,8 +29,13 @@
  * become due at quiet_ns + max_delay_ns. A plain timeout does not release
  * them.
  *
- * Calls (downward only): reader_hotplug.c (uevents), reader_arm.c (arming),
- * reader_order.c (held records due), reader_drain.c (pr_rd_ring_has_data).
+ * With one wakeup per record the wait looks only at the rings the kernel
+ * reported (reader_owed.c), so that its cost does not grow with the rings
+ * that exist; the rest of this file holds in both cases.
+ *
+ * Calls (downward only): reader_owed.c (owed rings, pr_rd_ring_has_data),
+ * reader_hotplug.c (uevents), reader_arm.c (arming), reader_order.c (held
+ * records due).
  */
 #include <limits.h>
 #include <stdint.h>
@@ -166,11 +171,15 @@ static bool ring_due(const struct perfring_reader *rd, struct pr_rd_ring *r, boo
 	return false;
 }
 
-static bool any_due(const struct perfring_reader *rd, bool *pending)
+static bool any_due(struct perfring_reader *rd, bool *pending)
 {
 	int i;
 
 	*pending = false;
+	/* Only the rings the kernel reported, a drain left, or no report
+	 * announces (reader_owed.c). */
+	if (pr_rd_by_report(rd))
+		return pr_rd_owed_due(rd);
 	for (i = 0; i < rd->ring_cnt; i++)
 		if (ring_due(rd, rd->rings[i], pending))
 			return true;
@@ -222,10 +231,11 @@ static int epoll_wait_ns(int epfd, struct epoll_event *evs, int max, int64_t ns)
 
 static int sleep_once(struct perfring_reader *rd, int64_t ns)
 {
-	struct epoll_event evs[8];
+	/* Level-triggered: reports beyond these are read by the next call. */
+	struct epoll_event evs[32];
 	int n, i;
 
-	n = epoll_wait_ns(rd->epoll_fd, evs, 8, ns);
+	n = epoll_wait_ns(rd->epoll_fd, evs, (int)(sizeof(evs) / sizeof(evs[0])), ns);
 	if (n == -EINTR)
 		return -EINTR;
 	if (n < 0)
@@ -243,11 +253,12 @@ static int sleep_once(struct perfring_reader *rd, int64_t ns)
 
 			/* A kernel wakeup: the ring's threshold was reached. */
 			if (evs[i].events & EPOLLIN)
-				r->owed = true;
+				pr_rd_owe(rd, r);
 			if (!(evs[i].events & (EPOLLHUP | EPOLLERR)))
 				continue;
 			/* Its data is still drained by the head checks. */
-			r->owed = true;
+			pr_rd_owe(rd, r);
+			pr_rd_watch(rd, r);
 			if (!r->hup) {
 				r->hup = true;
 				epoll_ctl(rd->epoll_fd, EPOLL_CTL_DEL, r->fd, NULL);
@@ -277,9 +288,12 @@ static bool rb_moved(struct perfring_reader *rd)
 	bool moved = false;
 	int i;
 
-	for (i = 0; i < rd->ring_cnt; i++)
-		if (rd->rings[i]->rb && pr_rd_rb_moved(rd->rings[i]))
+	for (i = 0; i < rd->watch_cnt; i++) {
+		struct pr_rd_ring *r = rd->rings[rd->watch[i]];
+
+		if (r->rb && pr_rd_rb_moved(r))
 			moved = true;
+	}
 	return moved;
 }
 
@@ -291,6 +305,18 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 		bool pending, checked;
 		int ret;
 
+		/* By report, the owed list is complete only once the reports
+		 * are read (reader_owed.c): read them, without sleeping, before
+		 * the rings already owed go, so that one call delivers every
+		 * ring announced (and before a call gives up without a sleep,
+		 * at give_up). A call that sleeps reads them then. Before the
+		 * flags: the read may take the eventfd's count. */
+		if (!w->harvested && rd->owed_cnt && pr_rd_by_report(rd)) {
+			w->harvested = true;
+			ret = sleep_once(rd, 0);
+			if (ret)
+				return ret;
+		}
 		if (__atomic_load_n(&rd->notify_pending, __ATOMIC_RELAXED) &&
 		    __atomic_exchange_n(&rd->notify_pending, 0, __ATOMIC_ACQ_REL))
 			eventfd_clear(rd);
@@ -320,7 +346,7 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 			return go_data(rd);
 		dl = __atomic_load_n(&rd->deadline_ns, __ATOMIC_ACQUIRE);
 		if (w->timeout_ns == 0 && !dl && !(pending && rd->cfg.max_delay_ns) && od == UINT64_MAX)
-			return -ETIMEDOUT;
+			goto give_up;
 		now = pr_now_ns();
 		if (od != UINT64_MAX && (now >= od || (dl && now >= dl)))
 			return go_data(rd);
@@ -347,7 +373,7 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 			}
 		}
 		if (w->timeout_ns == 0 && !dl)
-			return -ETIMEDOUT;
+			goto give_up;
 		if (!w->end_set && w->timeout_ns >= 0) {
 			w->end_ns = now + (uint64_t)w->timeout_ns;
 			if (w->end_ns < now)
@@ -355,7 +381,7 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 			w->end_set = true;
 		}
 		if ((dl && now >= dl) || (w->end_set && now >= w->end_ns))
-			return -ETIMEDOUT;
+			goto give_up;
 		target = w->end_set ? w->end_ns : UINT64_MAX;
 		if (dl && dl < target)
 			target = dl;
@@ -364,7 +390,18 @@ int pr_rd_gate(struct perfring_reader *rd, struct pr_wait *w)
 		if (od < target)
 			target = od;
 		pr_rd_hp_arm(rd);
+		w->harvested = true;
 		ret = sleep_once(rd, target == UINT64_MAX ? -1 : target > now ? (int64_t)(target - now) : 0);
+		if (ret)
+			return ret;
+		continue;
+give_up:
+		/* By report, the rings announced since the last read are not
+		 * known yet: read the reports once, then look again. */
+		if (w->harvested || !pr_rd_by_report(rd))
+			return -ETIMEDOUT;
+		w->harvested = true;
+		ret = sleep_once(rd, 0);
 		if (ret)
 			return ret;
 	}

@@ -34,6 +34,9 @@ struct {
 } scratch SEC(".maps");
 
 __u32 payload_len = 64;
+/* The map key written: the current CPU's (BPF_F_CURRENT_CPU), or one index
+ * whose event belongs to the CPU the run is pinned to (bench/rings.c). */
+__u64 out_flags = BPF_F_CURRENT_CPU;
 __u64 seq_next;
 __u64 out_ok;      /* samples written */
 __u64 out_enospc;  /* ring full: the kernel will report them in PERF_RECORD_LOST */
@@ -58,7 +61,7 @@ static __always_inline int produce_one(void *ctx)
 	s->seq = __sync_fetch_and_add(&seq_next, 1);
 	s->cpu = cpu;
 	s->len = len;
-	ret = bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, s, len);
+	ret = bpf_perf_event_output(ctx, &events, out_flags, s, len);
 	if (ret == 0)
 		__sync_fetch_and_add(&out_ok, 1);
 	else if (ret == -ENOSPC)

@@ -322,18 +322,10 @@ TEST(fault_reader_bpf)
 
 TEST(fault_reader_caller_fds)
 {
-	struct perf_event_attr a;
 	uint32_t key = 0;
 
 	KTEST_SETUP(&kt, 0);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_BPF_OUTPUT;
-	a.sample_type = PERF_SAMPLE_RAW;
-	a.sample_period = 1;
-	a.wakeup_events = 1;
-	caller_fd = (int)syscall(__NR_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	caller_fd = ktest_open_bpf_output(0);
 	REQUIREF(caller_fd >= 0, "perf_event_open(BPF_OUTPUT, CPU 0): %s", strerror(errno));
 	REQUIREF(bpf_map_update_elem(kt.map_fd, &key, &caller_fd, BPF_ANY) == 0, "map update: %s", strerror(errno));
 	run_scenario("caller", sc_caller);

@@ -28,7 +28,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
+#include <linux/perf_event.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -267,6 +269,22 @@ static inline int64_t ktest_produce(struct ktest *kt, int cpu, uint32_t n)
 static inline int64_t ktest_produce_concurrent(struct ktest *kt, int cpu, uint32_t n)
 {
 	return ktest_produce_on(kt, cpu, n, true);
+}
+
+/* A BPF output event of cpu with one wakeup per record, as a caller of
+ * perfring_reader_add() opens it (disabled): the fd, or -1 with errno. */
+static inline int ktest_open_bpf_output(int cpu)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_BPF_OUTPUT;
+	a.sample_type = PERF_SAMPLE_RAW;
+	a.sample_period = 1;
+	a.wakeup_events = 1;
+	return (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* Pin the calling thread to one CPU (for reader threads). */
