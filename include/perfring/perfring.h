@@ -12,5 +12,6 @@
 #include <perfring/perfdata_write.h>
 #include <perfring/event.h>
 #include <perfring/symbol.h>
+#include <perfring/stack.h>
 
 #endif /* PERFRING_PERFRING_H */
