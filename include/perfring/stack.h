@@ -29,10 +29,12 @@ extern "C" {
  * otherwise. */
 struct perfring_frame {
 	uint64_t addr;          /* the address sampled or returned to, as recorded */
-	const char *name;       /* the function, demangled (C++, Rust); NULL when unknown */
+	const char *name;       /* the function, demangled (C++, Rust) unless asked not to; NULL when unknown */
 	uint64_t offset;        /* addr - the function's start, when name is set */
-	const char *dso;        /* the binary: its path as mapped, "[kernel.kallsyms]", "[MODULE]",
-				 * "//anon", or "[unknown]"; never NULL */
+	const char *dso;        /* perf's dso: the file as mapped, "[kernel.kallsyms]", a module's
+				 * "[NAME]" (its file when the records carry its build id),
+				 * "//anon" ("/tmp/perf-PID.map" for anonymous code), a BPF
+				 * program's name, or "[unknown]"; never NULL */
 	const uint8_t *build_id; /* the binary's build id; NULL when unknown */
 	uint32_t build_id_size;
 	uint8_t cpumode;        /* PERF_RECORD_MISC_USER, _KERNEL, ... the address was taken in */
@@ -98,10 +100,10 @@ struct perfring_stacks_opts {
 	 * one of the stacks' own, which chooses between symbols at one address
 	 * by their demangled names, as perf does. */
 	struct perfring_symbolizer *symbolizer;
-	/* The stacks' own process model loads a process from /proc
-	 * (perfring_procs_load_proc()) the first time one of its addresses is
-	 * asked for: for live profiling and BPF tools, where the processes
-	 * started before the recording. */
+	/* Load a process the model has never seen from /proc
+	 * (perfring_procs_load_proc()), once, when one of its addresses is
+	 * asked for: for live profiling and BPF tools, where processes started
+	 * before the events were opened. */
 	bool live;
 	/* Kernel symbols for the stacks' own symbolizer (NULL: /proc/kallsyms). */
 	const char *kallsyms;

@@ -40,6 +40,8 @@ struct perfring_stacks {
 	struct pr_demangler *demangler; /* NULL with opts.no_demangle */
 	struct pr_fcache *fcache;
 	struct pr_strtab strs;        /* names and build ids frames point to that no other object keeps */
+	const uint8_t *last_bid;      /* the build id kept last (kept_build_id()) */
+	size_t last_bid_size;
 	struct pr_frame *frames;
 	size_t frames_cap;
 	uint64_t *ips;                /* the user frames pr_unwind_stack() found */

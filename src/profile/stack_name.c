@@ -105,24 +105,32 @@ static const char *kernel_dso(struct perfring_stacks *st, int look, bool unmappe
 	return s ? s : hit->path;
 }
 
-/* A build id kept as long as st (frames are values: they point to it). */
+/* A build id kept as long as st (frames are values: they point to it).
+ * Consecutive frames are mostly in one binary: the last one is kept at hand. */
 static const uint8_t *kept_build_id(struct perfring_stacks *st, const uint8_t *id, size_t size)
 {
+	static const char digits[] = "0123456789abcdef";
 	char hex[2 * PERFRING_BUILD_ID_MAX + 1];
 	struct pr_istr *e;
 	const char *s;
 	size_t i;
 
-	for (i = 0; i < size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	if (st->last_bid && st->last_bid_size == size && !memcmp(st->last_bid, id, size))
+		return st->last_bid;
+	for (i = 0; i < size; i++) {
+		hex[2 * i] = digits[id[i] >> 4];
+		hex[2 * i + 1] = digits[id[i] & 15];
+	}
 	hex[2 * size] = '\0';
-	if (!(s = pr_intern_str(&st->strs, hex)))
+	if (!(s = pr_intern(&st->strs, hex, 2 * size)))
 		return NULL;
 	e = pr_istr_of(s); /* the pool's build id slot of the hex key holds the bytes */
 	if (!e->bid_size) {
 		memcpy(e->bid, id, size);
 		e->bid_size = (uint8_t)size;
 	}
+	st->last_bid = e->bid;
+	st->last_bid_size = size;
 	return e->bid;
 }
 

@@ -36,6 +36,8 @@ struct samples_reader {
 	struct named_frame *frames;
 	size_t frames_cap;
 	struct named_frame own; /* named_sample.own */
+	const char *last_dso;   /* to_named()'s last dso and its length */
+	uint32_t last_dso_len;
 	char comm_buf[24];
 	void *tracing;      /* pipe mode: a copy of the HEADER_TRACING_DATA payload */
 	size_t tracing_len;
@@ -404,16 +406,15 @@ static const char *inlined_name(struct samples_reader *r, const char *fn, int32_
  * KSYMBOL registration, the inlined function's shown name). */
 static int to_named(struct samples_reader *r, const struct perfring_frame *p, struct named_frame *f)
 {
-	memset(f, 0, sizeof(*f));
+	/* every field set, no memset: a profile converts millions of frames */
 	f->addr = p->addr;
 	f->shown_addr = p->dso_addr;
 	f->name = p->name;
 	f->offset = p->offset;
 	f->dso = p->dso;
-	if (p->build_id && p->build_id_size <= sizeof(f->build_id)) {
-		f->build_id_size = (uint8_t)p->build_id_size;
-		memcpy(f->build_id, p->build_id, p->build_id_size);
-	}
+	f->build_id_size = p->build_id && p->build_id_size <= sizeof(f->build_id) ? (uint8_t)p->build_id_size : 0;
+	if (f->build_id_size)
+		memcpy(f->build_id, p->build_id, sizeof(f->build_id)); /* the library keeps PERFRING_BUILD_ID_MAX bytes */
 	f->kernel = p->kernel;
 	f->module = p->module;
 	f->mapped = p->mapped;
@@ -426,6 +427,8 @@ static int to_named(struct samples_reader *r, const struct perfring_frame *p, st
 	f->line = p->line;
 	f->inlined = p->inlines;
 	f->ninlined = p->ninlines;
+	f->inline_id = 0;
+	f->inline_name = NULL;
 	f->reason = p->reason;
 	if (p->inlined && p->name) {
 		int32_t id;
@@ -436,7 +439,12 @@ static int to_named(struct samples_reader *r, const struct perfring_frame *p, st
 		f->inline_name = p->name;
 	}
 	f->name_len = f->name ? (uint32_t)strlen(f->name) : 0;
-	f->dso_len = (uint32_t)strlen(f->dso);
+	/* the frames of a stack are mostly in a few binaries: the last one's length at hand */
+	if (f->dso != r->last_dso) {
+		r->last_dso = f->dso;
+		r->last_dso_len = (uint32_t)strlen(f->dso);
+	}
+	f->dso_len = r->last_dso_len;
 	return 0;
 }
 
