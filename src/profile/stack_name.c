@@ -347,9 +347,12 @@ static void name_uncached(struct perfring_stacks *st, uint32_t pid, uint64_t add
 	module = kernel && look == 0 && kernel_module_map(hit.path);
 	f->module = module;
 	/* no map holds it: a user-space address in kernel mode, or a kernel one
-	 * outside the running kernel's text when the records mapped no kernel */
+	 * outside the running kernel's text when the records mapped no kernel
+	 * (live, the running kernel's modules are kallsyms' too) */
 	unmapped = kernel && look < 0 &&
-		   (st->kernel_mapped ? look == -ENOENT && addr < KERNEL_START : !in_running_kernel_text(st, addr));
+		   (st->kernel_mapped ? look == -ENOENT && addr < KERNEL_START
+		    : st->live	      ? addr < KERNEL_START
+				      : !in_running_kernel_text(st, addr));
 	if (kernel)
 		f->dso = kernel_dso(st, look, unmapped, &hit);
 	if (st->no_symbols)

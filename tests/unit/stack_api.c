@@ -72,6 +72,47 @@ TEST(stacks_addrs_user)
 	perfring_stacks_free(st);
 }
 
+/* A kernel stack, as a BPF program's: the core kernel's and a module's
+ * functions named from kallsyms (live: a module too, though no record
+ * mapped it). Needs kernel addresses visible (root, kptr_restrict). */
+TEST(stacks_addrs_kernel)
+{
+	struct perfring_stacks_opts o = { .sz = sizeof(o), .live = true };
+	char line[512], type, name[256], mod[256] = "", want_core[256] = "", want_mod[256] = "";
+	unsigned long long a, core = 0, modaddr = 0;
+	struct perfring_stacks *st;
+	struct perfring_stack s;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	uint64_t addrs[2];
+
+	while (f && fgets(line, sizeof(line), f) && !(core && modaddr)) {
+		int n = sscanf(line, "%llx %c %255s %255s", &a, &type, name, mod);
+
+		if (n < 3 || !a || (type != 't' && type != 'T'))
+			continue;
+		if (n == 3 && !core && !strcmp(name, "schedule"))
+			core = a, snprintf(want_core, sizeof(want_core), "%s", name);
+		else if (n == 4 && !modaddr && mod[0] == '[' && strcmp(mod, "[bpf]"))
+			modaddr = a, snprintf(want_mod, sizeof(want_mod), "%s", name);
+	}
+	if (f)
+		fclose(f);
+	if (!core || !modaddr) {
+		SKIP("no visible kernel or module text symbols in /proc/kallsyms");
+	}
+	REQUIRE((st = perfring_stacks_new(&o)));
+	addrs[0] = core + 1;
+	addrs[1] = modaddr + 1;
+	REQUIRE(perfring_stacks_addrs(st, 0, PERF_RECORD_MISC_KERNEL, addrs, 2, &s) == 0);
+	REQUIRE(s.nframes == 2);
+	CHECKF(!strcmp(fname(&s, 0), want_core) && perfring_stack_frame(&s, 0)->kernel &&
+	       !strcmp(perfring_stack_frame(&s, 0)->dso, "[kernel.kallsyms]"), "%s in %s", fname(&s, 0),
+	       perfring_stack_frame(&s, 0)->dso);
+	CHECKF(perfring_stack_frame(&s, 1)->name && perfring_stack_frame(&s, 1)->dso[0] == '[',
+	       "module symbol %s: %s in %s", want_mod, fname(&s, 1), perfring_stack_frame(&s, 1)->dso);
+	perfring_stacks_free(st);
+}
+
 /* A SAMPLE of this process: ip, then its chain (USER marker, leaf, caller, caller's caller). */
 static void sample_of(struct perfring_decoded *d, const uint64_t *chain, uint64_t nr)
 {
