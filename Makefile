@@ -43,8 +43,9 @@ LIB_LIBS := $(THREAD_LIBS) -lzstd
 # and inflates .gnu_debugdata with liblzma, compressed DWARF with libdeflate.
 SYM_LIBS := $(shell pkg-config --libs libdw libelf liblzma libdeflate 2>/dev/null || echo -ldw -lelf -llzma -ldeflate)
 LIB_LIBS += $(SYM_LIBS)
-# The profile layer (src/profile/) gzips pprof files with zlib.
-LIB_LIBS += $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+# The profile layer (src/profile/) gzips pprof files with zlib, and demangles C++ names with the
+# C++ runtime's abi::__cxa_demangle, as perf does.
+LIB_LIBS += $(shell pkg-config --libs zlib 2>/dev/null || echo -lz) -lstdc++
 
 LIB_SRCS := $(wildcard src/*/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(O)/obj/lib/%.o,$(LIB_SRCS))
@@ -126,10 +127,8 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
-# Script and report demangle C++ names with the C++ runtime's demangler, as perf does.
-CXX_RUNTIME_LIBS := -lstdc++
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(CXX_RUNTIME_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -160,12 +159,6 @@ $(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)
 
-# Unit tests of the tool's demanglers (tests/unit/demangle_*.c) build with their sources.
-DEMANGLE_SRCS := tools/shared/demangle.c tools/shared/rust_demangle.c
-$(O)/tests/unit/demangle_%: tests/unit/demangle_%.c $(TEST_SUPPORT) $(STATIC) $(DEMANGLE_SRCS) $(wildcard tools/*/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(DEMANGLE_SRCS) $(PROG_LIBS) $(CXX_RUNTIME_LIBS)
-
 # Unit tests of the tool's tracepoint decoder build with its sources.
 TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tools/trace/trace_emit.c tools/shared/pd_emit.c
 # The trace fuzz target (tests/fuzz/trace_fuzz.c) builds with the same sources and libraries.
@@ -181,11 +174,8 @@ FUZZ_EXTRA_group_desc = tools/report/groups.c
 FUZZ_EXTRA_report_header = tools/report/header.c $(wildcard tools/report/header_*.c) tools/shared/pd_common.c tools/shared/util.c
 FUZZ_LIBS_report_header = $(LIBBPF_LIBS)
 $(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/report/header.h tools/shared/tool.h tools/shared/bytecur.h)
-# The Rust demangler (tests/fuzz/rust_demangle_fuzz.c) builds with it and the C++ one (the C++ runtime's).
-FUZZ_EXTRA_rust_demangle = tools/shared/rust_demangle.c tools/shared/demangle.c
-FUZZ_LIBS_rust_demangle = -lstdc++
-# The DWARF unwinder of recorded user stacks (tests/fuzz/unwind_fuzz.c) builds with its source (libdw: LIB_LIBS).
-FUZZ_EXTRA_unwind = tools/shared/unwind.c tools/shared/unwind_fast.c tools/shared/buildid.c
+# The demanglers (rust_demangle_fuzz.c) and the DWARF unwinder of recorded user stacks
+# (unwind_fuzz.c) are the library's (src/profile/): they need nothing more than it.
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)

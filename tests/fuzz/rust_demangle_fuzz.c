@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Fuzz target of the Rust demangler of `perfring script/report`
- * (tools/shared/rust_demangle.c) and the demangling around it
+ * Fuzz target of the Rust demangler of the profile layer
+ * (src/profile/rust_demangle.c) and the demangling around it
  * (demangle.c): the input, made a string, is a symbol name. Whatever
  * its back references, nesting and lengths, nothing is read past its end
  * (ASan), the output is bounded and a string, and nothing loops (libFuzzer's
@@ -12,8 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/demangle.h"
-#include "shared/rust_demangle.h"
+#include "profile/stack_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,11 +24,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(sym, data, size);
 	sym[size] = 0;
-	d = rust_demangle(sym);
+	d = pr_rust_demangle(sym);
 	if (d && strlen(d) >= 65536)
 		abort();
 	free(d);
-	d = demangle_str(sym);
+	d = pr_demangle_str(sym);
 	free(d);
 	free(sym);
 	return 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The demangler of perfring script/report (tools/shared/demangle.c)
+ * The demangler of the profile layer (src/profile/demangle.c)
  * against binutils' `c++filt -p` (names without parameters, as perf shows
  * them): every C++ name that libstdc++ and (when installed) libLLVM export,
  * from `nm -D`, demangled both ways. Also the cache: one answer per name
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/demangle.h"
+#include "profile/stack_internal.h"
 #include "harness.h"
 
 #define MAXN 200000
@@ -92,7 +92,7 @@ TEST(against_cxxfilt)
 	out = popen(cmd, "r");
 	CHECK(out != NULL);
 	for (i = 0; i < nnames && fgets(line, sizeof(line), out); i++) {
-		char *ours = demangle_str(names[i]), full[16384];
+		char *ours = pr_demangle_str(names[i]), full[16384];
 
 		line[strcspn(line, "\n")] = 0;
 		if (ours)
@@ -117,20 +117,20 @@ TEST(against_cxxfilt)
 
 TEST(cache_and_plain_names)
 {
-	struct demangler *d = demangler_new();
+	struct pr_demangler *d = pr_demangler_new();
 	const char *plain = "main", *m = "_ZN3foo3barEi";
 	const char *a, *b;
 
 	CHECK(d != NULL);
-	CHECK(demangle(d, plain) == plain);
-	a = demangle(d, m);
-	b = demangle(d, m);
+	CHECK(pr_demangle(d, plain) == plain);
+	a = pr_demangle(d, m);
+	b = pr_demangle(d, m);
 	CHECK(a == b && !strcmp(a, "foo::bar"));
-	CHECK(!strcmp(demangle(d, "_Znam"), "operator new[]"));
-	CHECK(!strcmp(demangle(d, "_ZNK4llvm8TypeSizecvmEv"), "llvm::TypeSize::operator unsigned long"));
-	CHECK(!strcmp(demangle(d, "_Z3fooIiEvT_"), "foo<int>"));
-	CHECK(!strcmp(demangle(d, "_ZNSo5flushEv@plt"), "std::ostream::flush@plt"));
+	CHECK(!strcmp(pr_demangle(d, "_Znam"), "operator new[]"));
+	CHECK(!strcmp(pr_demangle(d, "_ZNK4llvm8TypeSizecvmEv"), "llvm::TypeSize::operator unsigned long"));
+	CHECK(!strcmp(pr_demangle(d, "_Z3fooIiEvT_"), "foo<int>"));
+	CHECK(!strcmp(pr_demangle(d, "_ZNSo5flushEv@plt"), "std::ostream::flush@plt"));
 	/* not a valid mangling: the name itself */
-	CHECK(!strcmp(demangle(d, "_Zzzz"), "_Zzzz"));
-	demangler_free(d);
+	CHECK(!strcmp(pr_demangle(d, "_Zzzz"), "_Zzzz"));
+	pr_demangler_free(d);
 }

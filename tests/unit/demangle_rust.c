@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The Rust demangler of perfring script/report (tools/shared/rust_demangle.c),
+ * The Rust demangler of the profile layer (src/profile/rust_demangle.c),
  * both manglings, against what perf prints (binutils' libiberty, which `nm -C`
  * uses too: tests/cli/names_cxx_rust.sh checks perf's listing against perfring's):
  * - real names from a program built here with rustc 1.95 (legacy for its own
@@ -17,8 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shared/demangle.h"
-#include "shared/rust_demangle.h"
+#include "profile/stack_internal.h"
 #include "harness.h"
 
 static const struct {
@@ -143,7 +142,7 @@ TEST(real_names)
 	size_t i;
 
 	for (i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
-		char *d = demangle_str(real[i].mangled);
+		char *d = pr_demangle_str(real[i].mangled);
 
 		if (!d || strcmp(d, real[i].shown))
 			printf("  %s: want '%s', got '%s'\n", real[i].mangled, real[i].shown, d ? d : "(none)");
@@ -154,19 +153,19 @@ TEST(real_names)
 
 TEST(through_the_cache)
 {
-	struct demangler *d = demangler_new();
+	struct pr_demangler *d = pr_demangler_new();
 
 	CHECK(d != NULL);
-	CHECK(!strcmp(demangle(d, "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal"), "std::rt::lang_start_internal"));
-	CHECK(!strcmp(demangle(d, "_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h15691c655f7f0bfbE"
+	CHECK(!strcmp(pr_demangle(d, "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal"), "std::rt::lang_start_internal"));
+	CHECK(!strcmp(pr_demangle(d, "_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h15691c655f7f0bfbE"
 				      ".llvm.17909084558636703398"),
 		      "std::rt::lang_start::{{closure}}"));
 	/* a version or PLT suffix stays, as for C++ */
-	CHECK(!strcmp(demangle(d, "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal@plt"),
+	CHECK(!strcmp(pr_demangle(d, "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal@plt"),
 		      "std::rt::lang_start_internal@plt"));
 	/* a hash of fewer than 5 distinct digits: no Rust name, a C++ one (as nm -C shows it) */
-	CHECK(!strcmp(demangle(d, "_ZN3foo3bar17h0000000000000000E"), "foo::bar::h0000000000000000"));
-	demangler_free(d);
+	CHECK(!strcmp(pr_demangle(d, "_ZN3foo3bar17h0000000000000000E"), "foo::bar::h0000000000000000"));
+	pr_demangler_free(d);
 }
 
 /* Names that are no Rust name (or not one perf demangles): NULL from the Rust demangler. */
@@ -198,7 +197,7 @@ TEST(malformed)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char *d = rust_demangle(bad[i]);
+		char *d = pr_rust_demangle(bad[i]);
 
 		if (d)
 			printf("  %s: demangled to '%s'\n", bad[i], d);
@@ -207,15 +206,15 @@ TEST(malformed)
 	}
 	/* an unknown escape: the rest of its element as it is */
 	{
-		char *d = rust_demangle("_ZN3foo9a$XX$b$C$17h0123456789abcdefE");
+		char *d = pr_rust_demangle("_ZN3foo9a$XX$b$C$17h0123456789abcdefE");
 
 		CHECK(d && !strcmp(d, "foo::a$XX$b$C$"));
 		free(d);
-		d = rust_demangle("_ZN3foo11_$u41$$C$.b17h0123456789abcdefE");
+		d = pr_rust_demangle("_ZN3foo11_$u41$$C$.b17h0123456789abcdefE");
 		CHECK(d && !strcmp(d, "foo::A,.b"));
 		free(d);
 		/* a constant wider than 64 bits: its digits as libiberty prints them (the first left out) */
-		d = rust_demangle("_RINvCs_3foo3barKb1_Koffffffffffffffffff_E");
+		d = pr_rust_demangle("_RINvCs_3foo3barKb1_Koffffffffffffffffff_E");
 		CHECK(d && !strcmp(d, "foo::bar::<true, 0xfffffffffffffffff_>"));
 		free(d);
 	}
@@ -235,7 +234,7 @@ TEST(bounded)
 	for (k = 0; k < 40; k++)
 		n += (size_t)snprintf(sym + n, sizeof(sym) - n, "EB%zx_", (size_t)0);
 	n += (size_t)snprintf(sym + n, sizeof(sym) - n, "EE");
-	d = rust_demangle(sym);
+	d = pr_rust_demangle(sym);
 	CHECK(d == NULL || strlen(d) < 65536);
 	free(d);
 	/* deep nesting: not demangled past the depth bound */
@@ -245,7 +244,7 @@ TEST(bounded)
 	sym[n++] = 'h';
 	sym[n++] = 'E';
 	sym[n] = 0;
-	d = rust_demangle(sym);
+	d = pr_rust_demangle(sym);
 	CHECK(d == NULL);
 	free(d);
 }
@@ -283,7 +282,7 @@ TEST(toolchain_against_nm)
 		want[strcspn(want, "\n")] = 0;
 		if (strncmp(line, "_R", 2) && strncmp(line, "_ZN", 3))
 			continue;
-		d = demangle_str(line);
+		d = pr_demangle_str(line);
 		if (d && !strcmp(d, want)) {
 			same++;
 		} else if (differ++ < 10) {

@@ -29,7 +29,6 @@
 #include "shared/filter.h"
 #include "shared/samples.h"
 #include "shared/tracing.h"
-#include "shared/unwind.h"
 #include "shared/tool.h"
 
 const struct rk_name rk_names[RK_MAX] = {
@@ -372,7 +371,7 @@ static int32_t srcline_id(struct report *r, const struct named_sample *a, const 
 		const char *slash = strrchr(f->file, '/');
 
 		snprintf(buf, sizeof(buf), "%s:%u", slash ? slash + 1 : f->file, f->line);
-	} else if (!leaf && !f->kernel && f->name && f->mapped && unwind_wanted(a->s))
+	} else if (!leaf && !f->kernel && f->name && f->mapped && a->unwound)
 		snprintf(buf, sizeof(buf), "??:0");
 	else if (f->name)
 		snprintf(buf, sizeof(buf), "%s+%" PRIu64, f->name,

@@ -7,37 +7,27 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
 
-#include "shared/demangle.h"
-#include "shared/buildid.h"
-#include "shared/fcache.h"
 #include "shared/intern.h"
 #include "shared/samples.h"
-#include "shared/unwind.h"
 #include "shared/threads.h"
 #include "shared/pd_common.h"
 #include "shared/tool.h"
-
-#define ANS_MAX_STACK_DEFAULT 127
-#define ANS_MAX_STACK_CAP 8192
 
 struct samples_reader {
 	const char *cmd, *path;
 	struct samples_opts opts;
 	struct perfring_perfdata *pd;
 	struct perfring_procs *procs;
-	struct perfring_symbolizer *sym;
+	struct perfring_stacks *stacks; /* names the frames (the library's profile layer) */
 	struct threads *threads;
-	struct demangler *demangler;
-	struct fcache *fcache;
 	struct intern *names_strs; /* strings frames point to that no other object keeps */
+	const char **inl_names;    /* by the id of an inlined function's name: "NAME (inlined)" */
+	size_t inl_cap;
 	/* The events: attr pointers of the file and their names. */
 	const struct perfring_perfdata_attr **attrs;
 	char **names;
 	int nattrs;
-	int max_stack;
 	uint64_t bad_samples, lost_samples;
 	/* every record read (perf's nr_events[0]), the LOST and SAMPLE ones: its lost-data warnings */
 	uint64_t nr_records, nr_lost_records, nr_sample_records;
@@ -45,21 +35,14 @@ struct samples_reader {
 	struct perfring_decoded d;
 	struct named_frame *frames;
 	size_t frames_cap;
-	uint64_t *ips;      /* the user frames unwind_stack() found */
-	size_t ips_cap;
 	struct named_frame own; /* named_sample.own */
-	struct unwinder *unwinder; /* made at the first sample with a stack copy */
+	const char *last_dso;   /* to_named()'s last dso and its length */
+	uint32_t last_dso_len;
 	char comm_buf[24];
 	void *tracing;      /* pipe mode: a copy of the HEADER_TRACING_DATA payload */
 	size_t tracing_len;
-	int vdso_fd;        /* the running vdso's copy (memfd), -1 until made or when it cannot be */
-	bool vdso_tried;
-	bool kernel_mapped; /* the recording mapped the kernel (an MMAP of pid -1) */
-	bool ktext_read;    /* ktext_* are read (running_kernel_text()) */
 	uint8_t *cpu_on;    /* opts.cpus: cpu_on[CPU] for the CPUs asked for, cpu_n of them */
 	uint32_t cpu_n;
-	uint64_t ktext_start, ktext_end;
-	char vdso_path[40];
 	/* The live KSYMBOL registrations, by address: each one's number (from 1,
 	 * in record order, the same for every reader of the file). */
 	struct ksym_reg {
@@ -78,19 +61,6 @@ struct samples_reader {
 };
 
 static uint32_t kreg_of(const struct samples_reader *r, uint64_t addr);
-
-static int read_max_stack(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
-	int v = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v > 0 ? v : ANS_MAX_STACK_DEFAULT;
-}
 
 /* Names of the attrs the file has now (pipe mode adds them as it goes). */
 static int sync_attrs(struct samples_reader *r)
@@ -286,15 +256,6 @@ static int cpu_skipped(struct samples_reader *r)
 	return (uint32_t)cpu >= r->cpu_n || !r->cpu_on[cpu];
 }
 
-/* A symbol's shown name: the symbolizer's choice between symbols at one
- * address compares those, as perf's (which demangles as it reads). */
-static const char *shown_name(void *arg, const char *name)
-{
-	struct samples_reader *r = arg;
-
-	return r->demangler ? demangle(r->demangler, name) : name;
-}
-
 /* Whether the functions inlined at frames are named (--inline, or stacks to unwind). */
 static bool names_inlines(const struct samples_reader *r)
 {
@@ -304,7 +265,7 @@ static bool names_inlines(const struct samples_reader *r)
 struct samples_reader *samples_open(const char *cmd, const char *path, const struct samples_opts *opts)
 {
 	struct perfring_procs_opts popts = { .sz = sizeof(popts), .no_build_ids = true };
-	struct perfring_symbolizer_opts sopts = { .sz = sizeof(sopts) };
+	struct perfring_stacks_opts sopts = { .sz = sizeof(sopts) };
 	struct perfring_perfdata_opts pdopts = { .sz = sizeof(pdopts), .ordered = true };
 	struct samples_reader *r = calloc(1, sizeof(*r));
 
@@ -314,11 +275,9 @@ struct samples_reader *samples_open(const char *cmd, const char *path, const str
 		return NULL;
 	}
 	r->cmd = cmd;
-	r->vdso_fd = -1;
 	r->path = path;
 	if (opts)
 		r->opts = *opts;
-	r->max_stack = r->opts.max_stack_set ? r->opts.max_stack : read_max_stack();
 	if (r->opts.cpus && cpus_init(r)) {
 		if (!r->opts.quiet)
 			tool_error(cmd, "--cpu: '%s': out of memory, or not a CPU list", r->opts.cpus);
@@ -326,10 +285,6 @@ struct samples_reader *samples_open(const char *cmd, const char *path, const str
 		free(r);
 		return NULL;
 	}
-	/* No record holds a longer chain (64 KiB of 8-byte entries), nor a
-	 * stack copy more frames: a larger --max-stack is the same as this. */
-	if (r->max_stack > ANS_MAX_STACK_CAP)
-		r->max_stack = ANS_MAX_STACK_CAP;
 	/* A large file is read by two readers (samples_two_readers()), which keep
 	 * both CPUs busy: the readahead thread then only takes their turns
 	 * (report 7% slower with it here), so it reads ahead for one reader only. */
@@ -343,18 +298,20 @@ struct samples_reader *samples_open(const char *cmd, const char *path, const str
 		return NULL;
 	}
 	sopts.lines = r->opts.lines;
+	sopts.inlines = r->opts.inlines;
 	/* unwound stacks name their inlined functions, as perf's do */
-	sopts.inlines = names_inlines(r);
+	sopts.inline_frames = r->opts.inline_entries && names_inlines(r);
 	sopts.kallsyms = r->opts.kallsyms;
-	sopts.shown_name = shown_name;
-	sopts.shown_name_arg = r;
+	sopts.no_symbols = r->opts.no_symbols;
+	sopts.chain_from_root = r->opts.chain_from_root;
+	/* --max-stack 0: the ip alone */
+	sopts.max_stack = !r->opts.max_stack_set ? 0 : r->opts.max_stack > 0 ? r->opts.max_stack : -1;
 	r->procs = perfring_procs_new(&popts);
-	r->sym = perfring_symbolizer_new(&sopts);
+	sopts.procs = r->procs;
+	r->stacks = r->procs ? perfring_stacks_new(&sopts) : NULL;
 	r->threads = threads_new();
-	r->demangler = demangler_new();
-	r->fcache = fcache_new();
 	r->names_strs = intern_new();
-	if (!r->procs || !r->sym || !r->threads || !r->demangler || !r->fcache || !r->names_strs || sync_attrs(r)) {
+	if (!r->procs || !r->stacks || !r->threads || !r->names_strs || sync_attrs(r)) {
 		if (!r->opts.quiet)
 			tool_error(cmd, "out of memory");
 		samples_close(r);
@@ -378,32 +335,20 @@ void samples_close(struct samples_reader *r)
 		return;
 	perfring_perfdata_free(r->pd);
 	free(r->cpu_on);
+	perfring_stacks_free(r->stacks);
 	perfring_procs_free(r->procs);
-	perfring_symbolizer_free(r->sym);
 	threads_free(r->threads);
-	demangler_free(r->demangler);
-	fcache_free(r->fcache);
 	intern_free(r->names_strs);
+	free(r->inl_names);
 	for (i = 0; i < r->nattrs; i++)
 		free(r->names[i]);
 	free(r->names);
 	free(r->attrs);
 	free(r->frames);
-	free(r->ips);
-	unwinder_free(r->unwinder);
 	free(r->kregs);
 	free(r->rlast);
 	free(r->tracing);
-	if (r->vdso_fd >= 0)
-		close(r->vdso_fd);
 	free(r);
-}
-
-/* perf maps these with the identity (map_ip): anonymous memory has no file
- * to be an offset in (util/map.c: is_anon_memory, is_no_dso_memory). */
-static bool is_anon_memory(const char *path)
-{
-	return !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/zero", 9) || !strncmp(path, "/anon_hugepage", 14);
 }
 
 int kmod_name(const char *path, char *buf, size_t len)
@@ -427,299 +372,80 @@ int kmod_name(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static bool is_core_kernel(const char *path)
+/* The "FUNCTION (inlined)" name of an inlined function's frame (its
+ * library name fn, which stays at its address), and its id. */
+static const char *inlined_name(struct samples_reader *r, const char *fn, int32_t *idp)
 {
-	return !strncmp(path, "[kernel.kallsyms]", 17) || !strncmp(path, "[guest.kernel.kallsyms", 22);
-}
+	int32_t id = intern_ptr(r->names_strs, fn), n;
+	char buf[512];
 
-/* A kernel map of a module (perf record's MMAP of /lib/modules/.../NAME.ko,
- * or [NAME] when it found no file): its samples are that module's, as perf
- * names them, not the core kernel's, even when no symbol names them. */
-static bool kernel_module_map(const char *path)
-{
-	return (path[0] == '/' || path[0] == '[') && !is_core_kernel(path);
-}
-
-/*
- * The binary perf script shows for a kernel address: the core kernel's
- * [kernel.kallsyms]; a module's file when the recording has its build id
- * (perf's dso made from HEADER_BUILD_ID keeps the path as its name), else
- * the module's [NAME] (the dso made from the MMAP); [unknown] for a
- * user-space address in kernel mode that no recorded kernel map holds (perf
- * finds no map: unmapped is true); else [kernel.kallsyms]. (A kernel-space
- * address outside the recorded maps, as .init.text past _etext, perf maps
- * with /proc/kcore's segments when it names a recording of this kernel.)
- */
-static const char *kernel_dso(struct samples_reader *r, int look, bool unmapped, const struct perfring_map_hit *hit)
-{
-	char name[256];
-	int32_t id;
-
-	if (unmapped)
-		return "[unknown]";
-	if (look || !kernel_module_map(hit->path))
-		return "[kernel.kallsyms]";
-	if (hit->build_id_size || hit->path[0] == '[' || !kmod_name(hit->path, name, sizeof(name)))
-		return hit->path;
-	id = intern_str(r->names_strs, name);
-	return id >= 0 ? intern_get(r->names_strs, id) : hit->path;
-}
-
-static bool identity_mapped(const char *path)
-{
-	return is_anon_memory(path) || !strncmp(path, "[stack", 6) || !strncmp(path, "/SYSV", 5) ||
-	       !strcmp(path, "[heap]");
-}
-
-static bool kernel_mode(unsigned cpumode)
-{
-	return cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_GUEST_KERNEL;
-}
-
-/* The size of this process's [vdso] mapping, from /proc/self/maps; 0 if none. */
-static size_t vdso_size(unsigned long base)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	unsigned long long lo, hi;
-	char line[512];
-	size_t n = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo == base && hi > lo)
-			n = (size_t)(hi - lo);
-	fclose(f);
-	return n;
-}
-
-/* A copy of the running kernel's vDSO (the image this process has mapped) in a
- * memfd, made once; NULL when there is none. */
-static const char *running_vdso(struct samples_reader *r)
-{
-	unsigned long base;
-	size_t size;
-
-	if (r->vdso_tried)
-		return r->vdso_fd >= 0 ? r->vdso_path : NULL;
-	r->vdso_tried = true;
-	base = getauxval(AT_SYSINFO_EHDR);
-	size = base ? vdso_size(base) : 0;
-	if (!size)
+	if (id < 0)
 		return NULL;
-	r->vdso_fd = memfd_create("perfring-vdso", MFD_CLOEXEC);
-	if (r->vdso_fd < 0)
-		return NULL;
-	if (write(r->vdso_fd, (const void *)base, size) != (ssize_t)size) {
-		close(r->vdso_fd);
-		r->vdso_fd = -1;
-		return NULL;
+	if ((size_t)id >= r->inl_cap) {
+		size_t cap = (size_t)id * 2 + 64;
+		const char **v = realloc(r->inl_names, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		memset(v + r->inl_cap, 0, (cap - r->inl_cap) * sizeof(*v));
+		r->inl_names = v;
+		r->inl_cap = cap;
 	}
-	snprintf(r->vdso_path, sizeof(r->vdso_path), "/proc/self/fd/%d", r->vdso_fd);
-	return r->vdso_path;
+	if (!r->inl_names[id]) {
+		snprintf(buf, sizeof(buf), "%s (inlined)", fn);
+		n = intern_str(r->names_strs, buf);
+		if (n < 0)
+			return NULL;
+		r->inl_names[id] = intern_get(r->names_strs, n);
+	}
+	*idp = id;
+	return r->inl_names[id];
 }
 
-/* The vDSO has no file: perf record keeps a copy in its build-id cache,
- * ~/.debug/[vdso]/BUILD_ID/vdso, which perf report names it from (and
- * unwinds through). Without that copy (perf record -N, another home,
- * perfring record) it is the running kernel's vDSO, as perf takes it
- * (vdso__dso_findnew()): when the recording has no build id for it, or the
- * same one; another kernel's vDSO has no file here. */
-static const char *vdso_file(struct samples_reader *r, const struct perfring_map_hit *hit, char *buf, size_t len)
+/* The tool's frame of a library one: perf script's details added (the
+ * KSYMBOL registration, the inlined function's shown name). */
+static int to_named(struct samples_reader *r, const struct perfring_frame *p, struct named_frame *f)
 {
-	const char *cached = build_id_cached_path(hit->build_id, hit->build_id_size, true, buf, len);
-	const char *running;
+	/* every field set, no memset: a profile converts millions of frames */
+	f->addr = p->addr;
+	f->shown_addr = p->dso_addr;
+	f->name = p->name;
+	f->offset = p->offset;
+	f->dso = p->dso;
+	f->build_id_size = p->build_id && p->build_id_size <= sizeof(f->build_id) ? (uint8_t)p->build_id_size : 0;
+	if (f->build_id_size)
+		memcpy(f->build_id, p->build_id, sizeof(f->build_id)); /* the library keeps PERFRING_BUILD_ID_MAX bytes */
+	f->kernel = p->kernel;
+	f->module = p->module;
+	f->mapped = p->mapped;
+	f->object = p->data;
+	f->ksym_reg = p->name && p->source == PERFRING_SYM_KSYMBOL ? kreg_of(r, p->addr - p->offset) : 0;
+	f->map_start = p->map_start;
+	f->map_end = p->map_end;
+	f->map_pgoff = p->map_pgoff;
+	f->file = p->file;
+	f->line = p->line;
+	f->inlined = p->inlines;
+	f->ninlined = p->ninlines;
+	f->inline_id = 0;
+	f->inline_name = NULL;
+	f->reason = p->reason;
+	if (p->inlined && p->name) {
+		int32_t id;
 
-	if (cached)
-		return cached;
-	running = running_vdso(r);
-	if (!running || !hit->build_id_size)
-		return running;
-	return file_has_build_id(running, hit->build_id, hit->build_id_size) ? running : NULL;
-}
-
-static const char *vdso_file_cb(void *arg, const struct perfring_map_hit *hit, char *buf, size_t len)
-{
-	return vdso_file(arg, hit, buf, len);
-}
-
-static int vdso_symbolize(struct samples_reader *r, const struct perfring_map_hit *hit, struct perfring_sym_result *res)
-{
-	char path[4096];
-	const char *file;
-
-	if (strcmp(hit->path, "[vdso]") || !(file = vdso_file(r, hit, path, sizeof(path))))
-		return -ENOENT;
-	return perfring_symbolize_file(r->sym, file, hit->build_id_size ? hit->build_id : NULL, hit->build_id_size,
-				       hit->file_offset, res);
-}
-
-static void name_frame_uncached(struct samples_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode,
-				struct named_frame *f);
-
-static void name_frame(struct samples_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct named_frame *f)
-{
-	/* Kernel addresses mean the same in every process. */
-	uint32_t key = (kernel_mode(cpumode) || (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN &&
-						 addr >= 0xffff800000000000ull)) ? PERFRING_PID_KERNEL : pid;
-
-	if (fcache_get(r->fcache, key, cpumode, addr, f))
-		return;
-	name_frame_uncached(r, pid, addr, cpumode, f);
+		if (!(f->name = inlined_name(r, p->name, &id)))
+			return -ENOMEM;
+		f->inline_id = 0x80000000u | (uint32_t)id;
+		f->inline_name = p->name;
+	}
 	f->name_len = f->name ? (uint32_t)strlen(f->name) : 0;
-	f->dso_len = (uint32_t)strlen(f->dso);
-	fcache_put(r->fcache, key, cpumode, addr, f);
-}
-
-/*
- * Whether a kernel address is in the running kernel's [_text, _etext), which
- * is where perf maps the kernel of a recording that mapped none (perf record
- * -e cycles:u writes no kernel MMAP; machine__create_kernel_maps() then
- * takes the running kernel's). Read from kallsyms once, when first asked;
- * when it cannot be (hidden addresses), every address counts as inside.
- */
-static bool in_running_kernel_text(struct samples_reader *r, uint64_t addr)
-{
-	if (!r->ktext_read) {
-		FILE *f = fopen(r->opts.kallsyms ? r->opts.kallsyms : "/proc/kallsyms", "r");
-		uint64_t text = 0, stext = 0, etext = 0;
-		char line[512];
-
-		r->ktext_read = true;
-		while (f && fgets(line, sizeof(line), f) && !((text || stext) && etext)) {
-			unsigned long long a;
-			char type, name[128];
-
-			if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3)
-				continue;
-			if (!strcmp(name, "_text"))
-				text = a;
-			else if (!strcmp(name, "_stext"))
-				stext = a;
-			else if (!strcmp(name, "_etext"))
-				etext = a;
-		}
-		if (f)
-			fclose(f);
-		r->ktext_start = text ? text : stext;
-		r->ktext_end = etext;
+	/* the frames of a stack are mostly in a few binaries: the last one's length at hand */
+	if (f->dso != r->last_dso) {
+		r->last_dso = f->dso;
+		r->last_dso_len = (uint32_t)strlen(f->dso);
 	}
-	if (!r->ktext_start || r->ktext_end <= r->ktext_start)
-		return true;
-	return addr >= r->ktext_start && addr < r->ktext_end;
-}
-
-static void name_frame_uncached(struct samples_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode,
-				struct named_frame *f)
-{
-	struct perfring_sym_result res;
-	struct perfring_map_hit hit;
-	bool kernel = kernel_mode(cpumode) ||
-		      (cpumode == PERF_RECORD_MISC_CPUMODE_UNKNOWN && addr >= 0xffff800000000000ull);
-	bool module, unmapped;
-	int look;
-
-	memset(f, 0, sizeof(*f));
-	f->addr = addr;
-	f->shown_addr = addr;
-	f->kernel = kernel;
-	f->dso = "[unknown]";
-	look = perfring_procs_lookup(r->procs, kernel ? PERFRING_PID_KERNEL : pid, addr, &hit);
-	/* perf's map__new() maps the vDSO from offset 0 whatever pgoff the MMAP
-	 * says (older perf record wrote its start address there). */
-	if (look == 0 && !strcmp(hit.path, "[vdso]")) {
-		hit.file_offset -= hit.pgoff;
-		hit.pgoff = 0;
-	}
-	if (look == 0) {
-		f->mapped = true;
-		f->map_start = hit.start;
-		f->map_end = hit.end;
-		f->map_pgoff = hit.pgoff;
-		f->build_id_size = hit.build_id_size;
-		memcpy(f->build_id, hit.build_id, sizeof(f->build_id));
-		if (!kernel) {
-			f->dso = hit.path;
-			if (!identity_mapped(hit.path))
-				f->shown_addr = hit.file_offset;
-			/* perf names anonymous code after the JIT map that may describe it
-			 * (util/map.c: map__new() renames an executable "//anon" to
-			 * /tmp/perf-PID.map; prot 0: not recorded, an MMAP of code). */
-			if (is_anon_memory(hit.path) && (!hit.prot || (hit.prot & PROT_EXEC))) {
-				char jit[40];
-				int32_t id;
-
-				snprintf(jit, sizeof(jit), "/tmp/perf-%u.map", pid);
-				id = intern_str(r->names_strs, jit);
-				if (id >= 0)
-					f->dso = intern_get(r->names_strs, id);
-			}
-		}
-	}
-	module = kernel && look == 0 && kernel_module_map(hit.path);
-	f->module = module;
-	/* no map holds it: a user-space address in kernel mode, or a kernel one
-	 * outside the running kernel's text when the recording mapped no kernel */
-	unmapped = kernel && look < 0 &&
-		   (r->kernel_mapped ? look == -ENOENT && addr < 0xffff800000000000ull : !in_running_kernel_text(r, addr));
-	if (kernel)
-		f->dso = kernel_dso(r, look, unmapped, &hit);
-	if (r->opts.no_symbols)
-		return;
-	if (f->mapped && !kernel && vdso_symbolize(r, &hit, &res) == 0) {
-		f->name = res.name;
-		f->offset = res.offset;
-	} else if (perfring_symbolize(r->sym, r->procs, pid, addr, cpumode, &res) == 0 &&
-		   /* perf names an unmapped one by a KSYMBOL only */
-		   !(unmapped && res.source != PERFRING_SYM_KSYMBOL)) {
-		f->name = demangle(r->demangler, res.name);
-		f->offset = res.offset;
-		f->object = res.flags & PERFRING_SYM_OBJECT;
-		f->file = res.file;
-		f->line = res.line;
-		if (r->opts.inlines && res.nr_frames > 1) {
-			/* The symbolizer keeps its frames until it is freed, as long as this reader. */
-			f->inlined = res.frames;
-			f->ninlined = res.nr_frames - 1;
-		}
-		if (kernel && res.binary && !(module && is_core_kernel(res.binary)))
-			f->dso = res.binary;
-		/* perf names a BPF program's dso after the program (bpf_prog_TAG_NAME). */
-		if (res.source == PERFRING_SYM_KSYMBOL && res.binary && !strcmp(res.binary, "[bpf]"))
-			f->dso = res.name;
-		if (res.source == PERFRING_SYM_KSYMBOL)
-			f->ksym_reg = kreg_of(r, res.sym_addr);
-	} else {
-		f->reason = unmapped ? "a user-space address in kernel mode that no kernel mapping holds" : res.reason;
-		if (kernel && res.binary && !module && !unmapped)
-			f->dso = res.binary;
-	}
-}
-
-const char *samples_function_name(const struct samples_reader *r, const char *function)
-{
-	return demangle(r->demangler, function);
-}
-
-/* A caller's frame is a return address: the instruction after the call,
- * which can be past the end of the inlined function that made the call (or
- * on another line). Its inline chain and line are those of the call, at
- * addr - 1, as addr2line and pprof take them; its name stays addr's, as
- * perf names it. The first entry of each context (the sampled ip, or the
- * user ip the kernel was entered at) is where the CPU was, not a return. */
-static void call_site_inlines(struct samples_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode,
-			      struct named_frame *f)
-{
-	struct perfring_sym_result res;
-
-	if (!f->name || addr == 0 ||
-	    perfring_symbolize(r->sym, r->procs, pid, addr - 1, cpumode, &res) != 0 || !res.name ||
-	    strcmp(demangle(r->demangler, res.name), f->name))
-		return; /* addr - 1 is in another function (a call at the very end): keep addr's */
-	f->file = res.file;
-	f->line = res.line;
-	f->inlined = res.nr_frames > 1 ? res.frames : NULL;
-	f->ninlined = res.nr_frames > 1 ? res.nr_frames - 1 : 0;
+	f->dso_len = r->last_dso_len;
+	return 0;
 }
 
 static int reserve_frames(struct samples_reader *r, size_t n)
@@ -736,258 +462,25 @@ static int reserve_frames(struct samples_reader *r, size_t n)
 	return 0;
 }
 
-/*
- * The unwound frame at r->frames[*n] as perf's unwind_entry() appends it:
- * when DWARF describes the address, a frame per function of its inline
- * chain, innermost first, each named "FUNCTION (inlined)" unless it is the
- * binary's symbol there (perf's new_inline_sym()); else the frame itself.
- * DWARF names functions as addr2line (perf's) does, so the outermost one
- * too can differ from the symbol: __GI___libc_read at read, a clone's
- * source name at get_common_cache_info.constprop.0; it then counts as
- * inlined, as in perf. *n moves past what was added.
- */
-static int inline_frames(struct samples_reader *r, uint32_t pid, uint64_t addr, size_t *n)
-{
-	const struct named_frame base = r->frames[*n];
-	struct perfring_sym_result res;
-	uint32_t j;
-
-	if (!base.name || !base.mapped || base.kernel ||
-	    perfring_symbolize(r->sym, r->procs, pid, addr, PERF_RECORD_MISC_USER, &res) != 0 || !res.nr_frames) {
-		(*n)++;
-		return 0;
-	}
-	if (reserve_frames(r, *n + res.nr_frames))
-		return -ENOMEM;
-	for (j = 0; j < res.nr_frames; j++) {
-		const char *fn = demangle(r->demangler, res.frames[j].function);
-		struct named_frame *f;
-		char buf[512];
-		int32_t id;
-
-		if (!fn && j + 1 < res.nr_frames)
-			continue; /* an unnamed inlined scope: no frame (as addr2line's "??" gives none in perf) */
-		f = &r->frames[(*n)++];
-		*f = base;
-		f->inlined = NULL;
-		f->ninlined = 0;
-		/* where in this function: the address's line, or the call site of the one inlined into it */
-		f->file = res.frames[j].file;
-		f->line = res.frames[j].line;
-		if (!fn || !strcmp(fn, base.name))
-			continue; /* the symbol itself */
-		snprintf(buf, sizeof(buf), "%s (inlined)", fn);
-		id = intern_str(r->names_strs, buf);
-		if (id < 0)
-			return -ENOMEM;
-		f->name = intern_get(r->names_strs, id);
-		f->name_len = (uint32_t)strlen(f->name);
-		f->inline_id = 0x80000000u | (uint32_t)id;
-		id = intern_str(r->names_strs, fn);
-		if (id < 0)
-			return -ENOMEM;
-		f->inline_name = intern_get(r->names_strs, id);
-	}
-	return 0;
-}
-
-/* inline_frames() through the frame cache: a profile unwinds the same
- * addresses again and again. */
-static int inline_frames_cached(struct samples_reader *r, uint32_t pid, uint64_t addr, size_t *n)
-{
-	const struct named_frame *kept;
-	size_t k = fcache_get_inlines(r->fcache, pid, addr, &kept), at = *n;
-
-	if (k) {
-		if (reserve_frames(r, at + k))
-			return -ENOMEM;
-		memcpy(&r->frames[at], kept, k * sizeof(*kept));
-		*n = at + k;
-		return 0;
-	}
-	if (inline_frames(r, pid, addr, n))
-		return -ENOMEM;
-	fcache_put_inlines(r->fcache, pid, addr, &r->frames[at], *n - at);
-	return 0;
-}
-
-/* How many entries that are not context markers a chain has beyond max:
- * those left out from its start when it is cut from the root end
- * (samples_opts.chain_from_root). perf 6.1 cuts perf.data.callgraph-3.4's
- * 255-entry chains so (kernel.perf_event_max_stack is 127), and --max-stack
- * 1 keeps only a kernel sample's outermost user caller. */
-static uint64_t deep_chain(const struct perfring_u64_array *cc, int max)
-{
-	uint64_t i, n = 0;
-
-	for (i = 0; i < cc->nr; i++)
-		n += !perfring_callchain_is_context(perfring_u64_at(cc, i));
-	return n > (uint64_t)max ? n - (uint64_t)max : 0;
-}
-
-/*
- * A sample with a copy of its user stack (perf record --call-graph dwarf):
- * its call chain's kernel part, then the user frames unwound from the
- * stack, as perf's thread__resolve_callchain() puts them (callee order).
- * With no frame at all (no call chain, nothing unwound) the sampled ip.
- */
-static int sample_frames_unwound(struct samples_reader *r, struct named_sample *out)
-{
-	const struct perfring_sample *s = out->s;
-	size_t max = (size_t)r->max_stack, n = 0, nu, k;
-	unsigned cpumode = PERF_RECORD_MISC_USER;
-	uint64_t i, ip, skip;
-	bool cut;
-
-	/* max of the recorded chain (the kernel's part), then max unwound, as
-	 * perf's thread__resolve_callchain() gives each its own max_stack */
-	if (reserve_frames(r, 2 * max))
-		return -ENOMEM;
-	if (r->ips_cap < max) {
-		uint64_t *ips = realloc(r->ips, max * sizeof(*ips));
-
-		if (!ips)
-			return -ENOMEM;
-		r->ips = ips;
-		r->ips_cap = max;
-	}
-	/* the recorded part is cut as any chain is (from the root end when
-	 * walked callers first); what is unwound, from the sample's end */
-	skip = out->has_callchain && r->opts.chain_from_root ? deep_chain(&s->callchain, r->max_stack) : 0;
-	cut = skip > 0;
-	for (i = 0; out->has_callchain && i < s->callchain.nr && n < max; i++) {
-		ip = perfring_u64_at(&s->callchain, i);
-		if (perfring_callchain_is_context(ip)) {
-			if (ip != PERF_CONTEXT_KERNEL && ip != PERF_CONTEXT_USER)
-				break; /* a guest's or the hypervisor's: not unwound here */
-			cpumode = ip == PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-			continue;
-		}
-		if (skip) {
-			skip--;
-			continue;
-		}
-		name_frame(r, s->pid, ip, cpumode, &r->frames[n++]);
-	}
-	if (!r->unwinder) {
-		if (!(r->unwinder = unwinder_new()))
-			return -ENOMEM;
-		unwinder_set_vdso(r->unwinder, vdso_file_cb, r);
-	}
-	nu = unwind_stack(r->unwinder, r->procs, s, r->ips, max);
-	for (k = 0; k < nu; k++) {
-		size_t at = n;
-
-		if (reserve_frames(r, n + 1))
-			return -ENOMEM;
-		name_frame(r, s->pid, r->ips[k], PERF_RECORD_MISC_USER, &r->frames[n]);
-		if (!r->opts.inline_entries && !r->opts.inlines) {
-			/* a caller's pc is already its call's (less one) */
-			n++;
-			continue;
-		}
-		if (at == 0)
-			r->own = r->frames[0];
-		/* the functions inlined there are frames beyond max, as perf's
-		 * append_inlines() adds them after unwinding max */
-		if (inline_frames_cached(r, s->pid, r->ips[k], &n))
-			return -ENOMEM;
-		/* perf's entry for the sample is its symbol; the inlined
-		 * functions at the sampled pc are only in its call chain */
-		if (at == 0 && (n > 1 || r->frames[0].inline_id))
-			out->own = &r->own;
-	}
-	if (!n)
-		name_frame(r, s->pid, s->ip, perfring_misc_cpumode(out->d->misc), &r->frames[n++]);
-	out->frames = r->frames;
-	out->nframes = n;
-	if (cut && (s->present & PERF_SAMPLE_IP)) { /* the sample's own frame was cut: its entry is apart */
-		name_frame(r, s->pid, s->ip, perfring_misc_cpumode(out->d->misc), &r->own);
-		out->own = &r->own;
-		out->own_apart = true;
-	}
-	return 0;
-}
-
-/* The frames of a sample, as perf's thread__resolve_callchain_sample() walks them. */
+/* The frames of the sample r holds, named by the library's stacks. */
 static int sample_frames(struct samples_reader *r, struct named_sample *out)
 {
-	const struct perfring_sample *s = out->s;
-	unsigned cpumode = perfring_misc_cpumode(out->d->misc);
-	uint64_t i, nr = s->callchain.nr, ip, first_ip = 0, skip = 0;
-	size_t n = 0;
+	struct perfring_stack st;
+	size_t i;
 
-	/* as perf: the stack copy is unwound when the event records a call
-	 * chain too (perf record --call-graph dwarf: the kernel's part); an
-	 * event with only the registers and stack (perfring record's dwarf
-	 * before it asked for the chain) gives each sample its ip alone */
-	if (unwind_wanted(s) && out->has_callchain && r->max_stack > 0)
-		return sample_frames_unwound(r, out);
-	if (r->opts.chain_from_root && nr > (uint64_t)r->max_stack)
-		skip = deep_chain(&s->callchain, r->max_stack);
-	if (!out->has_callchain || !nr) {
-		if (reserve_frames(r, 1))
-			return -ENOMEM;
-		name_frame(r, s->pid, s->ip, cpumode, &r->frames[0]);
-		out->frames = r->frames;
-		out->nframes = 1;
-		return 0;
-	}
-	/* Entries before the first marker are user ones for perf. */
-	cpumode = PERF_RECORD_MISC_USER;
-	bool first_of_context = true;
-	if (reserve_frames(r, nr < (uint64_t)r->max_stack ? nr : (uint64_t)r->max_stack))
+	if (perfring_stacks_sample(r->stacks, &r->d, &st) || reserve_frames(r, st.nframes))
 		return -ENOMEM;
-	for (i = 0; i < nr && n < (size_t)r->max_stack; i++) {
-		ip = perfring_u64_at(&s->callchain, i);
-		if (perfring_callchain_is_context(ip)) {
-			switch (ip) {
-			case PERF_CONTEXT_HV:
-				cpumode = PERF_RECORD_MISC_HYPERVISOR;
-				break;
-			case PERF_CONTEXT_KERNEL:
-				cpumode = PERF_RECORD_MISC_KERNEL;
-				break;
-			case PERF_CONTEXT_USER:
-				cpumode = PERF_RECORD_MISC_USER;
-				break;
-			case PERF_CONTEXT_GUEST_KERNEL:
-				cpumode = PERF_RECORD_MISC_GUEST_KERNEL;
-				break;
-			case PERF_CONTEXT_GUEST_USER:
-				cpumode = PERF_RECORD_MISC_GUEST_USER;
-				break;
-			default:
-				/* perf drops the chain at a marker it does not know. */
-				n = 0;
-				i = nr;
-				continue;
-			}
-			first_of_context = true;
-			continue;
-		}
-		if (skip) {
-			skip--;
-			first_of_context = false; /* what follows is a return address still */
-			continue;
-		}
-		if (!n)
-			first_ip = ip;
-		name_frame(r, s->pid, ip, cpumode, &r->frames[n]);
-		if (r->opts.inlines && !first_of_context)
-			call_site_inlines(r, s->pid, ip, cpumode, &r->frames[n]);
-		first_of_context = false;
-		n++;
-	}
+	for (i = 0; i < st.nframes; i++)
+		if (to_named(r, perfring_stack_frame(&st, i), &r->frames[i]))
+			return -ENOMEM;
 	out->frames = r->frames;
-	out->nframes = n;
-	/* perf's entry for a sample is its ip's (thread__resolve_callchain_sample()
-	 * walks the chain for the callers only): apart when the chain does not
-	 * start at the ip, as it does when the kernel wrote one */
-	if ((s->present & PERF_SAMPLE_IP) && (!n || first_ip != s->ip)) {
-		name_frame(r, s->pid, s->ip, perfring_misc_cpumode(out->d->misc), &r->own);
+	out->nframes = st.nframes;
+	out->unwound = st.unwound;
+	if (st.ip_frame) {
+		if (to_named(r, st.ip_frame, &r->own))
+			return -ENOMEM;
 		out->own = &r->own;
-		out->own_apart = true;
+		out->own_apart = st.ip_apart;
 	}
 	return 0;
 }
@@ -1048,31 +541,10 @@ static void feed(struct samples_reader *r)
 {
 	const struct perfring_decoded *d = &r->d;
 
-	/* The model and the names may refuse a record (out of memory, a bad
-	 * field): the samples that follow are then named "[unknown]", as perf does. */
-	if (perfring_procs_feed(r->procs, d) <= 0 && d->type != PERF_RECORD_FORK)
-		goto names;
-	switch (d->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		if (d->u.mmap.pid == (uint32_t)-1)
-			r->kernel_mapped = true;
-		fcache_changed(r->fcache, d->u.mmap.pid);
-		break;
-	case PERF_RECORD_COMM:
-		fcache_changed(r->fcache, d->u.comm.pid);
-		break;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		fcache_changed(r->fcache, d->u.fork_exit.pid);
-		break;
-	default: /* KSYMBOL, BPF_EVENT */
-		if (d->type == PERF_RECORD_KSYMBOL)
-			kreg_feed(r, &d->u.ksymbol);
-		fcache_changed(r->fcache, PERFRING_PID_KERNEL);
-		break;
-	}
-names:
+	/* The model may refuse a record (out of memory, a bad field): the
+	 * samples that follow are then named "[unknown]", as perf does. */
+	if (perfring_stacks_feed(r->stacks, d) > 0 && d->type == PERF_RECORD_KSYMBOL)
+		kreg_feed(r, &d->u.ksymbol);
 	threads_feed(r->threads, d);
 }
 
@@ -1227,18 +699,30 @@ const struct perf_event_attr *samples_event_attr(const struct samples_reader *r,
 
 void samples_name_addr(struct samples_reader *r, uint32_t pid, uint64_t addr, unsigned cpumode, struct named_frame *f)
 {
-	name_frame(r, pid, addr, cpumode, f);
+	struct perfring_stack st;
+
+	if (perfring_stacks_addrs(r->stacks, pid, cpumode, &addr, 1, &st) || to_named(r, perfring_stack_frame(&st, 0), f)) {
+		memset(f, 0, sizeof(*f)); /* out of memory: unknown */
+		f->addr = f->shown_addr = addr;
+		f->dso = "[unknown]";
+		f->dso_len = 9;
+	}
 }
 
 const char *samples_kernel_function(void *reader, uint64_t addr, uint64_t *start)
 {
 	struct named_frame f;
 
-	name_frame(reader, 0, addr, PERF_RECORD_MISC_KERNEL, &f);
+	samples_name_addr(reader, 0, addr, PERF_RECORD_MISC_KERNEL, &f);
 	if (!f.name)
 		return NULL;
 	*start = addr - f.offset;
 	return f.name;
+}
+
+const char *samples_function_name(const struct samples_reader *r, const char *function)
+{
+	return perfring_stacks_name(r->stacks, function);
 }
 
 bool samples_one_reader(const struct samples_reader *r, const char *why)
@@ -1289,11 +773,6 @@ void samples_share(struct samples_reader *r, uint32_t n, uint32_t i, uint32_t bl
 uint64_t samples_bad(const struct samples_reader *r)
 {
 	return r->bad_samples;
-}
-
-const struct perfring_symbolizer *samples_symbolizer(const struct samples_reader *r)
-{
-	return r->sym;
 }
 
 bool samples_tracing_data(const struct samples_reader *r, const void **data, size_t *len)

@@ -10,9 +10,9 @@
  * has one (its PERF_CONTEXT_* markers skipped, each switching the cpumode
  * of the entries that follow, as perf does; the kernel puts the sampled ip
  * first, so the ip is not added again), else the ip alone; at most
- * max_stack frames, as perf's kernel.perf_event_max_stack. Each frame is
- * symbolized through one perfring_symbolizer and its cache, plus a cache of
- * this module by (pid, cpumode, address).
+ * max_stack frames, as perf's kernel.perf_event_max_stack. The frames are
+ * the library's (perfring_stacks, stack.h), with perf script's details
+ * added: a KSYMBOL registration's number, an inlined function's shown name.
  */
 #ifndef PERFRING_TOOL_SAMPLES_H
 #define PERFRING_TOOL_SAMPLES_H
@@ -87,6 +87,7 @@ struct named_sample {
 	 * drops it (a context it does not know). perf's entry for the sample
 	 * is the ip's, the chain its callers; perf script shows the chain. */
 	bool own_apart;
+	bool unwound;                      /* its user frames came from its stack copy (DWARF) */
 };
 
 struct samples_opts {
@@ -201,7 +202,6 @@ const char *samples_thread_comm(const struct samples_reader *r, uint32_t tid);
  * underscores as the kernel spells module names. 0: path is no module file.
  */
 int kmod_name(const char *path, char *buf, size_t len);
-const struct perfring_symbolizer *samples_symbolizer(const struct samples_reader *r);
 
 /* The file's tracing data (the HEADER_TRACING_DATA feature, or in pipe mode
  * the payload of the record seen so far): true with data and len, or false. */

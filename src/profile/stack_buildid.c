@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Binaries by their recorded build id (see buildid.h). */
+/* Binaries by their recorded build id (see stack_internal.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include <perfring/symbol.h>
+#include "profile/stack_internal.h"
 
-#include "shared/buildid.h"
-
-const char *build_id_cached_path(const uint8_t *id, size_t size, bool vdso, char *buf, size_t len)
+const char *pr_build_id_cached_path(const uint8_t *id, size_t size, bool vdso, char *buf, size_t len)
 {
 	char hex[2 * PERFRING_BUILD_ID_MAX + 1];
 	const char *home = getenv("HOME");
@@ -28,7 +26,7 @@ const char *build_id_cached_path(const uint8_t *id, size_t size, bool vdso, char
 	return !stat(buf, &st) && S_ISREG(st.st_mode) ? buf : NULL;
 }
 
-bool file_has_build_id(const char *path, const uint8_t *id, size_t size)
+bool pr_file_has_build_id(const char *path, const uint8_t *id, size_t size)
 {
 	uint8_t have[PERFRING_BUILD_ID_MAX];
 	int n = perfring_elf_build_id(path, have); /* opens regular files only */

@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/zalloc.h"
-#include "shared/fcache.h"
+#include "profile/stack_internal.h"
 
 #define FC_SLOTS (1u << 16)
 #define IC_SLOTS (1u << 12)
@@ -14,7 +13,7 @@ struct fc_ent {
 	uint32_t pid, gen;
 	uint8_t cpumode;
 	bool used;
-	struct named_frame f;
+	struct pr_frame f;
 };
 
 /* An unwound frame with its inlined functions: the frames it expands to. */
@@ -23,7 +22,7 @@ struct ic_ent {
 	uint32_t pid, gen;
 	bool used;
 	uint32_t n;
-	struct named_frame *frames;
+	struct pr_frame *frames;
 };
 
 struct fc_gen {
@@ -31,31 +30,31 @@ struct fc_gen {
 	bool used;
 };
 
-struct fcache {
+struct pr_fcache {
 	struct fc_ent *v;
 	struct ic_ent *inl;
 	struct fc_gen *gens; /* open addressing by pid */
 	size_t gens_cap, ngens;
 };
 
-struct fcache *fcache_new(void)
+struct pr_fcache *pr_fcache_new(void)
 {
-	struct fcache *c = calloc(1, sizeof(*c));
+	struct pr_fcache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
-	c->v = tool_zalloc(FC_SLOTS, sizeof(*c->v));
-	c->inl = tool_zalloc(IC_SLOTS, sizeof(*c->inl));
+	c->v = pr_zalloc(FC_SLOTS, sizeof(*c->v));
+	c->inl = pr_zalloc(IC_SLOTS, sizeof(*c->inl));
 	c->gens_cap = 1024;
-	c->gens = tool_zalloc(c->gens_cap, sizeof(*c->gens));
+	c->gens = pr_zalloc(c->gens_cap, sizeof(*c->gens));
 	if (!c->v || !c->inl || !c->gens) {
-		fcache_free(c);
+		pr_fcache_free(c);
 		return NULL;
 	}
 	return c;
 }
 
-static void forget_inlines(struct fcache *c)
+static void forget_inlines(struct pr_fcache *c)
 {
 	size_t i;
 
@@ -65,7 +64,7 @@ static void forget_inlines(struct fcache *c)
 	}
 }
 
-void fcache_free(struct fcache *c)
+void pr_fcache_free(struct pr_fcache *c)
 {
 	if (!c)
 		return;
@@ -85,20 +84,20 @@ static struct fc_gen *gen_slot(struct fc_gen *t, size_t cap, uint32_t pid)
 	return &t[i];
 }
 
-static uint32_t gen_of(const struct fcache *c, uint32_t pid)
+static uint32_t gen_of(const struct pr_fcache *c, uint32_t pid)
 {
 	const struct fc_gen *g = gen_slot(c->gens, c->gens_cap, pid);
 
 	return g->used ? g->gen : 0;
 }
 
-void fcache_changed(struct fcache *c, uint32_t pid)
+void pr_fcache_changed(struct pr_fcache *c, uint32_t pid)
 {
 	struct fc_gen *g;
 
 	if ((c->ngens + 1) * 2 > c->gens_cap) {
 		size_t cap = c->gens_cap * 2, i;
-		struct fc_gen *t = tool_zalloc(cap, sizeof(*t));
+		struct fc_gen *t = pr_zalloc(cap, sizeof(*t));
 
 		if (!t) {
 			/* Cannot track it: forget every entry rather than keep a stale one. */
@@ -123,14 +122,14 @@ void fcache_changed(struct fcache *c, uint32_t pid)
 	g->gen++;
 }
 
-static struct fc_ent *slot(const struct fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr)
+static struct fc_ent *slot(const struct pr_fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr)
 {
 	uint64_t h = (addr ^ ((uint64_t)pid << 32) ^ cpumode) * 0x9e3779b97f4a7c15ull;
 
 	return &c->v[h >> (64 - 16)];
 }
 
-bool fcache_get(struct fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr, struct named_frame *f)
+bool pr_fcache_get(struct pr_fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr, struct pr_frame *f)
 {
 	const struct fc_ent *e = slot(c, pid, cpumode, addr);
 
@@ -140,7 +139,7 @@ bool fcache_get(struct fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr,
 	return true;
 }
 
-void fcache_put(struct fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr, const struct named_frame *f)
+void pr_fcache_put(struct pr_fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr, const struct pr_frame *f)
 {
 	struct fc_ent *e = slot(c, pid, cpumode, addr);
 
@@ -152,14 +151,14 @@ void fcache_put(struct fcache *c, uint32_t pid, unsigned cpumode, uint64_t addr,
 	e->f = *f;
 }
 
-static struct ic_ent *inl_slot(const struct fcache *c, uint32_t pid, uint64_t addr)
+static struct ic_ent *inl_slot(const struct pr_fcache *c, uint32_t pid, uint64_t addr)
 {
 	uint64_t h = (addr ^ ((uint64_t)pid << 32)) * 0x9e3779b97f4a7c15ull;
 
 	return &c->inl[h >> (64 - 12)];
 }
 
-size_t fcache_get_inlines(struct fcache *c, uint32_t pid, uint64_t addr, const struct named_frame **frames)
+size_t pr_fcache_get_inlines(struct pr_fcache *c, uint32_t pid, uint64_t addr, const struct pr_frame **frames)
 {
 	const struct ic_ent *e = inl_slot(c, pid, addr);
 
@@ -169,11 +168,11 @@ size_t fcache_get_inlines(struct fcache *c, uint32_t pid, uint64_t addr, const s
 	return e->n;
 }
 
-void fcache_put_inlines(struct fcache *c, uint32_t pid, uint64_t addr, const struct named_frame *frames,
+void pr_fcache_put_inlines(struct pr_fcache *c, uint32_t pid, uint64_t addr, const struct pr_frame *frames,
 			    size_t n)
 {
 	struct ic_ent *e = inl_slot(c, pid, addr);
-	struct named_frame *copy;
+	struct pr_frame *copy;
 
 	if (!n || n > UINT32_MAX || !(copy = malloc(n * sizeof(*copy))))
 		return; /* not kept: made again next time */

@@ -12,13 +12,13 @@
  * plus an offset, and registers that are undefined, the callee's, or at
  * or equal to the CFA plus an offset. Anything else (an expression, a
  * signal frame, no .eh_frame entry) is not modelled: the sample is then
- * unwound by libdwfl (unwind_stack.c).
+ * unwound by libdwfl (unwind.c).
  */
 #include <dwarf.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/unwind_fast.h"
+#include "profile/unwind_fast.h"
 
 #define UWF_SLOTS (1u << 13)
 
@@ -32,7 +32,7 @@ struct uwf_cache {
 	struct uwf_ent *v;
 };
 
-struct uwf_cache *uwf_cache_new(void)
+struct uwf_cache *pr_uwf_cache_new(void)
 {
 	struct uwf_cache *c = calloc(1, sizeof(*c));
 
@@ -43,7 +43,7 @@ struct uwf_cache *uwf_cache_new(void)
 	return c;
 }
 
-void uwf_cache_free(struct uwf_cache *c)
+void pr_uwf_cache_free(struct uwf_cache *c)
 {
 	if (!c)
 		return;
@@ -120,7 +120,7 @@ static bool find_rules(Dwfl_Module *mod, uint64_t pc, struct uwf_rules *r)
 	return ok;
 }
 
-int uwf_rules_at(struct uwf_cache *c, Dwfl *dwfl, uint64_t id, uint64_t pc, const struct uwf_rules **out)
+int pr_uwf_rules_at(struct uwf_cache *c, Dwfl *dwfl, uint64_t id, uint64_t pc, const struct uwf_rules **out)
 {
 	uint64_t h = (pc ^ (id << 40)) * 0x9e3779b97f4a7c15ull;
 	struct uwf_ent *e = &c->v[h >> (64 - 13)];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Rust symbol names as perf shows them (see rust_demangle.h). Written
+ * Rust symbol names as perf shows them (see stack_internal.h). Written
  * from the v0 mangling's specification (the Rust compiler book's "v0 Symbol
  * Format") and from what perf printed for real symbols; perf (Debian's 6.1)
  * demangles with binutils' libiberty, whose short form this is: no hash, no
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/rust_demangle.h"
+#include "profile/stack_internal.h"
 
 #define RD_MAX_OUT 65536
 #define RD_MAX_DEPTH 256
@@ -828,7 +828,7 @@ static char *demangle_legacy(const char *sym)
 	return r.out;
 }
 
-char *rust_demangle(const char *sym)
+char *pr_rust_demangle(const char *sym)
 {
 	if (!sym)
 		return NULL;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * The call frame rules of the pcs a process's samples unwind through,
- * cached (unwind_fast.c), for unwind_stack.c's fast path.
+ * cached (unwind_fast.c), for unwind.c's fast path.
  */
-#ifndef PERFRING_TOOL_UNWIND_FAST_H
-#define PERFRING_TOOL_UNWIND_FAST_H
+#ifndef PERFRING_UNWIND_FAST_H
+#define PERFRING_UNWIND_FAST_H
 
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
@@ -28,8 +28,8 @@ struct uwf_rules {
 };
 
 struct uwf_cache;
-struct uwf_cache *uwf_cache_new(void);
-void uwf_cache_free(struct uwf_cache *c);
+struct uwf_cache *pr_uwf_cache_new(void);
+void pr_uwf_cache_free(struct uwf_cache *c);
 
 /*
  * The rules at pc (the frame's pc less one for a caller) in the process
@@ -38,6 +38,6 @@ void uwf_cache_free(struct uwf_cache *c);
  * there, a DWARF expression, a signal frame, a register out of range):
  * libdwfl unwinds the sample then.
  */
-int uwf_rules_at(struct uwf_cache *c, Dwfl *dwfl, uint64_t id, uint64_t pc, const struct uwf_rules **out);
+int pr_uwf_rules_at(struct uwf_cache *c, Dwfl *dwfl, uint64_t id, uint64_t pc, const struct uwf_rules **out);
 
 #endif

@@ -38,9 +38,8 @@
 
 #include <linux/perf_event.h>
 
-#include "shared/buildid.h"
-#include "shared/unwind.h"
-#include "shared/unwind_fast.h"
+#include "profile/stack_internal.h"
+#include "profile/unwind_fast.h"
 
 /* perf's x86-64 register numbers (arch/x86/include/uapi/asm/perf_regs.h). */
 enum {
@@ -65,8 +64,8 @@ struct unwind_ctx {
 	/* the last binary read for memory outside the stack */
 	char path[256];
 	int fd;
-	/* where the vDSO's image is (unwinder_set_vdso()) */
-	vdso_file_fn vdso;
+	/* where the vDSO's image is (pr_unwinder_set_vdso()) */
+	pr_vdso_file_fn vdso;
 	void *vdso_arg;
 	char file_path[4096]; /* the file a new module is read from */
 	/* module_at()'s last module within the sample being unwound (the
@@ -87,7 +86,7 @@ struct uw_proc {
 	uint64_t id;   /* the Dwfl's number (unwinder.ids): its rules' key in the fast path's cache */
 };
 
-struct unwinder {
+struct pr_unwinder {
 	struct unwind_ctx c;
 	size_t act_cap;
 	struct uw_proc procs[UW_PROCS];
@@ -142,10 +141,10 @@ static const char *binary_file(const struct perfring_map_hit *hit, char *buf, si
 
 	if (!hit->build_id_size)
 		return regular_file(hit->path) ? hit->path : NULL;
-	cached = build_id_cached_path(hit->build_id, hit->build_id_size, false, buf, len);
+	cached = pr_build_id_cached_path(hit->build_id, hit->build_id_size, false, buf, len);
 	if (cached)
 		return cached;
-	return file_has_build_id(hit->path, hit->build_id, hit->build_id_size) ? hit->path : NULL;
+	return pr_file_has_build_id(hit->path, hit->build_id, hit->build_id_size) ? hit->path : NULL;
 }
 
 /* The module of the binary mapped at ip, reported on first need (perf's
@@ -298,31 +297,31 @@ static int frame(Dwfl_Frame *state, void *arg)
 	return c->n < c->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-bool unwind_wanted(const struct perfring_sample *s)
+bool pr_unwind_wanted(const struct perfring_sample *s)
 {
 	return (s->present & PERF_SAMPLE_REGS_USER) && (s->present & PERF_SAMPLE_STACK_USER) &&
 	       s->regs_user.abi == PERF_SAMPLE_REGS_ABI_64 && s->stack_user.size && s->stack_user.dyn_size;
 }
 
-struct unwinder *unwinder_new(void)
+struct pr_unwinder *pr_unwinder_new(void)
 {
-	struct unwinder *u = calloc(1, sizeof(*u));
+	struct pr_unwinder *u = calloc(1, sizeof(*u));
 
 	if (u) {
 		u->c.fd = -1;
-		u->fast = uwf_cache_new(); /* without it, libdwfl unwinds every sample */
+		u->fast = pr_uwf_cache_new(); /* without it, libdwfl unwinds every sample */
 		u->check = getenv("PERFRING_UNWIND_CHECK") != NULL;
 	}
 	return u;
 }
 
-void unwinder_set_vdso(struct unwinder *u, vdso_file_fn fn, void *arg)
+void pr_unwinder_set_vdso(struct pr_unwinder *u, pr_vdso_file_fn fn, void *arg)
 {
 	u->c.vdso = fn;
 	u->c.vdso_arg = arg;
 }
 
-void unwinder_free(struct unwinder *u)
+void pr_unwinder_free(struct pr_unwinder *u)
 {
 	size_t i;
 
@@ -337,13 +336,13 @@ void unwinder_free(struct unwinder *u)
 			dwfl_end(u->procs[i].dwfl);
 	if (u->c.fd >= 0)
 		close(u->c.fd);
-	uwf_cache_free(u->fast);
+	pr_uwf_cache_free(u->fast);
 	free(u->c.act);
 	free(u);
 }
 
 /* The process's Dwfl slot (made empty when new: a free one, else the least recently used). */
-static struct uw_proc *proc_slot(struct unwinder *u, uint32_t pid)
+static struct uw_proc *proc_slot(struct pr_unwinder *u, uint32_t pid)
 {
 	struct uw_proc *p;
 	size_t i;
@@ -384,7 +383,7 @@ static void signal_trampolines(struct unwind_ctx *c)
 }
 
 /* One try with the process's Dwfl (made and attached when there is none): the frames found. */
-static size_t unwind_once(struct unwinder *u, struct uw_proc *p, uint64_t ip)
+static size_t unwind_once(struct pr_unwinder *u, struct uw_proc *p, uint64_t ip)
 {
 	struct unwind_ctx *c = &u->c;
 
@@ -425,7 +424,7 @@ static size_t unwind_once(struct unwinder *u, struct uw_proc *p, uint64_t ip)
  * caller's; 0: the unwinding ends there (the return address undefined or
  * 0, or unreadable); -1: not modelled.
  */
-static int fast_step(struct unwinder *u, struct uw_proc *p, uint64_t *regs, uint32_t *set, uint64_t *pc,
+static int fast_step(struct pr_unwinder *u, struct uw_proc *p, uint64_t *regs, uint32_t *set, uint64_t *pc,
 		     bool activation)
 {
 	const struct uwf_rules *r;
@@ -435,7 +434,7 @@ static int fast_step(struct unwinder *u, struct uw_proc *p, uint64_t *regs, uint
 	int i;
 
 	/* a caller's pc is a return address: its call is the byte before */
-	if (!uwf_rules_at(u->fast, p->dwfl, p->id, activation ? *pc : *pc - 1, &r))
+	if (!pr_uwf_rules_at(u->fast, p->dwfl, p->id, activation ? *pc : *pc - 1, &r))
 		return -1;
 	for (i = 0; i < UWF_NREGS; i++) {
 		Dwarf_Word w;
@@ -481,7 +480,7 @@ static int fast_step(struct unwinder *u, struct uw_proc *p, uint64_t *regs, uint
  * reads of the last step. -1 when a frame is not modelled (no rules for
  * it, a stale module): libdwfl unwinds the sample then, from the start.
  */
-static long unwind_fast(struct unwinder *u, struct uw_proc *p, uint64_t ip)
+static long unwind_fast(struct pr_unwinder *u, struct uw_proc *p, uint64_t ip)
 {
 	/* DWARF's x86-64 order, as set_initial_registers() */
 	static const int order[UWF_NREGS] = { PR_X86_AX, PR_X86_DX, PR_X86_CX, PR_X86_BX, PR_X86_SI, PR_X86_DI,
@@ -529,7 +528,7 @@ static long unwind_fast(struct unwinder *u, struct uw_proc *p, uint64_t ip)
 }
 
 /* libdwfl's unwinding of the sample, again with a new Dwfl when a module went stale. */
-static size_t unwind_slow(struct unwinder *u, struct uw_proc *p, uint64_t ip)
+static size_t unwind_slow(struct pr_unwinder *u, struct uw_proc *p, uint64_t ip)
 {
 	size_t n = unwind_once(u, p, ip);
 
@@ -542,7 +541,7 @@ static size_t unwind_slow(struct unwinder *u, struct uw_proc *p, uint64_t ip)
 }
 
 /* PERFRING_UNWIND_CHECK: the fast path's frames against libdwfl's, a line on stderr where they differ. */
-static size_t unwind_checked(struct unwinder *u, struct uw_proc *p, uint64_t ip)
+static size_t unwind_checked(struct pr_unwinder *u, struct uw_proc *p, uint64_t ip)
 {
 	struct unwind_ctx *c = &u->c;
 	long fast = unwind_fast(u, p, ip);
@@ -567,7 +566,7 @@ static size_t unwind_checked(struct unwinder *u, struct uw_proc *p, uint64_t ip)
 	return n;
 }
 
-size_t unwind_stack(struct unwinder *u, const struct perfring_procs *procs, const struct perfring_sample *s,
+size_t pr_unwind_stack(struct pr_unwinder *u, const struct perfring_procs *procs, const struct perfring_sample *s,
 		  uint64_t *ips, size_t max)
 {
 	struct unwind_ctx *c = &u->c;
@@ -578,7 +577,7 @@ size_t unwind_stack(struct unwinder *u, const struct perfring_procs *procs, cons
 #if !defined(__x86_64__)
 	return 0; /* the registers' order is x86-64's */
 #endif
-	if (!max || !unwind_wanted(s) || !reg(&s->regs_user, PR_X86_IP, &ip) ||
+	if (!max || !pr_unwind_wanted(s) || !reg(&s->regs_user, PR_X86_IP, &ip) ||
 	    !reg(&s->regs_user, PR_X86_SP, &c->sp))
 		return 0;
 	p = proc_slot(u, s->pid);

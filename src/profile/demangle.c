@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Demangled names without parameters, as perf shows them (see demangle.h). */
+/* Demangled names without parameters, as perf shows them (see stack_internal.h). */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/zalloc.h"
-#include "shared/demangle.h"
-#include "shared/rust_demangle.h"
+#include "common/internal.h"
+#include "profile/stack_internal.h"
 
 /* The Itanium C++ ABI's demangler, in the C++ runtime (libstdc++). */
 char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
@@ -17,19 +16,19 @@ struct dm_ent {
 	const char *val;
 };
 
-struct demangler {
+struct pr_demangler {
 	struct dm_ent *tab;
 	size_t cap, n;
 };
 
-struct demangler *demangler_new(void)
+struct pr_demangler *pr_demangler_new(void)
 {
-	struct demangler *d = calloc(1, sizeof(*d));
+	struct pr_demangler *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
 	d->cap = 256;
-	d->tab = tool_zalloc(d->cap, sizeof(*d->tab));
+	d->tab = pr_zalloc(d->cap, sizeof(*d->tab));
 	if (!d->tab) {
 		free(d);
 		return NULL;
@@ -37,7 +36,7 @@ struct demangler *demangler_new(void)
 	return d;
 }
 
-void demangler_free(struct demangler *d)
+void pr_demangler_free(struct pr_demangler *d)
 {
 	size_t i;
 
@@ -116,7 +115,7 @@ static void strip_rust_hash(char *s)
 		s[n - 19] = 0;
 }
 
-char *demangle_str(const char *name)
+char *pr_demangle_str(const char *name)
 {
 	const char *at = strchr(name, '@');
 	int status = 0;
@@ -131,7 +130,7 @@ char *demangle_str(const char *name)
 
 		if (!base)
 			return NULL;
-		d = demangle_str(base);
+		d = pr_demangle_str(base);
 		free(base);
 		if (!d)
 			return NULL;
@@ -144,7 +143,7 @@ char *demangle_str(const char *name)
 		return joined;
 	}
 	/* Rust first: a legacy Rust name is a C++ one too (perf's libiberty tries Rust first). */
-	out = rust_demangle(name);
+	out = pr_rust_demangle(name);
 	if (out || name[1] == 'R')
 		return out;
 	out = __cxa_demangle(name, NULL, NULL, &status);
@@ -170,7 +169,7 @@ static size_t slot(const struct dm_ent *tab, size_t cap, const char *key)
 	return i;
 }
 
-const char *demangle(struct demangler *d, const char *name)
+const char *pr_demangle(struct pr_demangler *d, const char *name)
 {
 	struct dm_ent *e;
 	char *v;
@@ -182,7 +181,7 @@ const char *demangle(struct demangler *d, const char *name)
 		return e->val;
 	if ((d->n + 1) * 2 > d->cap) {
 		size_t cap = d->cap * 2, i;
-		struct dm_ent *t = tool_zalloc(cap, sizeof(*t));
+		struct dm_ent *t = pr_zalloc(cap, sizeof(*t));
 
 		if (!t)
 			return name;
@@ -194,7 +193,7 @@ const char *demangle(struct demangler *d, const char *name)
 		d->cap = cap;
 		e = &d->tab[slot(d->tab, d->cap, name)];
 	}
-	v = demangle_str(name);
+	v = pr_demangle_str(name);
 	e->key = name;
 	e->val = v ? v : name;
 	d->n++;
