@@ -120,7 +120,7 @@ PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 # with the C++ runtime's demangler, as perf does.
 EXPORT_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 CXX_RUNTIME_LIBS := -lstdc++
-$(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
+$(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) src/common/alloc.h $(STATIC) $(BPF_SKELS)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(EXPORT_LIBS) $(CXX_RUNTIME_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)

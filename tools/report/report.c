@@ -22,7 +22,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "shared/zalloc.h"
+#include "../../src/common/alloc.h"
 #include "report/groups.h"
 #include "shared/threads.h"
 #include "report/report_internal.h"
@@ -184,7 +184,7 @@ static int entries_grow(struct report *r)
 static int tab_build(struct report *r, size_t cap)
 {
 	size_t i, j;
-	uint32_t *t = tool_zalloc(cap, sizeof(*t));
+	uint32_t *t = pr_zalloc(cap, sizeof(*t));
 
 	if (!t)
 		return -ENOMEM;

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/zalloc.h"
+#include "../../src/common/alloc.h"
 #include "report/report_internal.h"
 
 /* A function of the chains: its binary and start (an unknown one's
@@ -195,7 +195,7 @@ static int rehash(uint32_t **tab, uint32_t *cap, uint32_t c, uint32_t n,
 		  uint64_t (*hash_of)(const struct graph *, uint32_t), const struct graph *g)
 {
 	uint32_t i, j;
-	uint32_t *t = tool_zalloc(c, sizeof(*t));
+	uint32_t *t = pr_zalloc(c, sizeof(*t));
 
 	if (!t)
 		return -ENOMEM;
@@ -691,7 +691,7 @@ int graph_build(struct report *r, double min_percent)
 	int err = 0;
 
 	g->nroot = r->n;
-	g->root = tool_zalloc(r->n ? r->n : 1, sizeof(*g->root));
+	g->root = pr_zalloc(r->n ? r->n : 1, sizeof(*g->root));
 	if (!g->root)
 		return -ENOMEM;
 	for (k = 0; k < r->n; k++) {
