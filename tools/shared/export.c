@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../src/common/alloc.h"
 #include "shared/export.h"
 #include "export/profile.h"
 #include "shared/tool.h"
@@ -272,14 +273,8 @@ int export_add(struct export *x, const struct samples_reader *r, const struct na
 		need += a->frames[i].ninlined;
 	if (a->own_apart)
 		need += a->own->ninlined;
-	if (need > x->cap) {
-		struct prof_frame *f = realloc(x->frames, need * sizeof(*f));
-
-		if (!f)
-			goto nomem;
-		x->frames = f;
-		x->cap = need;
-	}
+	if (pr_grow(&x->frames, &x->cap, need, sizeof(*x->frames)))
+		goto nomem;
 	/* the leaf is the sample's own frame, as in perfring report (and
 	 * perf report): the sampled ip, when the chain holds only its callers */
 	if (a->own_apart)
