@@ -127,7 +127,7 @@ $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
-$(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
+$(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) src/common/alloc.h $(STATIC) $(BPF_SKELS)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)

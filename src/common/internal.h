@@ -8,6 +8,8 @@
 #include <time.h>
 #include <perfring/common.h>
 
+#include "common/alloc.h"
+
 #define PR_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PR_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -27,28 +29,6 @@ static inline void *pr_errno_null(int err)
 {
 	errno = err;
 	return (void *)0;
-}
-
-/*
- * n zeroed elements of size bytes, written now (a hash table's slots).
- * calloc() leaves a large block to the kernel's zero page: a table probed
- * before it is filled takes a copy-on-write fault on each page's first
- * store, and in a process whose other threads run, that fault interrupts
- * their CPUs to flush TLBs. Storing a zero in each page takes it once, writable.
- */
-static inline void *pr_zalloc(size_t n, size_t size)
-{
-	size_t bytes, i;
-	char *p;
-
-	if (size && n > (size_t)-1 / size)
-		return (void *)0;
-	bytes = n * size;
-	/* not malloc() + memset(): compilers turn that back into calloc() */
-	p = calloc(bytes ? bytes : 1, 1);
-	for (i = 0; p && i < bytes; i += 4096)
-		((volatile char *)p)[i] = 0;
-	return p;
 }
 
 /* A CPU list (perfring_online_cpus or perfring_possible_cpus) in a new

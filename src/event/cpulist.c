@@ -70,7 +70,8 @@ static int parse_ranges(const char *list, struct pr_cpu_range **out)
 {
 	struct pr_cpu_range *ranges = NULL;
 	const char *p = list;
-	int cnt = 0, cap = 0, err;
+	size_t cap = 0;
+	int cnt = 0, err;
 
 	*out = NULL;
 	p = skip_blanks(p);
@@ -95,16 +96,9 @@ static int parse_ranges(const char *list, struct pr_cpu_range **out)
 			}
 			p = skip_blanks(p);
 		}
-		if (cnt == cap) {
-			int ncap = cap ? cap * 2 : 8;
-			struct pr_cpu_range *n = realloc(ranges, (size_t)ncap * sizeof(*n));
-
-			if (!n) {
-				err = pr_fail(ENOMEM, "CPU list: out of memory");
-				goto fail;
-			}
-			ranges = n;
-			cap = ncap;
+		if (pr_grow(&ranges, &cap, (size_t)cnt + 1, sizeof(*ranges))) {
+			err = pr_fail(ENOMEM, "CPU list: out of memory");
+			goto fail;
 		}
 		ranges[cnt++] = r;
 		if (!*p)
@@ -171,16 +165,10 @@ static int read_sysfs(const char *path, char **out)
 	for (;;) {
 		ssize_t n;
 
-		if (len + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				close(fd);
-				free(buf);
-				return pr_fail(ENOMEM, "%s: out of memory", path);
-			}
-			buf = nb;
-			cap *= 2;
+		if (pr_grow(&buf, &cap, len + 2, 1)) {
+			close(fd);
+			free(buf);
+			return pr_fail(ENOMEM, "%s: out of memory", path);
 		}
 		n = read(fd, buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)

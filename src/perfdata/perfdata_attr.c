@@ -102,27 +102,13 @@ int pd_attr_add_id(struct perfring_perfdata *pd, int idx, uint64_t id)
 {
 	struct pd_attr *a = pd->attrs[idx];
 
-	if (a->pub.nr_ids == a->ids_cap) {
-		uint64_t cap = a->ids_cap ? a->ids_cap * 2 : 8;
-		uint64_t *n = realloc(a->ids, cap * sizeof(*n));
-
-		if (!n)
-			return pr_fail(ENOMEM, "perf.data: no memory for attr ids");
-		a->ids = n;
-		a->ids_cap = cap;
-		a->pub.ids = n;
-	}
+	if (pr_grow(&a->ids, &a->ids_cap, a->pub.nr_ids + 1, sizeof(*a->ids)))
+		return pr_fail(ENOMEM, "perf.data: no memory for attr ids");
+	a->pub.ids = a->ids;
 	a->ids[a->pub.nr_ids++] = id;
 	memset(pd->idcache, 0, sizeof(pd->idcache));
-	if (pd->nr_ids == pd->cap_ids) {
-		size_t cap = pd->cap_ids ? pd->cap_ids * 2 : 16;
-		struct pd_id *n = realloc(pd->idtab, cap * sizeof(*n));
-
-		if (!n)
-			return pr_fail(ENOMEM, "perf.data: no memory for the id table");
-		pd->idtab = n;
-		pd->cap_ids = cap;
-	}
+	if (pr_grow(&pd->idtab, &pd->cap_ids, pd->nr_ids + 1, sizeof(*pd->idtab)))
+		return pr_fail(ENOMEM, "perf.data: no memory for the id table");
 	pd->idtab[pd->nr_ids].id = id;
 	pd->idtab[pd->nr_ids].idx = idx;
 	pd->nr_ids++;
@@ -185,15 +171,8 @@ int pd_attr_add(struct perfring_perfdata *pd, const struct perf_event_attr *attr
 
 	if ((unsigned)pd->nr_attrs >= PD_MAX_ATTRS)
 		return pr_fail(E2BIG, "perf.data: more than %u events (attrs); perfring orders at most that many", PD_MAX_ATTRS);
-	if (pd->nr_attrs == pd->cap_attrs) {
-		int cap = pd->cap_attrs ? pd->cap_attrs * 2 : 4;
-		struct pd_attr **n = realloc(pd->attrs, (size_t)cap * sizeof(*n));
-
-		if (!n)
-			return pr_fail(ENOMEM, "perf.data: no memory for attrs");
-		pd->attrs = n;
-		pd->cap_attrs = cap;
-	}
+	if (pr_grow(&pd->attrs, &pd->cap_attrs, (size_t)pd->nr_attrs + 1, sizeof(*pd->attrs)))
+		return pr_fail(ENOMEM, "perf.data: no memory for attrs");
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return pr_fail(ENOMEM, "perf.data: no memory for an attr");

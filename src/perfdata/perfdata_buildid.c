@@ -108,16 +108,9 @@ static void bid_mark(struct pw_bids *b, uint32_t pid, uint64_t addr)
 	for (i = 0; i < b->nr_hits && strcmp(b->hits[i].path, hit.path); i++)
 		;
 	if (i == b->nr_hits) {
-		if (b->nr_hits == b->cap_hits) {
-			size_t cap = b->cap_hits ? 2 * b->cap_hits : 64;
-			struct bid_hit *n = realloc(b->hits, cap * sizeof(*n));
-
-			if (!n) {
-				b->err = pr_fail(ENOMEM, "perf.data writer: no memory for build ids");
-				return;
-			}
-			b->hits = n;
-			b->cap_hits = cap;
+		if (pr_grow(&b->hits, &b->cap_hits, b->nr_hits + 1, sizeof(*b->hits))) {
+			b->err = pr_fail(ENOMEM, "perf.data writer: no memory for build ids");
+			return;
 		}
 		memset(&b->hits[i], 0, sizeof(b->hits[i]));
 		b->hits[i].path = strdup(hit.path);

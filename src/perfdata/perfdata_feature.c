@@ -58,15 +58,8 @@ static char *keep_string(struct perfring_perfdata *pd, const char *s, size_t len
 {
 	char *d;
 
-	if (pd->nr_strings == pd->cap_strings) {
-		size_t cap = pd->cap_strings ? pd->cap_strings * 2 : 16;
-		char **n = realloc(pd->strings, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		pd->strings = n;
-		pd->cap_strings = cap;
-	}
+	if (pr_grow(&pd->strings, &pd->cap_strings, pd->nr_strings + 1, sizeof(*pd->strings)))
+		return NULL;
 	len = strnlen(s, len);
 	d = malloc(len + 1);
 	if (!d)

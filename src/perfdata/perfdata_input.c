@@ -48,20 +48,10 @@ static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
 		size_t need = in->len + PD_READ_CHUNK;
 		ssize_t n;
 
-		if (need > in->cap) {
-			size_t cap = in->cap ? in->cap : PD_READ_CHUNK;
-			uint8_t *nb;
-
-			while (cap < need)
-				cap *= 2;
-			nb = realloc(in->own, cap);
-			if (!nb)
-				return pd_fail_at(pd, in->base + in->len, ENOMEM, "no memory for a %zu-byte input buffer",
-						  cap);
-			in->own = nb;
-			in->buf = nb;
-			in->cap = cap;
-		}
+		if (pr_grow(&in->own, &in->cap, need, 1))
+			return pd_fail_at(pd, in->base + in->len, ENOMEM, "no memory for a %zu-byte input buffer",
+					  need);
+		in->buf = in->own;
 		n = read(in->fd, in->own + in->len, in->cap - in->len);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -55,7 +55,7 @@ struct pd_attr {
 	struct perfring_perfdata_attr pub;
 	struct perf_event_attr attr;
 	uint64_t *ids;
-	uint64_t ids_cap;
+	size_t ids_cap;
 	bool cfg_ok;
 	char *name_own;
 	int idx;                         /* in pd->attrs */
@@ -122,7 +122,8 @@ struct perfring_perfdata {
 
 	/* attrs and the id table */
 	struct pd_attr **attrs;
-	int nr_attrs, cap_attrs;
+	int nr_attrs;
+	size_t cap_attrs;
 	struct pd_id { uint64_t id; int idx; } *idtab;
 	size_t nr_ids, cap_ids;
 	bool idtab_dirty;

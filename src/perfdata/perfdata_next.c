@@ -69,14 +69,8 @@ static int expand(struct perfring_perfdata *pd, size_t need)
 		pd->dlen -= pd->dpos;
 		pd->dpos = 0;
 	}
-	if (pd->dcap < want) {
-		uint8_t *nb = realloc(pd->dbuf, want);
-
-		if (!nb)
-			return rec_fail(pd, pd->dsrc_off, ENOMEM, "no memory for %zu decompressed bytes", want);
-		pd->dbuf = nb;
-		pd->dcap = want;
-	}
+	if (pr_grow(&pd->dbuf, &pd->dcap, want, 1))
+		return rec_fail(pd, pd->dsrc_off, ENOMEM, "no memory for %zu decompressed bytes", want);
 	/* need > dlen whenever more is asked for: there is room */
 	out.dst = pd->dbuf;
 	out.size = pd->dcap;
@@ -546,22 +540,17 @@ static struct pd_queued *natural_sort(struct pd_queued *q, struct pd_queued *tmp
 	}
 }
 
-/* Room for one more queued record (the queue and the sort's second half grow together). */
+/* Room for one more queued record (the queue and the sort's second half
+ * grow together: one capacity, grown from the same start, for both). */
 static int queue_reserve(struct perfring_perfdata *pd)
 {
-	size_t cap = pd->cap_queue ? pd->cap_queue * 2 : 1024;
-	struct pd_queued *q, *tmp;
+	size_t cap = pd->cap_queue, tmp_cap = pd->cap_queue;
 
 	if (pd->nr_queue < pd->cap_queue)
 		return 0;
-	q = realloc(pd->queue, cap * sizeof(*q));
-	if (q)
-		pd->queue = q;
-	tmp = realloc(pd->queue_tmp, cap * sizeof(*tmp));
-	if (tmp)
-		pd->queue_tmp = tmp;
-	if (!q || !tmp)
-		return pr_fail(ENOMEM, "perf.data: no memory to order %zu records", cap);
+	if (pr_grow(&pd->queue, &cap, pd->nr_queue + 1, sizeof(*pd->queue)) ||
+	    pr_grow(&pd->queue_tmp, &tmp_cap, pd->nr_queue + 1, sizeof(*pd->queue_tmp)))
+		return pr_fail(ENOMEM, "perf.data: no memory to order %zu records", pd->nr_queue + 1);
 	pd->cap_queue = cap;
 	return 0;
 }
@@ -569,21 +558,13 @@ static int queue_reserve(struct perfring_perfdata *pd)
 /* Room for n more bytes of copies (the arena and its spare grow together). */
 static int arena_reserve(struct perfring_perfdata *pd, size_t n)
 {
-	size_t cap = pd->arena_cap ? pd->arena_cap : (1u << 20);
-	uint8_t *a, *spare;
+	size_t cap = pd->arena_cap, spare_cap = pd->arena_cap;
 
 	if (pd->arena_cap - pd->arena_len >= n)
 		return 0;
-	while (cap - pd->arena_len < n)
-		cap *= 2;
-	a = realloc(pd->arena, cap);
-	if (a)
-		pd->arena = a;
-	spare = realloc(pd->arena_spare, cap);
-	if (spare)
-		pd->arena_spare = spare;
-	if (!a || !spare)
-		return pr_fail(ENOMEM, "perf.data: no memory to order records (%zu bytes)", cap);
+	if (pr_grow(&pd->arena, &cap, pd->arena_len + n, 1) ||
+	    pr_grow(&pd->arena_spare, &spare_cap, pd->arena_len + n, 1))
+		return pr_fail(ENOMEM, "perf.data: no memory to order records (%zu bytes)", pd->arena_len + n);
 	pd->arena_cap = cap;
 	return 0;
 }

@@ -39,19 +39,9 @@ static void tb_add(struct tbuf *b, const void *s, size_t n)
 {
 	if (b->err || !n)
 		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 65536;
-		uint8_t *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->err = pr_fail(ENOMEM, "perf.data writer: no memory for the tracing data");
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (pr_grow(&b->p, &b->cap, b->len + n, 1)) {
+		b->err = pr_fail(ENOMEM, "perf.data writer: no memory for the tracing data");
+		return;
 	}
 	memcpy(b->p + b->len, s, n);
 	b->len += n;

@@ -56,6 +56,7 @@ struct perfring_perfdata_writer {
 	uint64_t attrs_off, data_off;
 	struct pw_attr *attrs;
 	int nr_attrs;
+	size_t attrs_cap;
 	char *hostname, *osrelease, *arch, *cmdline;
 	uint32_t nr_online, nr_avail;
 	bool build_ids;
@@ -248,7 +249,7 @@ static char *default_name(const struct perf_event_attr *a)
 int perfring_perfdata_writer_add_attr(struct perfring_perfdata_writer *w, const struct perf_event_attr *attr,
 				      const uint64_t *ids, size_t nr_ids, const char *name)
 {
-	struct pw_attr *n, *a;
+	struct pw_attr *a;
 	size_t asz;
 
 	if (!w || !attr || (nr_ids && !ids))
@@ -260,11 +261,9 @@ int perfring_perfdata_writer_add_attr(struct perfring_perfdata_writer *w, const 
 	asz = attr->size ? attr->size : PERF_ATTR_SIZE_VER0;
 	if (asz < PERF_ATTR_SIZE_VER0)
 		return pr_fail(EINVAL, "perfring_perfdata_writer_add_attr: attr size %u", attr->size);
-	n = realloc(w->attrs, (size_t)(w->nr_attrs + 1) * sizeof(*n));
-	if (!n)
+	if (pr_grow(&w->attrs, &w->attrs_cap, (size_t)w->nr_attrs + 1, sizeof(*w->attrs)))
 		return pr_fail(ENOMEM, "perf.data writer: no memory for an attr");
-	w->attrs = n;
-	a = &n[w->nr_attrs];
+	a = &w->attrs[w->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	/* perf reads the file's attr size from the header: one size for all,
 	 * this library's; bytes of a larger caller attr are dropped */

@@ -194,6 +194,7 @@ struct perfring_reader {
 	int epoll_shared;
 	int *skipped;
 	int skipped_cnt;
+	size_t skipped_cap;
 	/* CPU hotplug (reader_hotplug.c): the uevent socket (-1: none), put
 	 * in the epoll set by the first wait; the CPUs the reader may serve. */
 	int hp_fd;
@@ -387,24 +388,15 @@ static inline void pr_rd_msg_init(struct perfring_msg *ev, struct perfring_msg_s
 	src->fast = fast;
 }
 
-/* out's buffer grown (doubling, from 64) to hold n bytes; 0, or -ENOMEM
+/* out's buffer grown (pr_grow(): doubling) to hold n bytes; 0, or -ENOMEM
  * with the message set. Inline: the copy-out reads of perf rings
  * (reader_read.c) and ring buffers (reader_ringbuf_drain.c) share it. */
 static inline int pr_rd_msg_buf_reserve(struct perfring_msg_buf *out, size_t n)
 {
-	size_t cap;
-	void *p;
-
-	if (n <= out->capacity)
+	if (PR_LIKELY(n <= out->capacity))
 		return 0;
-	cap = out->capacity > 64 ? out->capacity : 64;
-	while (cap < n)
-		cap *= 2;
-	p = realloc(out->data, cap);
-	if (!p)
-		return pr_fail(ENOMEM, "perfring_reader_read: cannot grow the record buffer to %zu bytes", cap);
-	out->data = p;
-	out->capacity = cap;
+	if (pr_grow(&out->data, &out->capacity, n, 1))
+		return pr_fail(ENOMEM, "perfring_reader_read: cannot grow the record buffer to %zu bytes", n);
 	return 0;
 }
 

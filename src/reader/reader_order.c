@@ -235,18 +235,8 @@ static bool q_push(struct pr_order *o, struct order_q *q, const struct perfring_
 			q->head = 0;
 			q->tail = used;
 		}
-		if (q->tail + need > q->cap) {
-			size_t cap = q->cap ? q->cap : 4096;
-			uint8_t *b;
-
-			while (cap < q->tail + need)
-				cap *= 2;
-			b = realloc(q->buf, cap);
-			if (!b)
-				return false;
-			q->buf = b;
-			q->cap = cap;
-		}
+		if (pr_grow(&q->buf, &q->cap, q->tail + need, 1))
+			return false;
 	}
 	memcpy(q->buf + q->tail, &t, 8);
 	memcpy(q->buf + q->tail + 8, &rec->offset, 8);

@@ -110,25 +110,22 @@ int pr_rd_add_ring(struct perfring_reader *rd, int fd, int cpu, bool own_fd)
 int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r)
 {
 	struct epoll_event ev;
+	size_t cap;
 	int err;
 
 	pthread_mutex_lock(&rd->lock);
 	/* Rings added at set-up leave room for every CPU hotplug may add
 	 * later, so that the array never moves once threads read it. */
-	if (rd->ring_cnt == rd->ring_cap || (!rd->hp_armed && rd->ring_cnt + 1 + rd->hp_cpu_cnt > rd->ring_cap)) {
-		int ncap = rd->ring_cap ? rd->ring_cap * 2 : 8;
-		struct pr_rd_ring **n;
-
-		if (ncap < rd->ring_cnt + 1 + rd->hp_cpu_cnt)
-			ncap = rd->ring_cnt + 1 + rd->hp_cpu_cnt;
-		n = pr_rd_owed_reserve(rd, ncap) ? NULL : realloc(rd->rings, (size_t)ncap * sizeof(*n));
-		if (!n) {
-			pthread_mutex_unlock(&rd->lock);
-			return pr_fail(ENOMEM, "perfring reader: out of memory");
-		}
-		rd->rings = n;
-		rd->ring_cap = ncap;
+	cap = (size_t)rd->ring_cap;
+	if (pr_grow(&rd->rings, &cap, (size_t)rd->ring_cnt + 1 + (rd->hp_armed ? 0 : (size_t)rd->hp_cpu_cnt),
+		    sizeof(*rd->rings)) ||
+	    /* the owed and watched lists hold as many rings as the array */
+	    (cap != (size_t)rd->ring_cap && pr_rd_owed_reserve(rd, (int)cap))) {
+		/* ring_cap stays: the lists are grown again with the next ring */
+		pthread_mutex_unlock(&rd->lock);
+		return pr_fail(ENOMEM, "perfring reader: out of memory");
 	}
+	rd->ring_cap = (int)cap;
 	r->idx = rd->ring_cnt;
 	memset(&ev, 0, sizeof(ev));
 	/* A ring buffer's fd polls readable as long as it holds bytes, also a
@@ -161,11 +158,8 @@ int pr_rd_append_ring(struct perfring_reader *rd, struct pr_rd_ring *r)
 
 int pr_rd_skip_cpu(struct perfring_reader *rd, int cpu)
 {
-	int *n = realloc(rd->skipped, (size_t)(rd->skipped_cnt + 1) * sizeof(*n));
-
-	if (!n)
+	if (pr_grow(&rd->skipped, &rd->skipped_cap, (size_t)rd->skipped_cnt + 1, sizeof(*rd->skipped)))
 		return pr_fail(ENOMEM, "perfring reader: out of memory");
-	rd->skipped = n;
 	rd->skipped[rd->skipped_cnt++] = cpu;
 	return 0;
 }

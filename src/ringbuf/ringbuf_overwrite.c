@@ -84,23 +84,14 @@ static uint64_t rest_bytes(const struct perfring_ringbuf *rb)
 	return e->off + rec_size(e->len);
 }
 
-/* buf (*cap elements of elem bytes) grown to at least n elements, doubling;
- * NULL (message set, buf kept) when out of memory. */
-static void *grow(void *buf, size_t *cap, size_t n, size_t elem, const char *what)
+/* pr_grow(), with the message said: -ENOMEM (message set, the array kept)
+ * when out of memory for what. */
+static int grow(void *arrp, size_t *cap, size_t n, size_t elem, const char *what)
 {
-	size_t c = *cap ? *cap : 64;
-	void *p;
-
-	if (n <= *cap)
-		return buf;
-	while (c < n)
-		c *= 2;
-	p = realloc(buf, c * elem);
-	if (!p)
-		return pr_fail_null(ENOMEM, "overwrite BPF ring buffer: out of memory for %s (%zu bytes)", what,
-				    n * elem);
-	*cap = c;
-	return p;
+	if (pr_grow(arrp, cap, n, elem))
+		return pr_fail(ENOMEM, "overwrite BPF ring buffer: out of memory for %s (%zu elements of %zu bytes)",
+			       what, n, elem);
+	return 0;
 }
 
 /*
@@ -204,7 +195,6 @@ static int ow_walk(struct perfring_ringbuf *rb, uint64_t *lo, uint64_t prod, uin
 static int ow_snapshot(struct perfring_ringbuf *rb)
 {
 	uint64_t prod = 0, over = 0, lo, end = 0, seen = rb->cons;
-	struct pr_rb_ow_rec *idx;
 	const char *wrong;
 	int tries, ret;
 
@@ -219,10 +209,8 @@ static int ow_snapshot(struct perfring_ringbuf *rb)
 		wrong = ow_start_wrong(seen, over, prod, rb->data_size, &lo);
 		if (PR_UNLIKELY(wrong))
 			return pr_rb_corrupt(rb, lo, wrong);
-		idx = grow(rb->ow, &rb->ow_cap, (size_t)((prod - lo) / 8) + 1, sizeof(*rb->ow), "the index of a snapshot");
-		if (!idx)
+		if (grow(&rb->ow, &rb->ow_cap, (size_t)((prod - lo) / 8) + 1, sizeof(*rb->ow), "the index of a snapshot"))
 			return -ENOMEM;
-		rb->ow = idx;
 		ret = ow_walk(rb, &lo, prod, &end);
 		if (ret < 0)
 			return ret;
@@ -258,7 +246,7 @@ static int ow_deliver(struct perfring_ringbuf *rb, size_t budget, pr_rb_deliver_
 
 	while (rb->ow_n && (!budget || (size_t)n < budget)) {
 		const struct pr_rb_ow_rec *e = &rb->ow[rb->ow_n - 1];
-		uint64_t pos = rb->ow_lo + e->off, size = rec_size(e->len), over, prod, *copy;
+		uint64_t pos = rb->ow_lo + e->off, size = rec_size(e->len), over, prod;
 		uint32_t len;
 
 		if (e->len & PR_RB_DISCARD) {
@@ -266,12 +254,10 @@ static int ow_deliver(struct perfring_ringbuf *rb, size_t budget, pr_rb_deliver_
 			ow_set_n(rb, rb->ow_n - 1);
 			continue;
 		}
-		copy = grow(rb->ow_copy, &rb->ow_copy_cap, (size_t)(size / 8), sizeof(*rb->ow_copy), "the copy of a record");
-		if (!copy) {
+		if (grow(&rb->ow_copy, &rb->ow_copy_cap, (size_t)(size / 8), sizeof(*rb->ow_copy), "the copy of a record")) {
 			ret = -ENOMEM;
 			break;
 		}
-		rb->ow_copy = copy;
 		/* The walk checked size <= the snapshot <= data_size: the copy
 		 * stays inside the data area's two copies. */
 		pr_rb_copy_words(rb->ow_copy, (const volatile uint64_t *)(const void *)(rb->data + (pos & rb->mask)),

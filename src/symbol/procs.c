@@ -144,20 +144,7 @@ static void pr_proc_exec(struct perfring_procs *p, struct pr_proc *proc)
 
 static int reserve(struct pr_proc *proc, size_t more)
 {
-	size_t cap;
-	struct pr_map *maps;
-
-	if (proc->n + more <= proc->cap)
-		return 0;
-	cap = proc->cap ? proc->cap * 2 : 16;
-	while (cap < proc->n + more)
-		cap *= 2;
-	maps = realloc(proc->maps, cap * sizeof(*maps));
-	if (!maps)
-		return -ENOMEM;
-	proc->maps = maps;
-	proc->cap = cap;
-	return 0;
+	return pr_grow(&proc->maps, &proc->cap, proc->n + more, sizeof(*proc->maps));
 }
 
 /* The first of maps[0..n) whose end is above addr (maps sorted and disjoint). */
@@ -386,15 +373,8 @@ static int feed_ksymbol(struct perfring_procs *p, const struct perfring_decoded 
 		p->ksyms[i] = e;
 		return 1;
 	}
-	if (p->nksyms == p->ksyms_cap) {
-		size_t cap = p->ksyms_cap ? p->ksyms_cap * 2 : 64;
-		struct pr_ksym *v = realloc(p->ksyms, cap * sizeof(*v));
-
-		if (!v)
-			return pr_fail(ENOMEM, "perfring_procs_feed: out of memory");
-		p->ksyms = v;
-		p->ksyms_cap = cap;
-	}
+	if (pr_grow(&p->ksyms, &p->ksyms_cap, p->nksyms + 1, sizeof(*p->ksyms)))
+		return pr_fail(ENOMEM, "perfring_procs_feed: out of memory");
 	memmove(&p->ksyms[i + 1], &p->ksyms[i], (p->nksyms - i) * sizeof(*p->ksyms));
 	p->ksyms[i] = e;
 	p->nksyms++;

@@ -244,15 +244,8 @@ static int bind_rank(unsigned bind)
 /* Append sym, its name interned. 0 or -ENOMEM. */
 static int push_sym(const struct pr_bin_ctx *ctx, struct symvec *sv, struct pr_sym sym)
 {
-	if (sv->n == sv->cap) {
-		size_t cap = sv->cap ? sv->cap * 2 : 1024;
-		struct pr_sym *v = realloc(sv->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		sv->v = v;
-		sv->cap = cap;
-	}
+	if (pr_grow(&sv->v, &sv->cap, sv->n + 1, sizeof(*sv->v)))
+		return -ENOMEM;
 	sym.name = pr_intern_str(ctx->strs, sym.name);
 	if (!sym.name)
 		return -ENOMEM;

@@ -20,15 +20,8 @@
 
 static int add(struct pr_table *t, size_t *cap, const struct pr_tent *e)
 {
-	if (t->n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 4096;
-		struct pr_tent *v = realloc(t->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		*cap = ncap;
-	}
+	if (pr_grow(&t->v, cap, t->n + 1, sizeof(*t->v)))
+		return -ENOMEM;
 	t->v[t->n++] = *e;
 	return 0;
 }

@@ -91,23 +91,6 @@ static bool may_have_scopes(int tag)
 	}
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 16;
-	void *q;
-
-	if (need <= *cap)
-		return true;
-	while (c < need)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = c;
-	return true;
-}
-
 /* die's address ranges, appended: what dwarf_haspc() tests, range by
  * range. false when libdw cannot read them all (dwarf_haspc() would have
  * failed, and dwarf_getscopes() with it, for some addresses) or no memory. */
@@ -119,7 +102,7 @@ static bool read_ranges(struct pr_scope_unit *u, Dwarf_Die *die, uint32_t *first
 	*first = (uint32_t)u->nranges;
 	*n = 0;
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		if (!grow((void **)&u->ranges, &u->rcap, u->nranges + 1, sizeof(u->ranges[0])) ||
+		if (pr_grow(&u->ranges, &u->rcap, u->nranges + 1, sizeof(u->ranges[0])) ||
 		    u->nranges >= UINT32_MAX)
 			return false;
 		u->ranges[u->nranges][0] = lo;
@@ -152,7 +135,7 @@ static bool read_children(struct pr_scope_unit *u, uint32_t k)
 		if (tag == DW_TAG_imported_unit)
 			return false; /* libdw walks into the imported unit there */
 		if (k == 0 && tag == DW_TAG_subprogram) {
-			if (!grow((void **)&u->subprograms, &u->scap, u->nsubprograms + 1, sizeof(u->subprograms[0])))
+			if (pr_grow(&u->subprograms, &u->scap, u->nsubprograms + 1, sizeof(u->subprograms[0])))
 				return false;
 			u->subprograms[u->nsubprograms++] = dwarf_dieoffset(&child);
 		}
@@ -162,7 +145,7 @@ static bool read_children(struct pr_scope_unit *u, uint32_t k)
 			u->nranges = rf; /* none: never on a lookup's way */
 			continue;
 		}
-		if (!grow((void **)&u->nodes, &u->cap, u->n + 1, sizeof(u->nodes[0])) || u->n >= NO_NODE - 1)
+		if (pr_grow(&u->nodes, &u->cap, u->n + 1, sizeof(u->nodes[0])) || u->n >= NO_NODE - 1)
 			return false;
 		c = &u->nodes[u->n++];
 		*c = (struct scope_node){ .die = child, .parent = k, .range = rf, .nrange = rn, .tag = tag };
@@ -323,7 +306,7 @@ struct pr_scope_unit *pr_scopes_unit(struct pr_binary *b, Dwarf_Die *cu)
 		else
 			hi = mid;
 	}
-	if (!grow((void **)&ix->units, &ix->cap, ix->n + 1, sizeof(ix->units[0])) || !(u = unit_new(cu, off)))
+	if (pr_grow(&ix->units, &ix->cap, ix->n + 1, sizeof(ix->units[0])) || !(u = unit_new(cu, off)))
 		return NULL;
 	memmove(&ix->units[lo + 1], &ix->units[lo], (ix->n - lo) * sizeof(ix->units[0]));
 	ix->units[lo] = u;

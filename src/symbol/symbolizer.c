@@ -512,15 +512,8 @@ static const struct pr_table *jit_table(struct perfring_symbolizer *s, uint32_t 
 			s->jit_last = i;
 			return &s->jits[i].t;
 		}
-	if (s->njits == s->jits_cap) {
-		size_t cap = s->jits_cap ? s->jits_cap * 2 : 16;
-		struct jit_ent *v = realloc(s->jits, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->jits = v;
-		s->jits_cap = cap;
-	}
+	if (pr_grow(&s->jits, &s->jits_cap, s->njits + 1, sizeof(*s->jits)))
+		return NULL;
 	snprintf(path, sizeof(path), "%s/perf-%u.map", s->jit_dir, pid);
 	s->jits[s->njits].pid = pid;
 	pr_jitmap_load(&s->jits[s->njits].t, &s->strs, path);

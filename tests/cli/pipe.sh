@@ -3,7 +3,7 @@
 # process loaded (tests/helpers/pin_producer, which pins it and runs the
 # deterministic producer on command), it prints exactly the samples the
 # program wrote, intact, in text, JSON and raw frames, found by pin or by id;
-# --cpus, --count, --duration and SIGINT stop or restrict it as documented;
+# -C/--cpu, --count, --duration and SIGINT stop or restrict it as documented;
 # an overflow shows the lost count, and received + lost == produced; a
 # closed stdout ends it cleanly; bad maps, missing privilege and bad command
 # lines give one line on stderr and exit 1 or 2.
@@ -19,7 +19,7 @@ CHECK="$T_ROOT/tests/helpers/pipe_check.py"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" pipe --help
 t_check pipe_help "perfring pipe --help: exit $T_RC, or an option or the raw framing is missing" \
 	bash -c "[ $T_RC -eq 0 ] && [ ! -s '$T_TMP/err' ] && grep -q -- '--map-id ID' '$T_TMP/out' &&
-		 grep -q -- '--pin PATH' '$T_TMP/out' && grep -q -- '--cpus LIST' '$T_TMP/out' &&
+		 grep -q -- '--pin PATH' '$T_TMP/out' && grep -q -- '-C, --cpu LIST' '$T_TMP/out' &&
 		 grep -q 'lost notice' '$T_TMP/out' && grep -q 'pads' '$T_TMP/out'"
 t_run "$T_TMP/out" "$T_TMP/err" "$PERFRING" help
 t_check pipe_listed "perfring help does not list pipe" grep -q '^  pipe ' "$T_TMP/out"
@@ -32,7 +32,10 @@ t_usage_error pipe_zero_id "--map-id" pipe --map-id 0
 t_usage_error pipe_pages_pow2 "power of two" pipe --map-id 1 -b 3
 t_usage_error pipe_two_policies "not both" pipe --map-id 1 --wakeup-bytes 64 --wakeup-events 2
 t_usage_error pipe_watermark_too_big "not below the ring size" pipe --map-id 1 -b 1 --wakeup-bytes 999999
-t_usage_error pipe_bad_cpus "--cpus" pipe --map-id 1 --cpus 1-x
+t_usage_error pipe_bad_cpus "-C/--cpu wants a CPU list" pipe --map-id 1 --cpu 1-x
+t_usage_error pipe_bad_cpus_short "-C/--cpu wants a CPU list" pipe --map-id 1 -C 1-x
+# --cpus, the spelling before -C/--cpu, still reads a CPU list
+t_usage_error pipe_cpus_alias "-C/--cpu wants a CPU list" pipe --map-id 1 --cpus 1-x
 t_usage_error pipe_zero_count "--count" pipe --map-id 1 -c 0
 t_usage_error pipe_bad_duration "--duration" pipe --map-id 1 -d soon
 t_usage_error pipe_bad_delay "--max-delay-ms" pipe --map-id 1 --max-delay-ms -1
@@ -218,7 +221,7 @@ t_check pipe_json_line "--json: first line '$(head -n 1 "$OUTF" | head -c 200)'"
 
 # 1016-byte records in a 4096-byte ring: three per round, read after each;
 # rounds 2 and 3 each have a record that wraps (payload in two spans).
-start_pipe raw --pin "$EV" --raw -b 1 --wakeup-events 1 --cpus 0
+start_pipe raw --pin "$EV" --raw -b 1 --wakeup-events 1 -C 0
 total=0
 for round in 1 2 3; do
 	prod run 0 3 1000
@@ -231,10 +234,10 @@ t_check pipe_raw "--raw: exit $PIPE_RC, $C_SAMPLES samples for $total, lost $C_L
 	bash -c "[ $PIPE_RC -eq 0 ] && [ '$total' = 9 ] && [ '$C_SAMPLES' = 9 ] && [ '$C_LOST' = 0 ] && [ '$C_BAD' = 0 ] &&
 		 [ '$C_SIZES' = 1004 ] && [ \$(stat -c %s '$OUTF') = $((9 * 1012)) ]"
 
-# --- (4) --cpus restricts the rings ------------------------------------------------
+# --- (4) --cpu restricts the rings ------------------------------------------------
 
 if [ "$NCPU" -ge 2 ]; then
-	start_pipe cpus --pin "$EV" --json --cpus 1 --wakeup-events 1
+	start_pipe cpus --pin "$EV" --json --cpu 1 --wakeup-events 1
 	prod run 0 4 48
 	e0=$ENOENT
 	prod run 1 6 48
@@ -242,7 +245,7 @@ if [ "$NCPU" -ge 2 ]; then
 	wait_until 10 bash -c "[ \$(wc -l <'$OUTF') -ge $ok1 ]"
 	end_pipe INT
 	check_out json "$OUTF"
-	t_check pipe_cpus "--cpus 1: $C_CPU0 samples on cpu 0 (want 0; the producer saw $e0 with no ring), $C_CPU1 on cpu 1 (want $ok1 = 6); bad $C_BAD $C_WHY" \
+	t_check pipe_cpus "--cpu 1: $C_CPU0 samples on cpu 0 (want 0; the producer saw $e0 with no ring), $C_CPU1 on cpu 1 (want $ok1 = 6); bad $C_BAD $C_WHY" \
 		bash -c "[ $PIPE_RC -eq 0 ] && [ '$C_CPU0' = 0 ] && [ '$e0' = 4 ] && [ '$C_CPU1' = 6 ] && [ '$ok1' = 6 ] &&
 			 [ '$C_BAD' = 0 ] && grep -q ': 1 ring (cpu 1) ' '$ERRF'"
 else
@@ -257,7 +260,7 @@ for fmt in text json raw; do
 	[ $fmt = raw ] && args=(--raw)
 	# No wakeup before 100000 records: the burst overflows the 1-page ring;
 	# the 50 ms delay bound then delivers what fitted.
-	start_pipe "lost_$fmt" --pin "$EV" "${args[@]}" -b 1 --wakeup-events 100000 --max-delay-ms 50 --cpus 0
+	start_pipe "lost_$fmt" --pin "$EV" "${args[@]}" -b 1 --wakeup-events 100000 --max-delay-ms 50 -C 0
 	prod burst 0 300 1000
 	ran=$RAN okb=$OK dropped=$ENOSPC
 	wait_until 10 bash -c "python3 '$CHECK' $fmt '$OUTF' | awk '{exit !(\$1 >= $okb)}'"
@@ -326,7 +329,7 @@ t_one_line_error pipe_not_perf_array_pin "is a BPF_MAP_TYPE_ARRAY, not a BPF_MAP
 t_one_line_error pipe_not_perf_array_id "map id $SC_ID (\"scratch\") is a BPF_MAP_TYPE_ARRAY, not a BPF_MAP_TYPE_PERF_EVENT_ARRAY" "$PERFRING" pipe --map-id "$SC_ID"
 t_one_line_error pipe_pin_is_prog "is a BPF program, not a map" "$PERFRING" pipe --pin "$PG"
 t_one_line_error pipe_pin_not_bpffs "not in a BPF file system" "$PERFRING" pipe --pin "$T_TMP"
-t_one_line_error pipe_cpu_offline "--cpus: CPU 4000 is not online" "$PERFRING" pipe --pin "$EV" --cpus 4000
+t_one_line_error pipe_cpu_offline "CPU 4000 of -C 4000 is not online" "$PERFRING" pipe --pin "$EV" --cpu 4000
 if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$PERFRING"; then
 	asnobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 	t_one_line_error pipe_nobody_pin "run as root" "${asnobody[@]}" "$PERFRING" pipe --pin "$EV"
@@ -414,7 +417,7 @@ end_pipe
 t_check pipe_rb_bare_unknown "a bare ring buffer: exit $PIPE_RC, stderr: $(head -c 400 "$ERRF")" \
 	bash -c "[ $PIPE_RC -eq 0 ] && grep -q 'a BPF ring buffer of 4.0 KiB; lost records unknown' '$ERRF' &&
 		 grep -q '^  ring buffer: 0 samples (0 bytes), 0 lost (unknown: no lost map)\$' '$ERRF'"
-t_one_line_error pipe_rb_cpus "--cpus applies to perf event arrays" "$PERFRING" pipe --pin "$RB" --cpus 0
+t_one_line_error pipe_rb_cpus "-C/--cpu applies to perf event arrays" "$PERFRING" pipe --pin "$RB" -C 0
 unset PIPE_CHECK_RINGBUF
 echo quit >&"$P_IN"
 wait_until 10 bash -c "! kill -0 $RB_PID 2>/dev/null"

@@ -25,10 +25,10 @@
 
 #include "pipe/pipe_out.h"
 #include "pipe/pipe_ringbuf.h"
+#include "shared/reader_opts.h"
 #include "shared/tool.h"
 
 #define CMD "pipe"
-#define PIPE_MAX_CPUS 4096
 /* The longest perfring_reader_poll() blocks: how soon --duration and a
  * signal are noticed (a signal also interrupts the poll: no SA_RESTART). */
 #define PIPE_TICK_NS 100000000ull
@@ -42,12 +42,7 @@ struct pipe_opts {
 	enum pipe_format fmt;
 	bool quiet;
 	bool verbose;
-	uint64_t buffer_pages;
-	uint64_t wakeup_bytes;
-	uint64_t wakeup_events;
-	uint64_t max_delay_ms;
-	int *cpus;
-	int cpu_cnt;
+	struct tool_reader_opts rd; /* ring size, wakeups, delay bound, CPUs */
 	double duration_s;
 	uint64_t count;
 };
@@ -92,7 +87,7 @@ void cmd_pipe_usage(FILE *f)
 		"CAP_SYS_ADMIN).\n\n"
 		"The map may be a BPF ring buffer (BPF_MAP_TYPE_RINGBUF) instead: its records are\n"
 		"printed with cpu -1 and their exact size; the ring's size and wakeups are the\n"
-		"map's own (--buffer-pages, --wakeup-* and --cpus do not apply). If the program\n"
+		"map's own (--buffer-pages, --wakeup-* and --cpu do not apply). If the program\n"
 		"writes through perfring_ringbuf.bpf.h, its failed writes (map perfring_rb_lost)\n"
 		"are printed as lost notices; otherwise losses are unknown and the summary says so.\n\n"
 		"Options:\n"
@@ -110,7 +105,7 @@ void cmd_pipe_usage(FILE *f)
 		"      --wakeup-events N    wake the reader every N records instead\n"
 		"      --max-delay-ms MS    deliver a sample at most MS ms after it was written even\n"
 		"                           below the wakeup threshold (default 100; 0: no bound)\n"
-		"      --cpus LIST          only these CPUs, e.g. 0,2-3 (default: every online CPU);\n"
+		"  -C, --cpu LIST           only these CPUs, e.g. 0,2-3 (default: every online CPU);\n"
 		"                           the program's samples on other CPUs are not written\n"
 		"  -d, --duration SEC       stop after SEC seconds (then drain the rings)\n"
 		"  -c, --count N            stop after N samples\n"
@@ -140,33 +135,7 @@ enum {
 	OPT_MAP_ID = 256,
 	OPT_PIN,
 	OPT_RAW,
-	OPT_WAKEUP_BYTES,
-	OPT_WAKEUP_EVENTS,
-	OPT_MAX_DELAY,
-	OPT_CPUS,
 };
-
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
-
-static int pipe_parse_cpus(const char *list, struct pipe_opts *o)
-{
-	static int cpus[PIPE_MAX_CPUS];
-	int n;
-
-	n = perfring_parse_cpu_list(list, cpus, PIPE_MAX_CPUS);
-	if (n < 0)
-		return tool_usage_error(CMD, "bad --cpus '%s': %s", list, perfring_errmsg());
-	if (n == 0)
-		return tool_usage_error(CMD, "--cpus '%s' lists no CPU", list);
-	if (n > PIPE_MAX_CPUS)
-		return tool_usage_error(CMD, "--cpus '%s' lists more than %d CPUs", list, PIPE_MAX_CPUS);
-	o->cpus = cpus;
-	o->cpu_cnt = n;
-	return 0;
-}
 
 static int pipe_parse(int argc, char **argv, struct pipe_opts *o)
 {
@@ -175,11 +144,9 @@ static int pipe_parse(int argc, char **argv, struct pipe_opts *o)
 		{ "pin", required_argument, NULL, OPT_PIN },
 		{ "json", no_argument, NULL, 'j' },
 		{ "raw", no_argument, NULL, OPT_RAW },
-		{ "buffer-pages", required_argument, NULL, 'b' },
-		{ "wakeup-bytes", required_argument, NULL, OPT_WAKEUP_BYTES },
-		{ "wakeup-events", required_argument, NULL, OPT_WAKEUP_EVENTS },
-		{ "max-delay-ms", required_argument, NULL, OPT_MAX_DELAY },
-		{ "cpus", required_argument, NULL, OPT_CPUS },
+		TOOL_READER_LONGOPTS,
+		/* the spelling before -C/--cpu, kept so that scripts still run; not in --help */
+		{ "cpus", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -188,13 +155,19 @@ static int pipe_parse(int argc, char **argv, struct pipe_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false, raw = false, have_id = false;
-	uint64_t ring_bytes;
 	int c, idx, err;
 
-	*o = (struct pipe_opts){ .fmt = PIPE_TEXT, .max_delay_ms = 100 };
+	*o = (struct pipe_opts){ .fmt = PIPE_TEXT };
+	tool_reader_opts_init(&o->rd, 64); /* the library's default ring */
 	opterr = 0; /* our own one-line messages */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":jb:d:c:qvh", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":j" TOOL_READER_SHORTOPTS "d:c:qvh", longopts, &idx)) != -1) {
+		err = tool_reader_opt(CMD, c, optarg, &o->rd);
+		if (err != 1) {
+			if (err)
+				return err;
+			continue;
+		}
 		switch (c) {
 		case OPT_MAP_ID:
 			if (!tool_parse_u64(optarg, 1, UINT32_MAX, &o->map_id))
@@ -212,31 +185,6 @@ static int pipe_parse(int argc, char **argv, struct pipe_opts *o)
 			break;
 		case OPT_RAW:
 			raw = true;
-			break;
-		case 'b':
-			if (!tool_parse_u64(optarg, 1, 1u << 20, &o->buffer_pages) || !is_pow2(o->buffer_pages))
-				return tool_usage_error(CMD, "--buffer-pages wants a power of two up to 2^20, "
-							"not '%s'", optarg);
-			break;
-		case OPT_WAKEUP_BYTES:
-			if (!tool_parse_u64(optarg, 1, UINT32_MAX, &o->wakeup_bytes))
-				return tool_usage_error(CMD, "--wakeup-bytes wants a number of bytes, not '%s'",
-							optarg);
-			break;
-		case OPT_WAKEUP_EVENTS:
-			if (!tool_parse_u64(optarg, 1, UINT32_MAX, &o->wakeup_events))
-				return tool_usage_error(CMD, "--wakeup-events wants a number of records, not '%s'",
-							optarg);
-			break;
-		case OPT_MAX_DELAY:
-			if (!tool_parse_u64(optarg, 0, 3600 * 1000, &o->max_delay_ms))
-				return tool_usage_error(CMD, "--max-delay-ms wants 0 to 3600000 ms, not '%s'",
-							optarg);
-			break;
-		case OPT_CPUS:
-			err = pipe_parse_cpus(optarg, o);
-			if (err)
-				return err;
 			break;
 		case 'd':
 			if (!tool_parse_seconds(optarg, 0.01, 86400 * 365, &o->duration_s))
@@ -269,12 +217,9 @@ static int pipe_parse(int argc, char **argv, struct pipe_opts *o)
 		return tool_usage_error(CMD, "give --json or --raw, not both");
 	if (o->quiet && (json || raw))
 		return tool_usage_error(CMD, "--quiet prints no samples: it goes with neither --json nor --raw");
-	if (o->wakeup_bytes && o->wakeup_events)
-		return tool_usage_error(CMD, "give --wakeup-bytes or --wakeup-events, not both");
-	ring_bytes = (o->buffer_pages ? o->buffer_pages : 64) * perfring_page_size();
-	if (o->wakeup_bytes >= ring_bytes)
-		return tool_usage_error(CMD, "--wakeup-bytes %llu is not below the ring size (%llu bytes)",
-					(unsigned long long)o->wakeup_bytes, (unsigned long long)ring_bytes);
+	err = tool_reader_opts_check(CMD, &o->rd);
+	if (err)
+		return err;
 	if (raw && isatty(STDOUT_FILENO))
 		return tool_usage_error(CMD, "--raw writes binary frames: redirect standard output to a file "
 					"or a pipe");
@@ -418,28 +363,6 @@ static int pipe_open_map(const struct pipe_opts *o, int *fd_out, struct bpf_map_
 				  "BPF_MAP_TYPE_PERF_EVENT_ARRAY or BPF_MAP_TYPE_RINGBUF");
 	}
 	*fd_out = fd;
-	return 0;
-}
-
-/* Every --cpus CPU must be online: say so in the tool's words (the library
- * would refuse the reader too, naming opts.cpus). */
-static int pipe_check_cpus(const struct pipe_opts *o)
-{
-	static int online[PIPE_MAX_CPUS];
-	int n, i, j;
-
-	if (!o->cpus)
-		return 0;
-	n = perfring_online_cpus(online, PIPE_MAX_CPUS);
-	if (n < 0)
-		return tool_error(CMD, "cannot list the online CPUs: %s", perfring_errmsg());
-	for (i = 0; i < o->cpu_cnt; i++) {
-		for (j = 0; j < n && j < PIPE_MAX_CPUS && online[j] != o->cpus[i]; j++)
-			;
-		if (j == n || j == PIPE_MAX_CPUS)
-			return tool_error(CMD, "--cpus: CPU %d is not online (see /sys/devices/system/cpu/online)",
-					  o->cpus[i]);
-	}
 	return 0;
 }
 
@@ -663,28 +586,21 @@ int cmd_pipe(int argc, char **argv)
 	if (pipe_out_init(&st.out, o.fmt, STDOUT_FILENO, PIPE_OUT_BUF))
 		return tool_error(CMD, "out of memory");
 
-	ret = pipe_check_cpus(&o);
+	/* Every -C CPU online, said in the tool's words (the library would
+	 * refuse the reader too, naming opts.cpus). */
+	ret = o.rd.ncpus ? tool_cpus_online(CMD, o.rd.cpus, o.rd.ncpus, o.rd.cpu_list) : 0;
 	if (ret)
 		goto out;
 	ret = pipe_open_map(&o, &map_fd, &info, what, sizeof(what));
 	if (ret)
 		goto out;
 
-	ring_bytes = (o.buffer_pages ? o.buffer_pages : 64) * perfring_page_size();
-	ro.data_pages = o.buffer_pages;
-	ro.max_delay_ns = o.max_delay_ms * 1000000ull;
-	ro.cpus = o.cpus;
-	ro.cpu_cnt = (size_t)o.cpu_cnt;
-	if (o.wakeup_events)
-		ro.wakeup_events = (uint32_t)o.wakeup_events;
-	else if (o.wakeup_bytes)
-		ro.wakeup_bytes = (uint32_t)o.wakeup_bytes;
-	else
-		ro.wakeup_bytes = ring_bytes / 2 < 4096 ? (uint32_t)(ring_bytes / 2) : 4096;
+	ring_bytes = tool_reader_ring_bytes(&o.rd);
+	tool_reader_opts_apply(&o.rd, &ro, ring_bytes / 2 < 4096 ? (uint32_t)(ring_bytes / 2) : 4096);
 
 	if (info.type == BPF_MAP_TYPE_RINGBUF) {
-		if (o.cpus) {
-			ret = tool_error(CMD, "%s: --cpus applies to perf event arrays; a BPF ring buffer is one ring "
+		if (o.rd.ncpus) {
+			ret = tool_error(CMD, "%s: -C/--cpu applies to perf event arrays; a BPF ring buffer is one ring "
 				       "shared by every CPU", what);
 			goto out;
 		}

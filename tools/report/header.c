@@ -50,6 +50,7 @@
 
 #include <perfring/perfring.h>
 
+#include "../../src/common/alloc.h"
 #include "shared/pd_common.h"
 #include "report/header.h"
 #include "shared/tool.h"
@@ -109,14 +110,8 @@ static int rh_read_stream(const char *cmd, const char *path, struct rh_input *in
 	for (;;) {
 		ssize_t n;
 
-		if (cap - in->len < 65536) {
-			uint8_t *b = realloc(in->buf, cap ? cap * 2 : 1 << 20);
-
-			if (!b)
-				return tool_error(cmd, "%s: no memory to read the stream", path);
-			in->buf = b;
-			cap = cap ? cap * 2 : 1 << 20;
-		}
+		if (pr_grow(&in->buf, &cap, in->len + 65536, 1))
+			return tool_error(cmd, "%s: no memory to read the stream", path);
 		n = read(in->fd, in->buf + in->len, cap - in->len);
 		if (n < 0 && errno == EINTR)
 			continue;

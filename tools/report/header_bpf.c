@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/common/alloc.h"
 #include "report/header.h"
 
 static int rh_blob_cmp(const void *a, const void *b)
@@ -40,15 +41,8 @@ static int rh_blob_add(struct rh *h, struct rh_blobs *set, uint32_t id, const vo
 {
 	void *copy;
 
-	if (set->nr == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 16;
-		struct rh_blob *v = realloc(set->v, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		set->v = v;
-		set->cap = cap;
-	}
+	if (pr_grow(&set->v, &set->cap, set->nr + 1, sizeof(*set->v)))
+		return -1;
 	copy = rh_keep(h, malloc(len ? len : 1));
 	if (!copy)
 		return -1;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../src/common/alloc.h"
 #include "shared/pd_common.h"
 #include "report/header.h"
 
@@ -33,16 +34,9 @@ void *rh_keep(struct rh *h, void *p)
 {
 	if (!p)
 		return NULL;
-	if (h->nr_kept == h->cap_kept) {
-		size_t cap = h->cap_kept ? h->cap_kept * 2 : 64;
-		void **n = realloc(h->kept, cap * sizeof(*n));
-
-		if (!n) {
-			free(p);
-			return NULL;
-		}
-		h->kept = n;
-		h->cap_kept = cap;
+	if (pr_grow(&h->kept, &h->cap_kept, h->nr_kept + 1, sizeof(*h->kept))) {
+		free(p);
+		return NULL;
 	}
 	h->kept[h->nr_kept++] = p;
 	return p;

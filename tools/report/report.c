@@ -22,7 +22,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "shared/zalloc.h"
+#include "../../src/common/alloc.h"
 #include "report/groups.h"
 #include "shared/threads.h"
 #include "report/report_internal.h"
@@ -150,19 +150,6 @@ static uint64_t hash_key(const uint64_t *k, int words, int event)
 	return h;
 }
 
-/* Room for one more element in an array of *cap elements of size elem, all
- * used: doubled (first when empty). The array, or NULL (it is kept) when out
- * of memory; *cap grows only with it. */
-static void *array_grow(void *v, size_t *cap, size_t elem, size_t first)
-{
-	size_t n = *cap ? *cap * 2 : first;
-
-	v = realloc(v, n * elem);
-	if (v)
-		*cap = n;
-	return v;
-}
-
 /* Room for one more entry: the array doubles, aligned to a cache line as
  * struct entry asks (realloc() aligns to 16 bytes only). */
 static int entries_grow(struct report *r)
@@ -184,7 +171,7 @@ static int entries_grow(struct report *r)
 static int tab_build(struct report *r, size_t cap)
 {
 	size_t i, j;
-	uint32_t *t = tool_zalloc(cap, sizeof(*t));
+	uint32_t *t = pr_zalloc(cap, sizeof(*t));
 
 	if (!t)
 		return -ENOMEM;
@@ -830,13 +817,8 @@ static int add_branch_sample(struct report *r, struct samples_reader *rd, const 
 			return -ENOMEM;
 		if (!e->self_samples) {
 			e->kernel = leaf ? leaf->kernel : false; /* the sample's level */
-			if (r->nbrs == r->brs_cap) {
-				struct branch *b = array_grow(r->brs, &r->brs_cap, sizeof(*b), 1024);
-
-				if (!b)
-					return -ENOMEM;
-				r->brs = b;
-			}
+			if (pr_grow(&r->brs, &r->brs_cap, r->nbrs + 1, sizeof(*r->brs)))
+				return -ENOMEM;
 			e->br = (uint32_t)r->nbrs;
 			r->brs[r->nbrs++] = (struct branch){ from, to, be.cycles };
 		}

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/zalloc.h"
+#include "../../src/common/alloc.h"
 #include "report/report_internal.h"
 
 /* A function of the chains: its binary and start (an unknown one's
@@ -84,7 +84,8 @@ struct graph {
 	bool caller_order; /* chains root first (perf's callchain_param.order ORDER_CALLER) */
 	/* functions, interned by (dso, named, addr) */
 	struct gfunc *funcs;
-	uint32_t nfuncs, capfuncs;
+	uint32_t nfuncs;
+	size_t capfuncs;
 	uint32_t *ftab; /* index + 1 */
 	uint32_t ftab_cap;
 	/* chains: [self entry, n, entries of frames 0..n-1, functions of frames 0..n-1] in words */
@@ -94,7 +95,8 @@ struct graph {
 		uint64_t hash, period;
 		size_t off;
 	} *chains;
-	uint32_t nchains, capchains;
+	uint32_t nchains;
+	size_t capchains;
 	uint32_t *ctab; /* chain index + 1 */
 	uint32_t ctab_cap;
 	/* the trees, after graph_build() */
@@ -121,16 +123,9 @@ static void *pool_get(struct pool *p, size_t n)
 
 		if (!b)
 			return NULL;
-		if (p->nall == p->capall) {
-			size_t cap = p->capall ? p->capall * 2 : 64;
-			char **all = realloc(p->all, cap * sizeof(*all));
-
-			if (!all) {
-				free(b);
-				return NULL;
-			}
-			p->all = all;
-			p->capall = cap;
+		if (pr_grow(&p->all, &p->capall, p->nall + 1, sizeof(*p->all))) {
+			free(b);
+			return NULL;
 		}
 		p->all[p->nall++] = b;
 		p->blk = b;
@@ -195,7 +190,7 @@ static int rehash(uint32_t **tab, uint32_t *cap, uint32_t c, uint32_t n,
 		  uint64_t (*hash_of)(const struct graph *, uint32_t), const struct graph *g)
 {
 	uint32_t i, j;
-	uint32_t *t = tool_zalloc(c, sizeof(*t));
+	uint32_t *t = pr_zalloc(c, sizeof(*t));
 
 	if (!t)
 		return -ENOMEM;
@@ -239,15 +234,8 @@ static int func_id(struct graph *g, const struct gfunc *f, uint32_t *id)
 			return 0;
 		}
 	}
-	if (g->nfuncs == g->capfuncs) {
-		uint32_t cap = g->capfuncs ? g->capfuncs * 2 : 1024;
-		struct gfunc *v = realloc(g->funcs, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		g->funcs = v;
-		g->capfuncs = cap;
-	}
+	if (pr_grow(&g->funcs, &g->capfuncs, (size_t)g->nfuncs + 1, sizeof(*g->funcs)))
+		return -ENOMEM;
 	g->funcs[g->nfuncs] = *f;
 	g->ftab[j] = ++g->nfuncs;
 	*id = g->nfuncs - 1;
@@ -313,15 +301,8 @@ int graph_func(struct graph *g, const struct named_frame *f, int32_t dso, uint64
 
 uint32_t *graph_scratch(struct graph *g, size_t n)
 {
-	if (n > g->capscratch) {
-		size_t cap = n * 2 > 256 ? n * 2 : 256;
-		uint32_t *s = realloc(g->scratch, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		g->scratch = s;
-		g->capscratch = cap;
-	}
+	if (pr_grow(&g->scratch, &g->capscratch, n, sizeof(*g->scratch)))
+		return NULL;
 	return g->scratch;
 }
 
@@ -358,27 +339,9 @@ int graph_sample(struct graph *g, uint32_t self, const uint32_t *ents, const uin
 			return 0;
 		}
 	}
-	if (g->nchains == g->capchains) {
-		uint32_t cap = g->capchains ? g->capchains * 2 : 4096;
-		struct gchain *v = realloc(g->chains, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		g->chains = v;
-		g->capchains = cap;
-	}
-	if (g->capwords - g->nwords < need) {
-		size_t cap = g->capwords ? g->capwords * 2 : (1u << 16);
-		uint32_t *w;
-
-		while (cap - g->nwords < need)
-			cap *= 2;
-		w = realloc(g->words, cap * sizeof(*w));
-		if (!w)
-			return -ENOMEM;
-		g->words = w;
-		g->capwords = cap;
-	}
+	if (pr_grow(&g->chains, &g->capchains, (size_t)g->nchains + 1, sizeof(*g->chains)) ||
+	    pr_grow(&g->words, &g->capwords, g->nwords + need, sizeof(*g->words)))
+		return -ENOMEM;
 	g->chains[g->nchains] = (struct gchain){ h, period, g->nwords };
 	g->words[g->nwords] = self;
 	g->words[g->nwords + 1] = n;
@@ -691,7 +654,7 @@ int graph_build(struct report *r, double min_percent)
 	int err = 0;
 
 	g->nroot = r->n;
-	g->root = tool_zalloc(r->n ? r->n : 1, sizeof(*g->root));
+	g->root = pr_zalloc(r->n ? r->n : 1, sizeof(*g->root));
 	if (!g->root)
 		return -ENOMEM;
 	for (k = 0; k < r->n; k++) {

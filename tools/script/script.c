@@ -31,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../src/common/alloc.h"
 #include "shared/export.h"
 #include "script/fields.h"
 #include "script/data_src.h"
@@ -142,19 +143,9 @@ static void ob_write(struct obuf *o, const char *s, size_t len)
 		fwrite(s, 1, len, o->f);
 		return;
 	}
-	if (m->cap - m->len < len) {
-		size_t cap = m->cap ? m->cap : (1u << 20);
-		char *b;
-
-		while (cap - m->len < len)
-			cap *= 2;
-		b = realloc(m->buf, cap);
-		if (!b) {
-			o->oom = true;
-			return;
-		}
-		m->buf = b;
-		m->cap = cap;
+	if (pr_grow(&m->buf, &m->cap, m->len + len, 1)) {
+		o->oom = true;
+		return;
 	}
 	memcpy(m->buf + m->len, s, len);
 	m->len += len;

@@ -13,6 +13,7 @@
 
 #include <perfring/profile.h>
 
+#include "../../src/common/alloc.h"
 #include "shared/export.h"
 #include "shared/tool.h"
 
@@ -260,14 +261,8 @@ int export_add(struct export *x, const struct samples_reader *r, const struct na
 		need += a->frames[i].ninlined;
 	if (a->own_apart)
 		need += a->own->ninlined;
-	if (need > x->cap) {
-		struct perfring_frame *f = realloc(x->frames, need * sizeof(*f));
-
-		if (!f)
-			goto nomem;
-		x->frames = f;
-		x->cap = need;
-	}
+	if (pr_grow(&x->frames, &x->cap, need, sizeof(*x->frames)))
+		goto nomem;
 	/* the leaf is the sample's own frame, as in perfring report (and
 	 * perf report): the sampled ip, when the chain holds only its callers */
 	if (a->own_apart)

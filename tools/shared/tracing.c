@@ -24,6 +24,7 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
+#include "../../src/common/alloc.h"
 #include "shared/tracing.h"
 #include "shared/bytecur.h"
 
@@ -272,14 +273,8 @@ static struct tep_event *find(struct tracing *t, uint64_t id, const void *raw, s
 		return NULL;
 	/* A copy followed by zeros: libtraceevent prints a char[] field with
 	 * %s, which reads on to a NUL the record may not have. */
-	if (len + 16 > t->rec_cap) {
-		uint8_t *b = realloc(t->rec, len + 16);
-
-		if (!b)
-			return NULL;
-		t->rec = b;
-		t->rec_cap = len + 16;
-	}
+	if (pr_grow(&t->rec, &t->rec_cap, len + 16, 1))
+		return NULL;
 	memcpy(t->rec, raw, len);
 	memset(t->rec + len, 0, 16);
 	memset(rec, 0, sizeof(*rec));

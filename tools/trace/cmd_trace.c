@@ -17,6 +17,7 @@
 
 #include "trace/workload.h"
 #include "shared/command.h"
+#include "shared/reader_opts.h"
 #include "shared/tool.h"
 #include "trace/trace_emit.h"
 #include "trace/trace_load.h"
@@ -45,12 +46,10 @@ struct trace_opts {
 	uint32_t pids[TRACE_MAX_PIDS];
 	size_t npids;
 	const char *comm;
-	int cpus[4096];
-	int ncpus;
 	double duration_s; /* 0: until Ctrl-C or the command ends */
 	bool json, quiet, verbose, list;
 	bool ringbuf;      /* --ringbuf: through a BPF ring buffer */
-	uint64_t buffer_pages, wakeup_bytes, wakeup_events, max_delay_ms;
+	struct tool_reader_opts rd; /* ring size, wakeups, delay bound, CPUs */
 	uint64_t order_window_ms; /* 0 (--no-order): each CPU's events in turn */
 	char **command;    /* after --, NULL: none */
 	bool builtin;      /* no events, no command: the built-in workload */
@@ -126,8 +125,7 @@ void cmd_trace_usage(FILE *f)
 		TOOL_NAME);
 }
 
-enum { OPT_WAKEUP_BYTES = 256, OPT_WAKEUP_EVENTS, OPT_MAX_DELAY, OPT_COMM, OPT_ORDER_WINDOW, OPT_NO_ORDER,
-       OPT_RINGBUF };
+enum { OPT_COMM = 256, OPT_ORDER_WINDOW, OPT_NO_ORDER, OPT_RINGBUF };
 
 static int parse_pids(const char *arg, struct trace_opts *o)
 {
@@ -158,14 +156,10 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 		{ "list", no_argument, NULL, 'l' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "cpu", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "buffer-pages", required_argument, NULL, 'b' },
-		{ "wakeup-bytes", required_argument, NULL, OPT_WAKEUP_BYTES },
-		{ "wakeup-events", required_argument, NULL, OPT_WAKEUP_EVENTS },
-		{ "max-delay-ms", required_argument, NULL, OPT_MAX_DELAY },
+		TOOL_READER_LONGOPTS,
 		{ "order-window-ms", required_argument, NULL, OPT_ORDER_WINDOW },
 		{ "no-order", no_argument, NULL, OPT_NO_ORDER },
 		{ "ringbuf", no_argument, NULL, OPT_RINGBUF },
@@ -176,13 +170,18 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 	int c, idx, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->max_delay_ms = 100;
+	tool_reader_opts_init(&o->rd, 256);
 	o->order_window_ms = 10;
-	o->buffer_pages = 256;
 	opterr = 0; /* our own one-line messages */
 	optind = 1;
 	/* '+': stop at the first non-option, so COMMAND's own options are its own. */
-	while ((c = getopt_long(argc, argv, "+:e:lp:C:d:jqb:vh", longopts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:lp:" TOOL_READER_SHORTOPTS "d:jqvh", longopts, &idx)) != -1) {
+		ret = tool_reader_opt(CMD, c, optarg, &o->rd);
+		if (ret != 1) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		switch (c) {
 		case 'e':
 			if (o->nevents == sizeof(o->events) / sizeof(o->events[0]))
@@ -203,11 +202,6 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 							TRACE_COMM_LEN - 1, optarg);
 			o->comm = optarg;
 			break;
-		case 'C':
-			o->ncpus = perfring_parse_cpu_list(optarg, o->cpus, sizeof(o->cpus) / sizeof(o->cpus[0]));
-			if (o->ncpus <= 0)
-				return tool_usage_error(CMD, "--cpu wants a CPU list such as 0,2-3, not '%s'", optarg);
-			break;
 		case 'd':
 			if (!tool_parse_seconds(optarg, 0.01, 86400 * 365, &o->duration_s))
 				return tool_usage_error(CMD, "--duration wants seconds (0.01 or more), not '%s'", optarg);
@@ -217,23 +211,6 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
-			break;
-		case 'b':
-			if (!tool_parse_u64(optarg, 1, 1u << 20, &o->buffer_pages) ||
-			    (o->buffer_pages & (o->buffer_pages - 1)))
-				return tool_usage_error(CMD, "--buffer-pages wants a power of two, not '%s'", optarg);
-			break;
-		case OPT_WAKEUP_BYTES:
-			if (!tool_parse_u64(optarg, 1, UINT32_MAX, &o->wakeup_bytes))
-				return tool_usage_error(CMD, "--wakeup-bytes wants a number of bytes, not '%s'", optarg);
-			break;
-		case OPT_WAKEUP_EVENTS:
-			if (!tool_parse_u64(optarg, 1, UINT32_MAX, &o->wakeup_events))
-				return tool_usage_error(CMD, "--wakeup-events wants a number of events, not '%s'", optarg);
-			break;
-		case OPT_MAX_DELAY:
-			if (!tool_parse_u64(optarg, 0, 3600 * 1000, &o->max_delay_ms))
-				return tool_usage_error(CMD, "--max-delay-ms wants milliseconds, not '%s'", optarg);
 			break;
 		case OPT_ORDER_WINDOW:
 			if (!tool_parse_u64(optarg, 1, 3600 * 1000, &o->order_window_ms))
@@ -264,12 +241,9 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
 	} else if (strcmp(argv[optind - 1], "--") == 0 && optind > 1) {
 		return tool_usage_error(CMD, "-- must be followed by a command");
 	}
-	if (o->wakeup_bytes && o->wakeup_events)
-		return tool_usage_error(CMD, "give --wakeup-bytes or --wakeup-events, not both");
-	if (o->wakeup_bytes && o->wakeup_bytes >= o->buffer_pages * perfring_page_size())
-		return tool_usage_error(CMD, "--wakeup-bytes %llu is not smaller than the ring (%llu bytes)",
-					(unsigned long long)o->wakeup_bytes,
-					(unsigned long long)(o->buffer_pages * perfring_page_size()));
+	ret = tool_reader_opts_check(CMD, &o->rd);
+	if (ret)
+		return ret;
 	if (o->command && o->npids)
 		return tool_usage_error(CMD, "give --pid or a command, not both");
 	if (o->list && o->command)
@@ -471,22 +445,11 @@ static void reader_opts(const struct trace_opts *o, struct perfring_reader_opts 
 {
 	/* The batching policy: a watermark at a quarter of the ring, and a
 	 * bound on how long an event may wait below it. */
-	ro->data_pages = o->buffer_pages;
-	ro->max_delay_ns = o->max_delay_ms * 1000000ull;
+	tool_reader_opts_apply(&o->rd, ro, (uint32_t)(tool_reader_ring_bytes(&o->rd) / 4));
 	ro->linearize = true; /* the decoder wants each sample in one piece */
 	/* All CPUs in time order, by the bpf_ktime_get_ns() of the header. */
 	ro->order_window_ns = o->order_window_ms * 1000000ull;
 	ro->order_time_offset = offsetof(struct trace_sample_hdr, time_ns);
-	if (o->ncpus > 0) {
-		ro->cpus = o->cpus;
-		ro->cpu_cnt = (size_t)o->ncpus;
-	}
-	if (o->wakeup_events)
-		ro->wakeup_events = (uint32_t)o->wakeup_events;
-	else if (o->wakeup_bytes)
-		ro->wakeup_bytes = (uint32_t)o->wakeup_bytes;
-	else
-		ro->wakeup_bytes = (uint32_t)(o->buffer_pages * perfring_page_size() / 4);
 }
 
 /* --ringbuf: the one ring buffer, its losses from the program's lost map.
@@ -513,7 +476,7 @@ static struct perfring_reader *ringbuf_reader(struct trace_bpf *skel, const stru
 /* The ring buffer's size: the perf rings' total, a power of two. */
 static uint32_t ringbuf_bytes(const struct trace_opts *o)
 {
-	uint64_t want = o->buffer_pages * perfring_page_size() * (uint64_t)sysconf(_SC_NPROCESSORS_ONLN), n = 1;
+	uint64_t want = tool_reader_ring_bytes(&o->rd) * (uint64_t)sysconf(_SC_NPROCESSORS_ONLN), n = 1;
 
 	while (n < want && n < (1ull << 30))
 		n <<= 1;
@@ -615,10 +578,10 @@ int cmd_trace(int argc, char **argv)
 		filt.flags |= TRACE_FILTER_COMM;
 		filt.comm = o.comm;
 	}
-	if (o.ncpus > 0) {
+	if (o.rd.ncpus > 0) {
 		filt.flags |= TRACE_FILTER_CPU;
-		filt.cpus = o.cpus;
-		filt.ncpus = (size_t)o.ncpus;
+		filt.cpus = o.rd.cpus;
+		filt.ncpus = (size_t)o.rd.ncpus;
 	}
 	skel = trace_load(&filt, o.verbose, err, sizeof(err));
 	if (!skel) {

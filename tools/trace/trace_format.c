@@ -18,6 +18,7 @@
 
 #include <perfring/event.h>
 
+#include "../../src/common/alloc.h"
 #include "trace/trace_format.h"
 
 /* Tracepoint ids are 16-bit (common_type is an unsigned short). */
@@ -324,15 +325,8 @@ static int add_format(struct trace_formats *tf, const char *sys, const char *nam
 		fmt_err(err, errlen, "tracepoint %s:%s: id %d out of range", sys, name, ev->id);
 		return -1;
 	}
-	if (tf->ntps == tf->cap) {
-		size_t cap = tf->cap ? tf->cap * 2 : 16;
-		struct trace_tp *p = realloc(tf->tps, cap * sizeof(*p));
-
-		if (!p)
-			goto nomem;
-		tf->tps = p;
-		tf->cap = cap;
-	}
+	if (pr_grow(&tf->tps, &tf->cap, tf->ntps + 1, sizeof(*tf->tps)))
+		goto nomem;
 	tp = &tf->tps[tf->ntps];
 	*tp = (struct trace_tp){ .id = ev->id };
 	tp->system = strdup(sys);

@@ -13,13 +13,14 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "../../src/common/alloc.h"
 #include "shared/tool.h"
 #include "trace/trace_load.h" /* first: the skeleton needs tools/trace/trace.h's types */
 #include "trace.skel.h"
 
 struct trace_links {
 	struct bpf_link **links;
-	size_t n;
+	size_t n, cap;
 };
 
 /* The skeleton has no room for our links; keep them beside it. */
@@ -110,12 +111,9 @@ int trace_add_pid(struct trace_bpf *skel, uint32_t tgid)
 
 static int add_link(struct bpf_link *link)
 {
-	struct bpf_link **l = realloc(trace_links.links, (trace_links.n + 1) * sizeof(*l));
-
-	if (!l)
+	if (pr_grow(&trace_links.links, &trace_links.cap, trace_links.n + 1, sizeof(*trace_links.links)))
 		return -ENOMEM;
-	trace_links.links = l;
-	l[trace_links.n++] = link;
+	trace_links.links[trace_links.n++] = link;
 	return 0;
 }
 
@@ -281,7 +279,7 @@ void trace_unload(struct trace_bpf *skel)
 	detach_all(trace_links.links, trace_links.n);
 	free(trace_links.links);
 	trace_links.links = NULL;
-	trace_links.n = 0;
+	trace_links.n = trace_links.cap = 0;
 	if (skel)
 		trace_bpf__destroy(skel);
 }

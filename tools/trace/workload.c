@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../src/common/alloc.h"
 #include "trace/workload.h"
 
 /* A small fixed environment: the same output on every machine, and no
@@ -79,15 +80,8 @@ const char *workload_cmdline(const struct workload *w, int idx, char *buf, size_
 
 static struct workload_child *workload_add_child(struct workload *w)
 {
-	if (w->nchildren == w->capacity) {
-		size_t cap = w->capacity ? w->capacity * 2 : 64;
-		struct workload_child *c = realloc(w->children, cap * sizeof(*c));
-
-		if (!c)
-			return NULL;
-		w->children = c;
-		w->capacity = cap;
-	}
+	if (pr_grow(&w->children, &w->capacity, w->nchildren + 1, sizeof(*w->children)))
+		return NULL;
 	return &w->children[w->nchildren];
 }
 
