@@ -73,8 +73,10 @@ OUTER_FN void inl_outer(uint64_t seed)
 	inl_sink = x;
 }
 
-/* Its own CPU time: a loaded machine stretches the run, not the number of samples. */
-static uint64_t now_ms(void)
+/* Its own CPU time: a loaded machine stretches the run, not the number of samples.
+ * Not inlined: a sample in it is main's caller frame plus its own, with or without
+ * --inline (reading the CPU clock is a system call, so some samples land here). */
+static __attribute__((noinline)) uint64_t now_ms(void)
 {
 	struct timespec ts;
 
