@@ -2,7 +2,8 @@
 #   make            library (shared + static), tool, examples, tests, benches
 #   make lib        the library alone; make tool: the library and the tool
 #   make demo       build and run the demonstration (README's first command)
-#   make check      every test: plain, then ASan+UBSan, then TSan (threaded tests)
+#   make check      every test: plain, valgrind, ASan+UBSan (gcc, clang), TSan, fuzz; two lanes
+#                   side by side, each suite's wall time printed (scripts/check.sh)
 #   make bench      benchmarks side by side with libbpf
 #   make install PREFIX=/usr/local DESTDIR=
 # Sanitizer builds are the same tree built into another $(O) with SANITIZE set.

@@ -48,11 +48,18 @@ timed() {
 	echo "$line" >>"$times"
 	return $rc
 }
-# build NAME LOG MAKEARGS...: a make, niced; on failure its log is shown and counted as a failure.
+logged() { # LOG CMD...: CMD's output to LOG
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1
+}
+# build NAME LOG MAKEARGS...: a make ($nice); on failure its log is shown and counted as a failure.
+nice=''
+
 build() {
 	local name=$1 log=$2
 	shift 2
-	if ! timed "build ($name)" nice -n 10 make -s "$@" >"$log" 2>&1; then
+	if ! timed "build ($name)" logged "$log" $nice make -s "$@"; then
 		cat "$log"
 		echo "build failed: $log" >>"$FAILURES_FILE"
 		echo "0 1 0" >>build/.totals
@@ -63,6 +70,7 @@ san_env=(env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_st
 
 lane_b() {
 	local st=0 asan=0 asan_clang=0 tsan=0 fuzz=0
+	nice='nice -n 10' # lane A's tests first
 	build asan build/make-asan.log -j"$jobs" O=build/asan SANITIZE=address,undefined all || asan=1
 	build "asan, clang" build/make-asan-clang.log -j"$jobs" O=build/asan-clang CC=clang \
 		SANITIZE=address,undefined all || asan_clang=1

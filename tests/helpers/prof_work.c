@@ -7,7 +7,11 @@
  * read()). Built with frame pointers (perf's default -g unwinds
  * with them), never inlined or cloned, so every function is its own frame.
  *
- *   prof_work [MS]   run for MS milliseconds (default 300)
+ *   prof_work [MS]   run for MS milliseconds of CPU time (default 300)
+ *
+ * CPU time, not time by the clock: the tests expect about MS * F / 1000
+ * samples of perf record -F F, which a busy machine (make check runs
+ * suites side by side) would otherwise cut to a fraction.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -65,7 +69,7 @@ static double now_ms(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
