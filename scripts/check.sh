@@ -11,12 +11,13 @@
 #  - every fuzz target for FUZZ_SECONDS each (libFuzzer, clang; scripts/fuzz.sh).
 # Two lanes run side by side, so that both CPUs of a small machine stay busy:
 #   A: plain suite, valgrind suite, TSan suite
-#   B: the ASan, clang ASan, TSan and fuzz builds (niced: the tests of lane A come first),
-#      then the ASan suites and the fuzz targets
+#   B: the ASan, clang ASan, TSan and fuzz builds, then the ASan suites and the fuzz targets
+#      (not niced: on a machine others share, a niced lane waited behind their work, 12 minutes
+#      for the ASan build alone at a load of 18)
 # Unit tests, seed replays and the CLI tests that only read files run CHECK_JOBS (default: the
 # CPUs) at a time; kernel tests and the other CLI tests, which time wakeups, pin and unplug CPUs
 # and count the samples of recorded workloads, run with no other test of any suite
-# (scripts/run-tests.sh, SERIAL_LOCK), only beside the niced builds and fuzz targets. Lane B's
+# (scripts/run-tests.sh, SERIAL_LOCK), only beside the builds and fuzz targets. Lane B's
 # output is printed when it ends. Every suite's wall time (and the load average then) is printed, and the whole
 # ends with the line "N passed, N failed, N skipped" over all of them.
 set -uo pipefail
@@ -53,13 +54,12 @@ logged() { # LOG CMD...: CMD's output to LOG
 	shift
 	"$@" >"$log" 2>&1
 }
-# build NAME LOG MAKEARGS...: a make ($nice); on failure its log is shown and counted as a failure.
-nice=''
+# build NAME LOG MAKEARGS...: a make; on failure its log is shown and counted as a failure.
 
 build() {
 	local name=$1 log=$2
 	shift 2
-	if ! timed "build ($name)" logged "$log" $nice make -s "$@"; then
+	if ! timed "build ($name)" logged "$log" make -s "$@"; then
 		cat "$log"
 		echo "build failed: $log" >>"$FAILURES_FILE"
 		echo "0 1 0" >>build/.totals
@@ -70,7 +70,6 @@ san_env=(env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_st
 
 lane_b() {
 	local st=0 asan=0 asan_clang=0 tsan=0 fuzz=0
-	nice='nice -n 10' # lane A's tests first
 	build asan build/make-asan.log -j"$jobs" O=build/asan SANITIZE=address,undefined all || asan=1
 	build "asan, clang" build/make-asan-clang.log -j"$jobs" O=build/asan-clang CC=clang \
 		SANITIZE=address,undefined all || asan_clang=1
@@ -96,7 +95,7 @@ lane_b() {
 	# from a copy of its seeds (scripts/fuzz.sh). make fuzz-long runs them longer.
 	if [ $fuzz = 0 ]; then
 		FUZZ_SECONDS=${FUZZ_SECONDS:-12} FUZZ_JOBS=$jobs timed "fuzz (every target)" \
-			nice -n 10 bash scripts/fuzz.sh build || st=1
+			bash scripts/fuzz.sh build || st=1
 	fi
 	return $st
 }
