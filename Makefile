@@ -45,6 +45,8 @@ LIB_LIBS := $(THREAD_LIBS) -lzstd
 # and inflates .gnu_debugdata with liblzma, compressed DWARF with libdeflate.
 SYM_LIBS := $(shell pkg-config --libs libdw libelf liblzma libdeflate 2>/dev/null || echo -ldw -lelf -llzma -ldeflate)
 LIB_LIBS += $(SYM_LIBS)
+# The profile layer (src/profile/) gzips pprof files with zlib.
+LIB_LIBS += $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 
 LIB_SRCS := $(wildcard src/*/*.c)
 LIB_OBJS := $(patsubst src/%.c,$(O)/obj/lib/%.o,$(LIB_SRCS))
@@ -52,18 +54,25 @@ LIB_HDRS := $(wildcard include/perfring/*.h) $(wildcard src/*/*.h)
 SHARED := $(O)/libperfring.so.$(VERSION)
 STATIC := $(O)/libperfring.a
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
-BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
+# A BPF program sits beside the code that loads it (docs/DESIGN.md): the tool's in its command's
+# folder, the examples' in examples/, the tests' and benchmarks' in tests/bpf/. Every object and
+# skeleton is built into $(O)/bpf/ (so program names are unique across the tree).
+BPF_SRCS := $(wildcard tools/*/*.bpf.c examples/*.bpf.c tests/bpf/*.bpf.c)
+BPF_DIRS := $(sort $(dir $(BPF_SRCS)))
+BPF_HDRS := $(wildcard $(addsuffix *.h,$(BPF_DIRS)) include/perfring/bpf/*.h)
+BPF_OBJS := $(addprefix $(O)/bpf/,$(notdir $(BPF_SRCS:.bpf.c=.bpf.o)))
+BPF_SKELS := $(addprefix $(O)/bpf/,$(notdir $(BPF_SRCS:.bpf.c=.skel.h)))
+vpath %.bpf.c $(BPF_DIRS)
 
-# The tool: a folder per command family (trace, pipe, perfdata) and shared/ for main and helpers.
-TOOL_SRCS := $(wildcard tools/*/*.c)
+# The tool: a folder per command (record, report, script, trace, pipe), as git's builtin/, and
+# shared/ for main and what commands share.
+TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tools/*/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 KERNEL_SRCS := $(wildcard tests/kernel/*.c)
 # Programs the CLI tests drive (e.g. a BPF producer that pins its map); not tests themselves.
 HELPER_SRCS := $(wildcard tests/helpers/*.c)
 BENCH_SRCS := $(wildcard bench/*.c)
-EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLE_SRCS := $(filter-out %.bpf.c,$(wildcard examples/*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/unit/%,$(UNIT_SRCS))
 KERNEL_BINS := $(patsubst tests/kernel/%.c,$(O)/tests/kernel/%,$(KERNEL_SRCS))
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(O)/tests/helpers/%,$(HELPER_SRCS)) $(O)/tests/helpers/names_work
@@ -117,9 +126,11 @@ $(STATIC): $(LIB_OBJS)
 # BPF programs: compiled with clang -target bpf, embedded with a skeleton. The kernel headers'
 # asm/ directory is Debian's multiarch one (gcc names it; clang -dumpmachine spells it otherwise).
 MULTIARCH ?= $(shell gcc -print-multiarch 2>/dev/null || $(CC) -dumpmachine)
-$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(BUILD_DEPS_STAMP)
+# A program includes its own header by "name.h" (beside it) and the installed BPF-side header as
+# users do, <perfring/bpf/perfring_ringbuf.bpf.h> (-Iinclude).
+$(O)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS) | $(BUILD_DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH) -Ibpf -c $< -o $@
+	$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH) -Iinclude -c $< -o $@
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
@@ -131,12 +142,10 @@ $(TOOL) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BENCH_BINS) $(EXAMPLE_BINS)
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
-# The exports (tools/export/: pprof is gzip'd) link zlib; the answers commands (script, report)
-# demangle C++ names with the C++ runtime's demangler, as perf does.
-EXPORT_LIBS := $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
-ANSWERS_LIBS := -lstdc++
+# Script and report demangle C++ names with the C++ runtime's demangler, as perf does.
+CXX_RUNTIME_LIBS := -lstdc++
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(EXPORT_LIBS) $(ANSWERS_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(CXX_RUNTIME_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -167,11 +176,11 @@ $(O)/tests/unit/fault_%: tests/unit/fault_%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Isrc -o $@ $< $(FAULT_WRAP) $(PROG_LIBS)
 
-# Unit tests of the answers commands' pieces (tests/unit/answers_*.c) build with their sources.
-ANSWERS_UNIT_SRCS := tools/answers/ans_demangle.c tools/answers/ans_rust_demangle.c
-$(O)/tests/unit/answers_%: tests/unit/answers_%.c $(TEST_SUPPORT) $(STATIC) $(ANSWERS_UNIT_SRCS) $(wildcard tools/*/*.h)
+# Unit tests of the tool's demanglers (tests/unit/demangle_*.c) build with their sources.
+DEMANGLE_SRCS := tools/shared/demangle.c tools/shared/rust_demangle.c
+$(O)/tests/unit/demangle_%: tests/unit/demangle_%.c $(TEST_SUPPORT) $(STATIC) $(DEMANGLE_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(ANSWERS_UNIT_SRCS) $(PROG_LIBS) $(ANSWERS_LIBS)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(DEMANGLE_SRCS) $(PROG_LIBS) $(CXX_RUNTIME_LIBS)
 
 # Unit tests of the tool's tracepoint decoder build with its sources.
 TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tools/trace/trace_emit.c tools/shared/pd_emit.c
@@ -179,35 +188,23 @@ TRACE_DECODER_SRCS := tools/trace/trace_format.c tools/trace/trace_decode.c tool
 FUZZ_EXTRA_trace = $(TRACE_DECODER_SRCS) $(TRACE_CFLAGS)
 FUZZ_LIBS_trace = $(TRACE_LIBS)
 # perfring script's tracing data reader (tests/fuzz/tracing_data_fuzz.c) builds with its source and libtraceevent.
-FUZZ_EXTRA_tracing_data = tools/answers/ans_tracing.c tools/shared/pd_emit.c $(TRACE_CFLAGS)
+FUZZ_EXTRA_tracing_data = tools/shared/tracing.c tools/shared/pd_emit.c $(TRACE_CFLAGS)
 FUZZ_LIBS_tracing_data = $(TRACE_LIBS)
 # perfring report's event group reader (tests/fuzz/group_desc_fuzz.c) builds with its source.
-FUZZ_EXTRA_group_desc = tools/answers/ans_groups.c
+FUZZ_EXTRA_group_desc = tools/report/groups.c
 # perfring report --header-only (tests/fuzz/report_header_fuzz.c) builds with its sources, the
 # perf.data helpers and the tool's messages (tools/shared/util.c, which needs libbpf).
-FUZZ_EXTRA_report_header = $(wildcard tools/perfdata/report_*.c) tools/perfdata/pd_common.c tools/shared/util.c
+FUZZ_EXTRA_report_header = tools/report/header.c $(wildcard tools/report/header_*.c) tools/shared/pd_common.c tools/shared/util.c
 FUZZ_LIBS_report_header = $(LIBBPF_LIBS)
-$(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/perfdata/*.h tools/shared/tool.h tools/shared/bytecur.h)
-# The exports' fuzz target (tests/fuzz/export_fuzz.c) builds with tools/export/ and zlib.
-FUZZ_EXTRA_export = $(EXPORT_SRCS)
-FUZZ_LIBS_export = $(EXPORT_LIBS)
+$(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/report/header.h tools/shared/tool.h tools/shared/bytecur.h)
 # The Rust demangler (tests/fuzz/rust_demangle_fuzz.c) builds with it and the C++ one (the C++ runtime's).
-FUZZ_EXTRA_rust_demangle = tools/answers/ans_rust_demangle.c tools/answers/ans_demangle.c
+FUZZ_EXTRA_rust_demangle = tools/shared/rust_demangle.c tools/shared/demangle.c
 FUZZ_LIBS_rust_demangle = -lstdc++
 # The DWARF unwinder of recorded user stacks (tests/fuzz/unwind_fuzz.c) builds with its source (libdw: LIB_LIBS).
-FUZZ_EXTRA_unwind = tools/answers/ans_unwind.c tools/answers/ans_unwind_fast.c tools/answers/ans_buildid.c
+FUZZ_EXTRA_unwind = tools/shared/unwind.c tools/shared/unwind_fast.c tools/shared/buildid.c
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
-
-# Unit tests of the tool's profile and its exports (folded, pprof, speedscope) build with its sources.
-EXPORT_SRCS := $(wildcard tools/export/*.c)
-$(O)/tests/unit/export_%: tests/unit/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(EXPORT_SRCS) $(PROG_LIBS) $(EXPORT_LIBS)
-$(O)/tests/helpers/export_%: tests/helpers/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< $(EXPORT_SRCS) $(PROG_LIBS) $(EXPORT_LIBS)
 
 $(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
@@ -257,10 +254,10 @@ $(O)/bench/%: bench/%.c $(wildcard bench/*.h) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -Ibench -o $@ $< $(PROG_LIBS)
 
-# Examples include their BPF side's shared header from bpf/ as libbpf-tools do ("opensnoop.h").
-$(O)/examples/%: examples/%.c $(STATIC) $(BPF_SKELS) $(wildcard bpf/*.h)
+# Examples include their BPF side's shared header from beside them as libbpf-tools do ("opensnoop.h").
+$(O)/examples/%: examples/%.c $(STATIC) $(BPF_SKELS) $(BPF_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -Ibpf -o $@ $< $(PROG_LIBS)
+	$(CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LIBS)
 
 # Every public header must compile on its own, as C and as C++.
 headers-cxx: $(O)/.headers-ok
@@ -320,7 +317,7 @@ install: lib $(TOOL) $(O)/perfring.pc $(O)/cmake/perfringConfig.cmake $(O)/cmake
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man1
 	install -m 644 include/perfring/*.h $(DESTDIR)$(INCLUDEDIR)/perfring/
 	install -d $(DESTDIR)$(INCLUDEDIR)/perfring/bpf
-	install -m 644 bpf/perfring_ringbuf.bpf.h $(DESTDIR)$(INCLUDEDIR)/perfring/bpf/
+	install -m 644 include/perfring/bpf/*.h $(DESTDIR)$(INCLUDEDIR)/perfring/bpf/
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
 	ln -sf libperfring.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libperfring.so
@@ -335,7 +332,8 @@ install: lib $(TOOL) $(O)/perfring.pc $(O)/cmake/perfringConfig.cmake $(O)/cmake
 uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/perfring $(DESTDIR)$(LIBDIR)/libperfring.* \
 		$(DESTDIR)$(PKGCONFIGDIR)/perfring.pc $(DESTDIR)$(PREFIX)/bin/perfring $(DESTDIR)$(CMAKEDIR) \
-		$(DESTDIR)$(MANDIR)/man1/perfring.1 $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
 
 # ---- ABI (abi/libperfring.abi, libabigail) ----
 # make abi-baseline   record the ABI of $(O)/libperfring.so (public headers only) as the baseline
@@ -343,7 +341,7 @@ uninstall:
 #                     an added or removed symbol (an intended change regenerates the baseline in
 #                     the same commit). make check runs it (tests/cli/abi.sh).
 ABI_BASELINE := abi/libperfring.abi
-ABIDW_FLAGS := --headers-dir include/perfring --drop-undefined-syms --no-corpus-path
+ABIDW_FLAGS := --headers-dir include/perfring --drop-undefined-syms --no-corpus-path --no-comp-dir-path
 .PHONY: abi-baseline abi-check
 abi-baseline: $(SHARED) | $(TEST_DEPS_STAMP)
 	@mkdir -p abi
@@ -434,7 +432,7 @@ SOAK_RECORDS ?= 1000000000
 SOAK_ARGS ?=
 .PHONY: soak
 all: $(O)/tests/soak/soak
-$(O)/tests/soak/soak: tests/soak/soak.c bpf/producer.h $(STATIC) $(BPF_SKELS)
+$(O)/tests/soak/soak: tests/soak/soak.c tests/bpf/producer.h $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< $(PROG_LIBS)
 

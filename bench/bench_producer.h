@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The BPF producer (bpf/producer.bpf.c) as the benchmarks drive it: one
+ * The BPF producer (tests/bpf/producer.bpf.c) as the benchmarks drive it: one
  * loaded instance per reader under test, so that perfring and libbpf each
  * own the fds of their own perf event array and run the very same program.
  * A run writes `repeat` samples on the CPU the calling thread is pinned to.
@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../bpf/producer.h" /* the Makefile gives no -Ibpf */
+#include "../tests/bpf/producer.h" /* beside the program (tests/bpf/) */
 #include "producer.skel.h"
 
 struct bench_producer {

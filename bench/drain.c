@@ -7,7 +7,7 @@
  * callback), libbpf (perf_buffer__consume(), sample_cb), and, to show what
  * the reader layer adds, perfring's ring layer alone (perfring_ring_consume()
  * on an event the bench opens itself). Each has its own loaded instance of
- * bpf/producer.bpf.c and its own ring(s) on that instance's perf event
+ * tests/bpf/producer.bpf.c and its own ring(s) on that instance's perf event
  * array, all with the same attr (PERF_COUNT_SW_BPF_OUTPUT, PERF_SAMPLE_RAW,
  * sample_period 1, wakeup_events 1: libbpf's, and perfring's default) and
  * the same ring size. A round, for each contender in rotating order:

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * BPF ring buffers: perfring against libbpf's ring_buffer, side by side in
- * one run, on the same BPF producer (bpf/rb_producer.bpf.c: one
+ * one run, on the same BPF producer (tests/bpf/rb_producer.bpf.c: one
  * bpf_ringbuf_output() per BPF_PROG_TEST_RUN iteration), and the ring buffer
- * against a perf event array under perfring (bpf/producer.bpf.c: the same
+ * against a perf event array under perfring (tests/bpf/producer.bpf.c: the same
  * sample built the same way, written with bpf_perf_event_output()).
  *
  *   ringbuf drain [--rounds N] [--payload BYTES] [--size BYTES] [--cpu N]
- *   ringbuf drain --callgrind perfring_rb_cursor|perfring_rb|perfring_msg|libbpf [--rounds N]
+ *   ringbuf drain --callgrind perfring_rb_cursor|perfring_rb|perfring_msg|perfring_ring_buffer|libbpf [--rounds N]
  *   ringbuf live [--threshold BYTES] [--duration SEC] [--reps N] [--size BYTES] [--payload BYTES]
  *   ringbuf stream [--duration SEC] [--reps N] [--size BYTES] [--payload BYTES]
  *
@@ -19,7 +19,9 @@
  * perfring_msg callback), perfring_samples (perfring_reader_consume_samples()),
  * perfring_rb (perfring_ringbuf_consume(), the layer alone),
  * perfring_rb_cursor (the inline cursor, perfring_ringbuf_cursor_next(), on
- * the ring of a reader: perfring_reader_ringbuf()), libbpf
+ * the ring of a reader: perfring_reader_ringbuf()), perfring_ring_buffer
+ * (the libbpf port: perfring_reader_new_ring_buffer() with libbpf's
+ * callback, drained by perfring_reader_consume_cb()), libbpf
  * (ring_buffer__consume(), which stores consumer_pos after every record), and
  * perfring_perf_array (perfring_reader_consume() of a perf event array ring of
  * the same size). --callgrind fills and drains one contender through a
@@ -51,9 +53,9 @@
 #include "bench_producer.h"
 #include "rb_producer.skel.h"
 
-enum contender { C_MSG, C_SAMPLES, C_RB, C_LIBBPF, C_PERF, C_CURSOR, C_NR };
+enum contender { C_MSG, C_SAMPLES, C_RB, C_LIBBPF, C_PERF, C_CURSOR, C_PORT, C_NR };
 static const char *const cname[C_NR] = { "perfring_msg", "perfring_samples", "perfring_rb", "libbpf",
-					 "perfring_perf_array", "perfring_rb_cursor" };
+					 "perfring_perf_array", "perfring_rb_cursor", "perfring_ring_buffer" };
 
 struct sum {
 	uint64_t records, sum;
@@ -169,7 +171,7 @@ static int on_libbpf(void *ctx, void *data, size_t size)
 struct drain {
 	struct rbp rbp[C_NR];
 	struct bench_producer perf;
-	struct perfring_reader *rd[C_NR]; /* C_MSG, C_SAMPLES, C_PERF, C_CURSOR */
+	struct perfring_reader *rd[C_NR]; /* C_MSG, C_SAMPLES, C_PERF, C_CURSOR, C_PORT */
 	struct perfring_ringbuf *rb;      /* C_RB */
 	struct ring_buffer *lb;           /* C_LIBBPF */
 	struct sum s[C_NR];
@@ -215,6 +217,12 @@ static BENCH_NOINLINE int drain_perfring_rb_cursor(struct drain *d)
 	return c.err ? c.err : n;
 }
 
+/* The libbpf port: libbpf's callback through the reader's adapter. */
+static BENCH_NOINLINE int drain_perfring_ring_buffer(struct drain *d)
+{
+	return perfring_reader_consume_cb(d->rd[C_PORT]);
+}
+
 static BENCH_NOINLINE int drain_libbpf(struct drain *d)
 {
 	return ring_buffer__consume(d->lb);
@@ -233,6 +241,7 @@ static int drain_one(struct drain *d, int c)
 	case C_RB: return drain_perfring_rb(d);
 	case C_LIBBPF: return drain_libbpf(d);
 	case C_CURSOR: return drain_perfring_rb_cursor(d);
+	case C_PORT: return drain_perfring_ring_buffer(d);
 	default: return drain_perfring_perf_array(d);
 	}
 }
@@ -267,7 +276,7 @@ static void drain_setup(struct drain *d, bool on[C_NR], unsigned payload, unsign
 		if (c == C_PERF) {
 			err = bench_producer_open(&d->perf, payload);
 			if (err)
-				bench_die("loading bpf/producer.bpf.c: %s", strerror(-err));
+				bench_die("loading tests/bpf/producer.bpf.c: %s", strerror(-err));
 			d->rd[c] = perfring_reader_new_bpf(d->perf.events_fd, &po);
 			if (!d->rd[c])
 				bench_die("perfring_reader_new_bpf: %s", perfring_errmsg());
@@ -276,12 +285,16 @@ static void drain_setup(struct drain *d, bool on[C_NR], unsigned payload, unsign
 		}
 		err = rbp_open(&d->rbp[c], payload, size);
 		if (err)
-			bench_die("loading bpf/rb_producer.bpf.c: %s", strerror(-err));
+			bench_die("loading tests/bpf/rb_producer.bpf.c: %s", strerror(-err));
 		d->fill[c] = (unsigned)(size / ((payload + 8 + 7) & ~7u) - 1);
 		if (c == C_MSG || c == C_SAMPLES || c == C_CURSOR) {
 			d->rd[c] = perfring_reader_new(NULL);
 			if (!d->rd[c] || perfring_reader_add_ringbuf(d->rd[c], d->rbp[c].rb_fd, NULL) < 0)
 				bench_die("perfring_reader_add_ringbuf: %s", perfring_errmsg());
+		} else if (c == C_PORT) {
+			d->rd[c] = perfring_reader_new_ring_buffer(d->rbp[c].rb_fd, on_libbpf, &d->s[C_PORT], NULL);
+			if (!d->rd[c])
+				bench_die("perfring_reader_new_ring_buffer: %s", perfring_errmsg());
 		} else if (c == C_RB) {
 			d->rb = perfring_ringbuf_new(d->rbp[c].rb_fd, NULL);
 			if (!d->rb)
@@ -325,7 +338,7 @@ static int cmd_drain(int argc, char **argv)
 				;
 			if (c == C_NR)
 				bench_die("--callgrind wants one of perfring_msg, perfring_samples, perfring_rb, "
-					  "perfring_rb_cursor, libbpf, perfring_perf_array");
+					  "perfring_rb_cursor, perfring_ring_buffer, libbpf, perfring_perf_array");
 			cg = c;
 			break;
 		default: bench_die("usage: ringbuf drain [--rounds N] [--payload B] [--size B] [--cpu N] [--callgrind C]");
@@ -387,6 +400,8 @@ static int cmd_drain(int argc, char **argv)
 	printf("RATIO ringbuf_drain_ns_per_record%s perfring_msg/libbpf %.3f\n", sfx, med[C_MSG] / med[C_LIBBPF]);
 	printf("RATIO ringbuf_drain_ns_per_record%s perfring_samples/libbpf %.3f\n", sfx,
 	       med[C_SAMPLES] / med[C_LIBBPF]);
+	printf("RATIO ringbuf_drain_ns_per_record%s perfring_ring_buffer/libbpf %.3f (the port, same callback)\n", sfx,
+	       med[C_PORT] / med[C_LIBBPF]);
 	printf("RATIO drain_ns_per_record%s ringbuf/perf_array %.3f (perfring_msg on each)\n", sfx,
 	       med[C_MSG] / med[C_PERF]);
 	return 0;
@@ -718,13 +733,13 @@ static struct stream_result stream_run(int who, double secs, unsigned payload, u
 	if (who == C_PERF) {
 		err = bench_producer_open(&perf, payload);
 		if (err)
-			bench_die("loading bpf/producer.bpf.c: %s", strerror(-err));
+			bench_die("loading tests/bpf/producer.bpf.c: %s", strerror(-err));
 		rd = perfring_reader_new_bpf(perf.events_fd, &po);
 		st.prog_fd = bpf_program__fd(perf.skel->progs.produce_tc);
 	} else {
 		err = rbp_open(&p, payload, size);
 		if (err)
-			bench_die("loading bpf/rb_producer.bpf.c: %s", strerror(-err));
+			bench_die("loading tests/bpf/rb_producer.bpf.c: %s", strerror(-err));
 		st.prog_fd = bpf_program__fd(p.skel->progs.produce_tc);
 		if (who == C_LIBBPF) {
 			lb = ring_buffer__new(p.rb_fd, on_libbpf, &s, NULL);

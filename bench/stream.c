@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Sustained streaming: the producer (bpf/producer.bpf.c under
+ * Sustained streaming: the producer (tests/bpf/producer.bpf.c under
  * BPF_PROG_TEST_RUN) runs flat out on one CPU for a fixed time while the
  * reader waits and drains on another; perfring with a batching wakeup
  * policy against libbpf's perf_buffer with its defaults (one wakeup per

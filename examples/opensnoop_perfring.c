@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * opensnoop, written as libbpf-tools writes its tools: trace openat() calls
- * (bpf/opensnoop.bpf.c) and print one line per call, read through a
+ * (examples/opensnoop.bpf.c) and print one line per call, read through a
  * perf event array.
  *
  *   opensnoop_{libbpf,perfring} [-d SECONDS] [-f SUBSTRING]

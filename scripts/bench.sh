@@ -147,7 +147,7 @@ run() {
 	"$bin/idle" --seconds "${BENCH_IDLE_S:-3}" || status=1
 	decode_bench || status=1
 	scripts/bench_perfdata.sh "$O" || status=1
-	scripts/bench_answers.sh "$O" || status=1
+	scripts/bench_report_script.sh "$O" || status=1
 	scripts/bench_dwarf.sh "$O" || status=1
 	scripts/bench_trace.sh "$O" || status=1
 	scripts/bench_ringbuf.sh "$O" || status=1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # BPF ring buffers, side by side in one run (bench/ringbuf.c): perfring against
-# libbpf's ring_buffer on the same BPF producer (bpf/rb_producer.bpf.c), and the
+# libbpf's ring_buffer on the same BPF producer (tests/bpf/rb_producer.bpf.c), and the
 # ring buffer against a perf event array under perfring.
 #   bench_ringbuf.sh [BUILD_DIR]     (default build; called by scripts/bench.sh)
 # Knobs: BENCH_RB_DRAIN_ROUNDS (30), BENCH_RB_SMALL_ROUNDS (100: the 256 and 64 KiB drains),
@@ -43,7 +43,7 @@ echo "== ringbuf back-to-back drain: the consumer takes whatever is there"
 if command -v valgrind >/dev/null; then
 	echo
 	echo "== ringbuf drain under callgrind: instructions per record"
-	for c in perfring_rb_cursor perfring_rb perfring_samples perfring_msg libbpf perfring_perf_array; do
+	for c in perfring_rb_cursor perfring_rb perfring_samples perfring_msg perfring_ring_buffer libbpf perfring_perf_array; do
 		if ! valgrind --tool=callgrind --toggle-collect="drain_$c" --callgrind-out-file="$cgdir/callgrind.out.rb_$c" \
 			"$bin/ringbuf" drain --callgrind "$c" --rounds "${BENCH_RB_CG_ROUNDS:-5}" >"$cgdir/rb_$c.log" 2>&1; then
 			echo "ringbuf_drain_instr_per_record $c FAILED (see $cgdir/rb_$c.log)"
@@ -61,7 +61,7 @@ if command -v valgrind >/dev/null; then
 	[[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]] &&
 		awk -v a="$pr" -v b="$lb" \
 			'BEGIN { printf "RATIO ringbuf_drain_instr_per_record perfring/libbpf %.3f (perfring_rb_cursor)\n", a / b }'
-	for c in perfring_rb perfring_samples perfring_msg; do
+	for c in perfring_rb perfring_samples perfring_msg perfring_ring_buffer; do
 		pr=$(awk '{print $3}' "$cgdir/rb_$c.result" 2>/dev/null)
 		[[ "$pr" =~ ^[0-9.]+$ && "$lb" =~ ^[0-9.]+$ ]] || continue
 		awk -v a="$pr" -v b="$lb" -v c="$c" \

@@ -5,8 +5,8 @@ Not part of make check (it takes minutes): run it after touching how the readers
 
     scripts/mutate-check.py [--build build] [--runs 300] [--seed 1] [--corpus DIR] [--keep DIR]
 
-Each run copies a corpus file (/work/shared/corpus/perf.data by default, or
-tests/data), changes a few bytes (random bytes, a u16/u32/u64 set to 0, -1 or
+Each run copies a corpus file (PERFRING_PERFDATA_CORPUS, or ../shared/corpus/perf.data beside
+the checkout, and tests/data by default), changes a few bytes (random bytes, a u16/u32/u64 set to 0, -1 or
 a large value, or a truncation), and runs script and report on it. Each must:
   - end by itself: no signal, no sanitizer report, within 60 s;
   - exit 0 or 1 (perfring(1): 1 when the file is corrupt or a sample could not
@@ -107,7 +107,8 @@ def main():
     ap.add_argument("--keep", default="/tmp/perfring-mutate")
     a = ap.parse_args()
     tool = os.path.abspath(os.path.join(a.build, "perfring"))
-    dirs = a.corpus or [d for d in ("/work/shared/corpus/perf.data", os.path.join(ROOT, "tests/data"))
+    shared = os.environ.get("PERFRING_PERFDATA_CORPUS") or os.path.join(ROOT, "..", "shared", "corpus", "perf.data")
+    dirs = a.corpus or [d for d in (shared, os.path.join(ROOT, "tests/data"))
                         if os.path.isdir(d)]
     files = corpus_files(dirs)
     if not files:

@@ -28,6 +28,20 @@ while [ $# -gt 0 ]; do
 done
 suite_start=$(date +%s.%N)
 
+# The perf.data corpus of the corpus tests (files of many perf versions; not in the repository):
+# PERFRING_PERFDATA_CORPUS, else shared/corpus/perf.data beside the checkout or, for a git
+# worktree, beside the main checkout (tests/cli/lib.sh's t_find_corpus looks the same way).
+if [ -z "${PERFRING_PERFDATA_CORPUS:-}" ]; then
+	for top in "$(git rev-parse --show-toplevel 2>/dev/null)" "$(cd "$(git rev-parse --git-common-dir 2>/dev/null || echo .)/.." && pwd)"; do
+		c="$top/../shared/corpus/perf.data"
+		if [ -n "$top" ] && [ -d "$c/quipper" ]; then
+			export PERFRING_PERFDATA_CORPUS
+			PERFRING_PERFDATA_CORPUS=$(cd "$c" && pwd)
+			break
+		fi
+	done
+fi
+
 logdir="$build/test-logs/$suite"
 # Every failing line is also appended here, so that make check can repeat them just before its
 # last line (CI shows only the end of the output).

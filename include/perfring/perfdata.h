@@ -66,7 +66,7 @@ struct perfring_perfdata_opts {
 	 * the thread after); memory bounded as without it (4096 records more
 	 * at most). It pays when the caller does about as much per record as
 	 * reading takes (decoding every sample and its call chain: 26 -> 18 ms
-	 * for a 137 MB file here, bench/perfdata_decode.c); when either side
+	 * for a 137 MB file); when either side
 	 * spends most of its first 65536 records waiting for the other (a
 	 * caller that only counts records, or one that spends microseconds on
 	 * each), the thread hands back for good and is joined, and the caller

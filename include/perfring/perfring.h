@@ -12,5 +12,7 @@
 #include <perfring/perfdata_write.h>
 #include <perfring/event.h>
 #include <perfring/symbol.h>
+#include <perfring/stack.h>
+#include <perfring/profile.h>
 
 #endif /* PERFRING_PERFRING_H */

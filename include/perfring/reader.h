@@ -11,7 +11,8 @@
  *
  * After any wakeup every ring is drained to its head: the kernel reports a
  * ring readable only once per wakeup, so a ring left half read would not be
- * reported again (see KERNEL-NOTES). Records wait for the wakeup threshold
+ * reported again (the kernel's perf_poll() clears a ring's readiness as it
+ * reports it). Records wait for the wakeup threshold
  * (as cilium's Read does), also those already in a ring when
  * perfring_reader_poll()/_read()/_wait() is called: they come out with the
  * record that reaches it, on a flush, when the deadline passes, or at the
@@ -20,8 +21,9 @@
  * left by an early stop are due at once. _consume() takes whatever is there.
  *
  * Thread-safety contract:
- *  - perfring_reader_poll(), _read(), _consume() and _wait(): one thread at
- *    a time per reader (they share the iteration state);
+ *  - perfring_reader_poll(), _read(), _consume(), _wait(), and the
+ *    libbpf-shaped _poll_ms(), _consume_cb() and _consume_cb_n(): one thread
+ *    at a time per reader (they share the iteration state);
  *  - perfring_reader_consume_ring(): concurrently from several threads as
  *    long as each thread serves its own ring index, and not together with
  *    _poll/_read/_consume on the same reader;
@@ -226,15 +228,32 @@ PERFRING_API struct perfring_reader *perfring_reader_new_perf_buffer(int map_fd,
 								     const struct perfring_reader_opts *opts);
 
 /*
- * For a reader from perfring_reader_new_perf_buffer(), with libbpf's
- * perf_buffer__poll() semantics: wait up to timeout_ms milliseconds (< 0:
- * no timeout; a deadline still applies), then deliver every record to the
- * callbacks. Returns the number of records consumed, 0 on timeout (or a
- * passed deadline), or a negative error (-PERFRING_EWOKEN, -PERFRING_ECLOSED,
- * -EINTR, -EINVAL for another kind of reader, ...). Callbacks return void:
- * every record delivered is consumed.
+ * For a reader with libbpf's callbacks (perfring_reader_new_perf_buffer(),
+ * perfring_reader_new_ring_buffer() or _add_ring_buffer(), see ringbuf.h),
+ * with the semantics of libbpf's perf_buffer__poll() and ring_buffer__poll():
+ * wait up to timeout_ms milliseconds (< 0: no timeout; a deadline still
+ * applies), then deliver every record to the callbacks. Returns the number
+ * of records consumed (at most INT_MAX; libbpf's perf_buffer__poll() counts
+ * the rings that were ready), 0 on timeout (or a passed deadline), or a
+ * negative error (-PERFRING_EWOKEN, -PERFRING_ECLOSED,
+ * -EINTR, -EINVAL for a reader without libbpf callbacks, ...). perf_buffer
+ * callbacks return void: every record delivered is consumed. A ring_buffer
+ * callback that returns a negative value stops the call, which returns that
+ * value: its record is consumed, the rest waits for the next call (as
+ * libbpf does); other values go on.
  */
 PERFRING_API int perfring_reader_poll_ms(struct perfring_reader *rd, int timeout_ms);
+
+/*
+ * The same without waiting, as libbpf's ring_buffer__consume() and
+ * ring_buffer__consume_n() (and perf_buffer__consume(), which returns 0
+ * where this returns the count): deliver what every ring holds now, at most
+ * n records with _n (0: none), to the callbacks. Returns the number of
+ * records consumed (at most INT_MAX), or a negative error or callback
+ * value, as perfring_reader_poll_ms().
+ */
+PERFRING_API int perfring_reader_consume_cb(struct perfring_reader *rd);
+PERFRING_API int perfring_reader_consume_cb_n(struct perfring_reader *rd, size_t n);
 
 /* An empty reader for caller-opened events; add rings with perfring_reader_add(). */
 PERFRING_API struct perfring_reader *perfring_reader_new(const struct perfring_reader_opts *opts);

@@ -332,6 +332,43 @@ PERFRING_API int perfring_reader_consume_n(struct perfring_reader *rd, size_t bu
 PERFRING_API int perfring_reader_consume_ring_n(struct perfring_reader *rd, int idx, size_t budget,
 						perfring_msg_fn fn, void *ctx);
 
+/* ---- libbpf's ring_buffer API ---- */
+
+/*
+ * libbpf's ring_buffer_sample_fn (and bcc libbpf-tools' bpf_buffer_sample_fn):
+ * a handler written for libbpf compiles unchanged. data is the payload (in a
+ * read-only mapping, as libbpf's), size its length as the program gave it.
+ * A negative return stops the poll or consume that called it, which returns
+ * that value; the record is consumed. Other values go on.
+ */
+typedef int (*perfring_rb_sample_fn)(void *ctx, void *data, size_t size);
+
+/*
+ * The libbpf-shaped path for ring buffers, as libbpf's ring_buffer__new():
+ * a reader (perfring_reader_new()) holding the BPF_MAP_TYPE_RINGBUF map_fd,
+ * whose records go to sample_cb(ctx, ...) when it is driven by
+ * perfring_reader_poll_ms(), perfring_reader_consume_cb() or _consume_cb_n().
+ * opts (may be NULL) are those of perfring_reader_add_ringbuf() for this map
+ * (libbpf's ring_buffer_opts has none: a port passes NULL). Returns NULL
+ * with errno set: EINVAL for a NULL sample_cb, a map of another type or bad
+ * opts, and the errors of perfring_ringbuf_new(). Free with
+ * perfring_reader_free().
+ */
+PERFRING_API struct perfring_reader *perfring_reader_new_ring_buffer(int map_fd, perfring_rb_sample_fn sample_cb,
+								     void *ctx,
+								     const struct perfring_ringbuf_opts *opts);
+
+/*
+ * As libbpf's ring_buffer__add(): one more BPF_MAP_TYPE_RINGBUF map_fd, with
+ * its own callback and ctx, to any reader (one from
+ * perfring_reader_new_ring_buffer(), _new_perf_buffer(), _new(), ...).
+ * Returns 0 as libbpf does (the new ring's index is
+ * perfring_reader_ring_cnt() - 1), or a negative error as
+ * perfring_reader_add_ringbuf(). Set-up only, not concurrent with reads.
+ */
+PERFRING_API int perfring_reader_add_ring_buffer(struct perfring_reader *rd, int map_fd,
+						 perfring_rb_sample_fn sample_cb, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #ifndef PERFRING_SYS_H
 #define PERFRING_SYS_H
 
+#include <errno.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@ static inline void pr_memlock_limit(char *buf, size_t len)
 		snprintf(buf, len, "unlimited");
 }
 
-/* The kernel's name of a map type, for messages (reader_bpf_map.c). */
+/* The kernel's name of a map type, for messages (sys.c). */
 const char *pr_bpf_map_type_name(__u32 type);
 
 static inline int pr_perf_event_open(struct perf_event_attr *attr, int pid, int cpu, int group_fd,

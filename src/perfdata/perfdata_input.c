@@ -2,9 +2,13 @@
 /*
  * perf.data input: bytes of a caller's buffer, of a mapped regular file, or
  * of a stream (a pipe) read on demand into a buffer that drops what was
- * consumed, so that an endless `perf record -o -` needs bounded memory.
+ * consumed, so that an endless `perf record -o -` needs bounded memory;
+ * and pd_fail_at(), the error of every file of the layer at a file offset.
+ * The bottom file of src/perfdata/'s reading side: it calls none of them.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -16,6 +20,18 @@
 /* The most of a stream held at once: one record and its payload (perf's
  * own records are at most 64 KiB; TRACING_DATA and AUXTRACE payloads more). */
 #define PD_STREAM_MAX ((uint64_t)1 << 32)
+
+int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pd->error_offset = off;
+	return pr_fail(err, "perf.data: at offset 0x%llx: %s", (unsigned long long)off, msg);
+}
 
 static int stream_fill(struct perfring_perfdata *pd, uint64_t want_end)
 {

@@ -243,7 +243,7 @@ static inline int pd_attr_idx_for_record(struct perfring_perfdata *pd, const uin
 	return c->id == id ? c->idx : pd_attr_idx_for_id(pd, id);
 }
 
-/* perfdata_open.c: fail with the fault's offset in the file, in the message
+/* perfdata_input.c: fail with the fault's offset in the file, in the message
  * itself (open-time errors free the reader) and in error_offset. */
 int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -37,18 +36,6 @@ static struct perfring_perfdata *pd_alloc(const struct perfring_perfdata_opts *o
 		pd->max_decompressed = (uint64_t)16 << 30;
 	pd->info.clockid = ~0u;
 	return pd;
-}
-
-int pd_fail_at(struct perfring_perfdata *pd, uint64_t off, int err, const char *fmt, ...)
-{
-	char msg[384];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	pd->error_offset = off;
-	return pr_fail(err, "perf.data: at offset 0x%llx: %s", (unsigned long long)off, msg);
 }
 
 /* Read a stream to its end: file mode needs random access. */

@@ -4,7 +4,8 @@
  * other downward only, in the order a record's path takes, top to bottom:
  *
  * Set-up and control (any thread):
- *   reader_pb.c       libbpf-shaped constructor and poll_ms
+ *   reader_libbpf.c   libbpf-shaped path: perf_buffer and ring_buffer
+ *                     constructors, poll_ms, consume_cb
  *   reader_bpf.c      BPF perf event arrays: map checks, CPUs, a ring per CPU
  *   reader.c          options, construction, free, pause/resume/close, accessors
  *   reader_ringbuf.c  BPF ring buffers (BPF_MAP_TYPE_RINGBUF) among the rings
@@ -97,7 +98,35 @@ struct pr_rd_ring {
 	/* reader_arm.c, under rd->lock: the arming event writing into this
 	 * ring (-1: none). */
 	int arm_fd;
+	/* A ring buffer added by perfring_reader_new_ring_buffer() or
+	 * _add_ring_buffer(): libbpf's callback for its records, for poll_ms
+	 * and consume_cb (NULL: the reader's perf_buffer callback, if any). */
+	perfring_rb_sample_fn rb_sample;
+	void *rb_ctx;
 };
+
+/* One poll_ms/consume_cb call (reader_libbpf.c): what it counted as libbpf
+ * counts (records whose callback returned >= 0), the records it may still
+ * deliver (SIZE_MAX: no limit), a ring_buffer callback's negative value. */
+struct pr_cb_call {
+	int64_t cnt;
+	size_t left;
+	int cb_err;
+};
+
+/* Count one record of a pr_cb_call whose callback returned ret: the
+ * perfring_msg_fn value that goes on or stops (the record is consumed
+ * either way, as libbpf's). Shared by reader_libbpf.c's adapter and the
+ * ring buffers' direct path. */
+static inline int pr_cb_call_count(struct pr_cb_call *call, int ret)
+{
+	if (ret < 0) {
+		call->cb_err = ret;
+		return PERFRING_STOP;
+	}
+	call->cnt++;
+	return --call->left ? PERFRING_CONTINUE : PERFRING_STOP;
+}
 
 enum pr_arm_state {
 	PR_ARM_OFF = 0, /* no arming: bounded sleeps */
@@ -132,6 +161,12 @@ struct perfring_reader {
 	perfring_pb_lost_fn pb_lost;
 	void *pb_ctx;
 	bool is_pb;
+	/* Some ring has a ring_buffer callback (reader_libbpf.c). */
+	bool has_rb_cb;
+	/* Reader thread only: the poll_ms/consume_cb call in progress (NULL
+	 * otherwise), so that a ring buffer's drain hands records straight to
+	 * its ring_buffer callback (reader_ringbuf_drain.c). */
+	struct pr_cb_call *cb_call;
 	int map_fd; /* our dup of the BPF map fd, or -1 */
 	uint32_t map_max_entries;
 	int epoll_fd;

@@ -124,6 +124,22 @@ static uint64_t lost_after(struct perfring_reader *rd, struct perfring_ringbuf *
 	return lost_delta(rb, total);
 }
 
+/* The libbpf-shaped path (rd->cb_call): a record straight to the ring's
+ * ring_buffer callback, counted as libbpf counts (no perfring_msg, no
+ * adapter: the port drains at the layer's cost). */
+struct rb_cb_ctx {
+	const struct pr_rd_ring *r;
+	struct pr_cb_call *call;
+};
+
+static int rb_cb_deliver(void *arg, const void *data, uint32_t len, uint64_t remaining)
+{
+	struct rb_cb_ctx *cc = arg;
+
+	(void)remaining;
+	return pr_cb_call_count(cc->call, cc->r->rb_sample(cc->r->rb_ctx, (void *)data, len));
+}
+
 int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_msg_fn fn, void *ctx, bool *stopped)
 {
 	struct perfring_ringbuf *rb = r->rb;
@@ -134,7 +150,13 @@ int pr_rd_rb_drain(struct perfring_reader *rd, struct pr_rd_ring *r, perfring_ms
 	mc.fn = fn;
 	mc.ctx = ctx;
 	pr_rd_msg_init(&mc.ev, &mc.src, r, false); /* no perf record: perfring_msg_record() is NULL */
-	n = rb_records(rb, rb_msg_deliver, &mc, stopped);
+	if (r->rb_sample && rd->cb_call) {
+		struct rb_cb_ctx cc = { r, rd->cb_call };
+
+		n = rb_records(rb, rb_cb_deliver, &cc, stopped);
+	} else {
+		n = rb_records(rb, rb_msg_deliver, &mc, stopped);
+	}
 	delta = lost_after(rd, rb, n, *stopped, &total);
 	if (!delta)
 		return n;

@@ -3,54 +3,13 @@
  * Record decoder: the header, the sample_id trailer, and the body of every
  * kernel record type but SAMPLE (record_sample.c). Every read goes through
  * a cursor bounded by the record's header.size; views point into the
- * caller's bytes.
+ * caller's bytes. The public entry, perfring_record_parse(), is in
+ * record_sample_fast.c: it tries the fast path, which comes here for the rest.
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <linux/perf_event.h>
 
 #include "common/internal.h"
 #include "record/record_internal.h"
-
-/* ---- error reporting ----------------------------------------------------- */
-
-int pr_rec_fail(struct pr_rec_cur *c, int err, const char *field, size_t off, const char *fmt, ...)
-{
-	const char *what = "perf";
-	char detail[200];
-	va_list ap;
-
-	if (c->out) {
-		c->out->error_field = field;
-		c->out->error_offset = off;
-	}
-	if (c->quiet)
-		return -err;
-	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
-	va_end(ap);
-	if (c->have_type) {
-		what = perfring_record_type_name(c->type);
-		if (!what)
-			what = "unknown-type";
-	}
-	return pr_fail(err, "%s record, offset %zu: %s %s", what, off, field, detail);
-}
-
-int pr_rec_short(struct pr_rec_cur *c, const char *field, size_t n)
-{
-	return pr_rec_fail(c, PERFRING_ETRUNC, field, c->pos, "needs %zu bytes, %zu left (record size %zu)", n,
-			   pr_rec_left(c), c->end);
-}
-
-int pr_rec_array_slow(struct pr_rec_cur *c, const char *field, size_t count_off, uint64_t nr, size_t elem)
-{
-	if (nr <= UINT64_MAX / elem)
-		return pr_rec_fail(c, PERFRING_EBADREC, field, count_off, "%llu needs %llu bytes, %zu left",
-				   (unsigned long long)nr, (unsigned long long)(nr * elem), pr_rec_left(c));
-	return pr_rec_fail(c, PERFRING_EBADREC, field, count_off, "%llu needs %llu x %zu bytes, %zu left",
-			   (unsigned long long)nr, (unsigned long long)nr, elem, pr_rec_left(c));
-}
 
 /* ---- small readers --------------------------------------------------------- */
 
@@ -423,17 +382,6 @@ int pr_rec_parse_general(const struct perfring_parse_config *cfg, const void *re
 	if (cfg->sample_id_all)
 		TRY(parse_trailer(cfg, &c, &out->sample_id));
 	return parse_body(cfg, &c, out);
-}
-
-int perfring_record_parse(const struct perfring_parse_config *cfg, const void *rec, size_t len,
-			  struct perfring_decoded *out)
-{
-	/* The common profile's samples by the config's precomputed layout;
-	 * other records and samples that do not fit it (the fast path hands
-	 * them on) and NULL arguments, the general way. */
-	if (PR_UNLIKELY(!cfg || !rec || !out))
-		return pr_rec_parse_general(cfg, rec, len, out);
-	return pr_rec_sample_fast(cfg, rec, len, out);
 }
 
 int perfring_record_sample_id(const struct perfring_parse_config *cfg, const void *rec, size_t len,

@@ -138,7 +138,8 @@ struct pr_rec_cur {
 /*
  * Report a bad record: sets out->error_field/error_offset and, unless quiet,
  * the thread's message "<TYPE> record, offset <off>: <field> <detail>".
- * err is PERFRING_ETRUNC or PERFRING_EBADREC (positive); returns -err.
+ * err is PERFRING_ETRUNC or PERFRING_EBADREC (positive); returns -err
+ * (record_util.c, as pr_rec_short() and pr_rec_array_slow()).
  */
 int pr_rec_fail(struct pr_rec_cur *c, int err, const char *field, size_t off, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6), cold));

@@ -8,6 +8,11 @@
  * A record that fails any of these goes to the general decoder
  * (record_sample.c), which finds and names the fault: the two paths give
  * the same out and the same errors (tests/unit/record_fastpath.c).
+ *
+ * perfring_record_parse(), the decoder's entry, is here too: it tries this
+ * path first, and this path tail-calls the general decoder
+ * (record_decode.c) when it declines, so record_decode.c calls nothing of
+ * this file and the two do not call each other.
  */
 #include <linux/perf_event.h>
 
@@ -224,4 +229,15 @@ PR_NO_MEMSET_IDIOM int pr_rec_sample_fast(const struct perfring_parse_config *cf
 	if (err)
 		return pr_rec_parse_general(cfg, rec, len, out);
 	return 0;
+}
+
+int perfring_record_parse(const struct perfring_parse_config *cfg, const void *rec, size_t len,
+			  struct perfring_decoded *out)
+{
+	/* The common profile's samples by the config's precomputed layout;
+	 * other records and samples that do not fit it (the fast path hands
+	 * them on) and NULL arguments, the general way. */
+	if (PR_UNLIKELY(!cfg || !rec || !out))
+		return pr_rec_parse_general(cfg, rec, len, out);
+	return pr_rec_sample_fast(cfg, rec, len, out);
 }

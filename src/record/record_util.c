@@ -1,12 +1,56 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Record layer helpers: accessors for arrays inside a decoded record, and
- * names and bitfield decoders for values the kernel packs.
+ * Record layer helpers: the decoders' error reports (a record's type, the
+ * field and its offset), accessors for arrays inside a decoded record, and
+ * names and bitfield decoders for values the kernel packs. The bottom file
+ * of src/record/: the decoders and the encoder call it, it calls none of them.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <linux/perf_event.h>
 
 #include "common/internal.h"
 #include "record/record_internal.h"
+
+/* ---- error reporting ----------------------------------------------------- */
+
+int pr_rec_fail(struct pr_rec_cur *c, int err, const char *field, size_t off, const char *fmt, ...)
+{
+	const char *what = "perf";
+	char detail[200];
+	va_list ap;
+
+	if (c->out) {
+		c->out->error_field = field;
+		c->out->error_offset = off;
+	}
+	if (c->quiet)
+		return -err;
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	if (c->have_type) {
+		what = perfring_record_type_name(c->type);
+		if (!what)
+			what = "unknown-type";
+	}
+	return pr_fail(err, "%s record, offset %zu: %s %s", what, off, field, detail);
+}
+
+int pr_rec_short(struct pr_rec_cur *c, const char *field, size_t n)
+{
+	return pr_rec_fail(c, PERFRING_ETRUNC, field, c->pos, "needs %zu bytes, %zu left (record size %zu)", n,
+			   pr_rec_left(c), c->end);
+}
+
+int pr_rec_array_slow(struct pr_rec_cur *c, const char *field, size_t count_off, uint64_t nr, size_t elem)
+{
+	if (nr <= UINT64_MAX / elem)
+		return pr_rec_fail(c, PERFRING_EBADREC, field, count_off, "%llu needs %llu bytes, %zu left",
+				   (unsigned long long)nr, (unsigned long long)(nr * elem), pr_rec_left(c));
+	return pr_rec_fail(c, PERFRING_EBADREC, field, count_off, "%llu needs %llu x %zu bytes, %zu left",
+			   (unsigned long long)nr, (unsigned long long)nr, elem, pr_rec_left(c));
+}
 
 void perfring_read_value_at(const struct perfring_read_values *r, uint64_t i, struct perfring_read_value *out)
 {

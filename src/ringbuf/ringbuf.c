@@ -21,21 +21,6 @@
 #define BPF_F_RB_OVERWRITE (1U << 19) /* kernel 6.19 */
 #endif
 
-int pr_rb_corrupt(struct perfring_ringbuf *rb, uint64_t pos, const char *why)
-{
-	rb->error_offset = pos;
-	pr_counter_add(&rb->stats.corrupt, 1);
-	if (rb->fd >= 0)
-		return pr_fail(PERFRING_ECORRUPT,
-			       "BPF ring buffer (map fd %d) is corrupt at position %llu: %s; records before it were "
-			       "delivered, perfring_ringbuf_discard() drops the rest to go on",
-			       rb->fd, (unsigned long long)pos, why);
-	return pr_fail(PERFRING_ECORRUPT,
-		       "BPF ring buffer (memory) is corrupt at position %llu: %s; records before it were delivered, "
-		       "perfring_ringbuf_discard() drops the rest to go on",
-		       (unsigned long long)pos, why);
-}
-
 static bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));

@@ -2,7 +2,9 @@
 /*
  * The out-of-line half of the ring buffer's inline cursor (ringbuf.h):
  * batch set-up, the records the inline path leaves (BUSY, DISCARD, a
- * length that is not possible, the end of the batch) and the commit.
+ * length that is not possible, the end of the batch) and the commit; and
+ * pr_rb_corrupt(), where every check of the layer ends (the bottom file of
+ * src/ringbuf/: ringbuf.c -> ringbuf_overwrite.c -> ringbuf_cursor.c).
  *
  * Why the inline path cannot overrun: the batch [start, producer_pos) is
  * at most data_size bytes and starts inside the first copy of the data
@@ -17,6 +19,24 @@
 #include <string.h>
 
 #include "ringbuf/ringbuf_internal.h"
+
+/* A corrupt length word or position at pos, from the walk of
+ * ringbuf_internal.h, the cursor or an overwrite snapshot: counted, and
+ * said. */
+int pr_rb_corrupt(struct perfring_ringbuf *rb, uint64_t pos, const char *why)
+{
+	rb->error_offset = pos;
+	pr_counter_add(&rb->stats.corrupt, 1);
+	if (rb->fd >= 0)
+		return pr_fail(PERFRING_ECORRUPT,
+			       "BPF ring buffer (map fd %d) is corrupt at position %llu: %s; records before it were "
+			       "delivered, perfring_ringbuf_discard() drops the rest to go on",
+			       rb->fd, (unsigned long long)pos, why);
+	return pr_fail(PERFRING_ECORRUPT,
+		       "BPF ring buffer (memory) is corrupt at position %llu: %s; records before it were delivered, "
+		       "perfring_ringbuf_discard() drops the rest to go on",
+		       (unsigned long long)pos, why);
+}
 
 #define CURSOR_SPAN (1ull << 30) /* the most limit may run ahead of p */
 

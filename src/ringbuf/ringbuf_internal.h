@@ -84,7 +84,7 @@ static inline uint32_t len_word_at(const uint8_t *p)
 	return pr_rb_load_len((const volatile uint32_t *)p);
 }
 
-/* Report a corrupt length word at pos; counts it. */
+/* Report a corrupt length word at pos; counts it (ringbuf_cursor.c). */
 int pr_rb_corrupt(struct perfring_ringbuf *rb, uint64_t pos, const char *why);
 
 /* Store consumer_pos after a walk from start to pos that delivered n records. */

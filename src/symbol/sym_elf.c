@@ -734,7 +734,6 @@ void pr_binary_free(struct pr_binary *b)
 {
 	free(b->loads);
 	free(b->syms);
-	pr_binary_dwarf_close(b);
 	b->loads = NULL;
 	b->syms = NULL;
 }

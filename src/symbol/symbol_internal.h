@@ -193,6 +193,9 @@ struct pr_bin_ctx {
  * b (err/reason on failure: b is still a valid negative entry). */
 void pr_binary_load(struct pr_binary *b, const struct pr_bin_ctx *ctx, const char *path, const uint8_t *bid,
 		    size_t bid_size, const struct pr_map *rec);
+/* Free what pr_binary_load() read (the ELF half; the DWARF half, which
+ * sym_dwarf.c opens on demand on top of it, is pr_binary_dwarf_close()'s):
+ * sym_dwarf.c calls into this file, never the other way. */
 void pr_binary_free(struct pr_binary *b);
 /* Open path with libelf (mapped; the fd is closed at once): 0, -errno, -ENOEXEC. */
 int pr_elf_open(const char *path, struct Elf **out);
@@ -200,6 +203,7 @@ int pr_elf_open(const char *path, struct Elf **out);
 struct Elf_Scn *pr_elf_section(struct Elf *elf, const char *want);
 /* perfring_elf_build_id() without a message: size, -ENODATA, or -errno/-ENOEXEC. */
 int pr_elf_file_build_id(const char *path, uint8_t id[PERFRING_BUILD_ID_MAX]);
+/* Close the DWARF that pr_binary_frames() opened (sym_dwarf.c); before pr_binary_free(). */
 void pr_binary_dwarf_close(struct pr_binary *b);
 /* The ELF address of a file offset, via PT_LOAD. 0 or -ENOENT. */
 int pr_binary_vaddr(const struct pr_binary *b, uint64_t off, uint64_t *vaddr);

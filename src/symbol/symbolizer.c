@@ -132,6 +132,7 @@ void perfring_symbolizer_free(struct perfring_symbolizer *s)
 		return;
 	for (i = 0; i < s->bins_cap; i++) {
 		if (s->bins[i]) {
+			pr_binary_dwarf_close(&s->bins[i]->bin);
 			pr_binary_free(&s->bins[i]->bin);
 			free(s->bins[i]);
 		}

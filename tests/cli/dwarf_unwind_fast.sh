@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The unwinder's fast path (tools/answers/ans_unwind_fast.c: each pc's call frame rules
+# The unwinder's fast path (tools/shared/unwind_fast.c: each pc's call frame rules
 # read once and kept) against libdwfl's unwinding, which it replaces for speed: with
 # PERFRING_UNWIND_CHECK set, perfring unwinds every sample both ways and says how many
 # the fast path took and how many came out different (a line per difference). On files

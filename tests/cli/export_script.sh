@@ -14,7 +14,8 @@
 #   is unchanged; the options that do not go together are usage errors;
 # - pprof Time: with perf record -k monotonic (HEADER_CLOCK_DATA) the first
 #   sample's wall-clock time as perf script -F tod prints it, to the
-#   nanosecond; without, its time on perf's clock (perf script -F time) and a
+#   nanosecond; without, from the file's modification time (the recording's
+#   end); from a pipe, its time on perf's clock (perf script -F time) and a
 #   comment says so; Duration: last - first sample; PeriodType/Period: the
 #   event and its fixed period (-c), a frequency in a comment.
 . "$(dirname "$0")/lib.sh"
@@ -69,14 +70,33 @@ elif "$PERFRING" script -i "$data" --pprof "$T_TMP/s.pb.gz" >/dev/null 2>"$T_TMP
 	done
 	sed 's/^/    /' "$T_TMP/s.top" | head -n 14
 
-	# Time without CLOCK_DATA: the first sample's time on perf's clock, as a date of 1970.
+	# Time without CLOCK_DATA: the last sample tied to the file's modification time (perf writes
+	# the header when the recording ends; perf report --header's "captured on"), so the first
+	# sample's is mtime - (last - first), not a date in 1970.
 	pprof -raw "$T_TMP/s.pb.gz" >"$T_TMP/s.raw"
-	first=$(perf script -i "$data" -F time --ns 2>/dev/null | head -n 1 | tr -d ' :')
-	want=$(python3 -c 'import sys, datetime; s, ns = sys.argv[1].split("."); print(datetime.datetime.fromtimestamp(int(s), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S") + "." + ns.rstrip("0"))' "$first")
-	t_check pprof_time_perf_clock "pprof: $(grep '^Time:' "$T_TMP/s.raw"), perf's first sample at $first s (want Time: $want)" \
-		grep -q "^Time: $want +0000 UTC" "$T_TMP/s.raw"
-	t_check pprof_time_comment "no comment on the time: $(grep '^Comment' "$T_TMP/s.raw" | tr '\n' '|')" \
-		grep -q "^Comment: time_nanos is the first sample's time on perf's clock" "$T_TMP/s.raw"
+	perf script -i "$data" -F time --ns 2>/dev/null | tr -d ' :' >"$T_TMP/times"
+	t_check pprof_time_file_mtime "pprof: $(grep '^Time:' "$T_TMP/s.raw"), file mtime $(stat -c %y "$data")" python3 -c '
+import re, sys
+t = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+ns = lambda v: int(v.split(".")[0]) * 10**9 + int(v.split(".")[1].ljust(9, "0"))
+import os
+want = os.stat(sys.argv[2]).st_mtime_ns - (ns(t[-1]) - ns(t[0]))
+m = re.search(r"^Time: (\d+)-(\d+)-(\d+) (\d+):(\d+):(\d+)(?:\.(\d+))? \+0000 UTC$", open(sys.argv[3]).read(), re.M)
+import calendar
+got = calendar.timegm(tuple(int(x) for x in m.groups()[:6]) + (0, 0, 0)) * 10**9 + int((m.group(7) or "0").ljust(9, "0"))
+sys.exit(0 if abs(got - want) < 1000 else 1)' "$T_TMP/times" "$data" "$T_TMP/s.raw"
+	# A pipe has no such time: the first sample's time on perf's clock (a date of 1970), said.
+	if perf inject -i "$data" -o - 2>/dev/null | "$PERFRING" script -i - --pprof "$T_TMP/p.pb.gz" >/dev/null 2>&1; then
+		pprof -raw "$T_TMP/p.pb.gz" >"$T_TMP/p.raw"
+		first=$(head -n 1 "$T_TMP/times")
+		want=$(python3 -c 'import sys, datetime; s, ns = sys.argv[1].split("."); print(datetime.datetime.fromtimestamp(int(s), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S") + "." + ns.rstrip("0"))' "$first")
+		t_check pprof_time_perf_clock "pprof: $(grep '^Time:' "$T_TMP/p.raw"), perf's first sample at $first s (want Time: $want)" \
+			grep -q "^Time: $want +0000 UTC" "$T_TMP/p.raw"
+		t_check pprof_time_comment "no comment on the time: $(grep '^Comment' "$T_TMP/p.raw" | tr '\n' '|')" \
+			grep -q "^Comment: time_nanos is the first sample's time on perf's clock" "$T_TMP/p.raw"
+	else
+		fail pprof_time_pipe "perf inject | perfring script -i - --pprof failed"
+	fi
 	t_check pprof_frequency_comment "$(grep '^Comment' "$T_TMP/s.raw" | tr '\n' '|')" \
 		grep -qxF "Comment: $ev: sampled at 999 Hz" "$T_TMP/s.raw"
 	# Duration: the first to the last sample (pprof -top prints it to 10 microseconds).

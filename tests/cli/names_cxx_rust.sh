@@ -49,7 +49,7 @@ compare() {
 }
 
 # The same report, or one whose graphs differ only in the order of sibling branches of equal
-# percentages (perf orders those by its call-graph tree's keys; ans_report_graph.c's to
+# percentages (perf orders those by its call-graph tree's keys; report_graph.c's to
 # follow, issue 27's second point): the same lines once the graph's drawing is taken off.
 graph_lines() { sed 's/^[ |]*\(--\)\{0,1\}//' "$1" | sort; }
 same_report() {

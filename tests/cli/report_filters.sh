@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `perfring report`'s perf options against `perf report --stdio` on files perf
 # records here (a tracepoint beside cpu-clock; cpu-clock of a program without
-# call chains): -n (the Samples column), -q (no header), --stdio (accepted),
+# call chains): -n (the Samples column), --show-total-period (Period), -f, -q (no header),
+# --stdio (accepted),
 # --comm/--pid/--tid/--dso/--symbols (only those samples; a one-item list of a
 # sort key hides that column and names it in the header, "# comm: sh") and
 # --percentage absolute|relative, event groups, --sort cpu, --cpu; the header lines (samples,
@@ -36,6 +37,8 @@ for f in M C; do
 	file=${!f}
 	same "${f}_stdio" "$file" --stdio --sort comm,dso
 	same "${f}_nr_samples" "$file" -n --sort comm,dso,sym
+	same "${f}_total_period" "$file" --show-total-period --sort comm,dso
+	same "${f}_samples_period_force" "$file" -f -n --show-total-period --sort dso,sym
 	same "${f}_comm" "$file" --sort comm,dso --comm sh,ls
 	same "${f}_comm_one" "$file" --sort comm,sym --comm ls
 	same "${f}_comm_relative" "$file" --sort comm,sym --comm ls --percentage relative

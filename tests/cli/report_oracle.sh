@@ -105,19 +105,14 @@ for r, e in zip(rows, ents):
 	"$PERFRING" report -i "$A" --sort sym --no-children --percent-limit 5 >"$T_TMP/lim.rep"
 	t_check prog_percent_limit "--percent-limit 5 shows an entry below 5% or none" \
 		bash -c "awk '/^ +[0-9.]+%/ { n++; if (\$1 + 0 < 5) bad = 1 } END { exit !(n > 0 && !bad) }' '$T_TMP/lim.rep'"
-	# Exports: when this perfring has the encoders (tools/export/), the folded counts add up to the samples.
+	# Exports (the library's profile layer): the folded counts add up to the samples.
 	"$PERFRING" report -i "$A" --folded "$T_TMP/a.folded" >/dev/null 2>"$T_TMP/x.err"
-	if grep -q "built without the profile exports" "$T_TMP/x.err"; then
-		skip prog_folded "this perfring has no exports: $(head -c 200 "$T_TMP/x.err")"
-	else
-		samples=$(perf report --stdio -i "$A" --stats 2>/dev/null | awk '$1 == "SAMPLE" { print $3; exit }')
-		sum=$(awk '{ s += $NF } END { print s + 0 }' "$T_TMP/a.folded")
-		t_check prog_folded "folded counts add up to $sum, perf counts $samples samples" [ "$sum" = "$samples" ]
-	fi
+	samples=$(perf report --stdio -i "$A" --stats 2>/dev/null | awk '$1 == "SAMPLE" { print $3; exit }')
+	sum=$(awk '{ s += $NF } END { print s + 0 }' "$T_TMP/a.folded")
+	t_check prog_folded "folded counts add up to $sum, perf counts $samples samples: $(head -c 200 "$T_TMP/x.err")" \
+		[ "$sum" = "$samples" ]
 	# pprof: go tool pprof -top reads it and its flat and cum percentages are report's self and children.
-	if grep -q "built without the profile exports" "$T_TMP/x.err"; then
-		skip prog_pprof_top "this perfring has no exports"
-	elif ! command -v go >/dev/null; then
+	if ! command -v go >/dev/null; then
 		skip prog_pprof_top "go is not installed (Debian's golang-go has go tool pprof)"
 	else
 		"$PERFRING" report -i "$A" --sort sym --pprof "$T_TMP/a.pb.gz" >"$T_TMP/a.sym.rep" 2>"$T_TMP/pp.err"
@@ -188,7 +183,7 @@ fi
 # them at the exec). Every entry of the children table is the same; and in the same order, ties
 # included: 300 processes named true give many entries of equal children whose order perf's
 # comparison (call chain depth, within one thread only) leaves to the red-black tree it inserts
-# them into (ans_report_order.c, rb_order()).
+# them into (report_order.c, rb_order()).
 E="$T_TMP/exec.data"
 if perf_record -q -e cpu-clock -c 100000 -g -o "$E" -- sh -c 'for i in $(seq 300); do /bin/true; done' \
 	>/dev/null 2>"$T_TMP/rec.err"; then
@@ -275,15 +270,11 @@ else
 	same_text user_callchains_self "$UC" --sort sym --no-children
 	same_text user_callchains_g_none "$UC" --sort dso,sym -g none
 	"$PERFRING" report -i "$UC" --folded "$T_TMP/uc.folded" >/dev/null 2>"$T_TMP/uc.err"
-	if grep -q "built without the profile exports" "$T_TMP/uc.err"; then
-		skip user_callchains_folded "this perfring has no exports"
-	else
-		want=$(perf report --stdio -i "$UC" --sort sym --no-children -g none -n 2>/dev/null |
-			awk '$NF == "read_zero" && $(NF-1) == "[k]" { print $2; exit }')
-		got=$(awk '$1 ~ /;read_zero$/ { s += $2 } END { print s + 0 }' "$T_TMP/uc.folded")
-		t_check user_callchains_folded "folded stacks ending in read_zero count $got samples, perf's entry $want" \
-			bash -c "[ -n '$want' ] && [ '$want' -gt 0 ] && [ '$got' = '$want' ]"
-	fi
+	want=$(perf report --stdio -i "$UC" --sort sym --no-children -g none -n 2>/dev/null |
+		awk '$NF == "read_zero" && $(NF-1) == "[k]" { print $2; exit }')
+	got=$(awk '$1 ~ /;read_zero$/ { s += $2 } END { print s + 0 }' "$T_TMP/uc.folded")
+	t_check user_callchains_folded "folded stacks ending in read_zero count $got samples, perf's entry $want" \
+		bash -c "[ -n '$want' ] && [ '$want' -gt 0 ] && [ '$got' = '$want' ]"
 fi
 
 # A call chain with a context marker perf does not know (tests/helpers/bad_context.py puts one

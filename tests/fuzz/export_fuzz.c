@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Fuzz target of the exports (tools/export/): the names, files, comms and
- * build ids a profile carries come from outside (symbol tables and DWARF of
- * any binary, comms of any process), so any bytes there must give
+ * Fuzz target of the profile layer's writers (src/profile/, through
+ * perfring/profile.h): the names, files, comms, labels and build ids a
+ * profile carries come from outside (symbol tables and DWARF of any binary,
+ * comms of any process, cgroup paths), so any bytes there must give
  * well-formed output. The input is a script of samples: names are slices of
  * the input (any bytes: ';', newlines, quotes, invalid UTF-8), addresses,
  * flags and counts are input bytes. Checked on every input:
@@ -24,7 +25,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "export/profile.h"
+#include <perfring/profile.h>
 
 #define FINDING(...)                                              \
 	do {                                                      \
@@ -268,15 +269,29 @@ static void check_folded(const char *s, size_t n, uint64_t want)
 		FINDING("folded: counts sum to %llu, %llu samples", (unsigned long long)sum, (unsigned long long)want);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-/* Folded stacks of p by samples, malloc'd (NULL-terminated). */
-static char *folded(const struct profile *p, size_t *len)
+static void check_json(const char *what, const char *buf, size_t len)
 {
+	const unsigned char *u = (const unsigned char *)buf, *e = u + len;
+	const unsigned char *after = json_value(u, e, 0);
+
+	if (!after || json_ws(after, e) != e)
+		FINDING("%s output is not JSON (at byte %zd of %zu)", what, after ? after - u : -1, len);
+	if (!utf8_valid(u, len))
+		FINDING("%s output is not UTF-8", what);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* p written as fmt (title: the first comm), malloc'd (NULL-terminated). */
+static char *written(const struct perfring_profile *p, enum perfring_profile_format fmt, const char *title,
+		     size_t *len)
+{
+	struct perfring_profile_write_opts o = PERFRING_OPTS_INIT(perfring_profile_write_opts, .title = title);
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
+	int err;
 
-	if (!f || prof_write_folded(p, 0, false, f))
-		FINDING("prof_write_folded failed");
+	if (!f || (err = perfring_profile_write(p, fmt, f, &o)))
+		FINDING("perfring_profile_write(%d) failed: %s", (int)fmt, perfring_errmsg());
 	fclose(f);
 	return buf;
 }
@@ -288,48 +303,65 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size };
 	const char *events[] = { "cpu-clock", "cycles:u" };
-	/* The first byte: bit 0 the events, bit 1 a clock reference, bits 2-3 the sampling. */
+	/* The first byte: bit 0 the events, bit 1 a clock reference, bits 2-3 the sampling, bit 4
+	 * labels. */
 	uint8_t mode = byte(&in);
-	int nevents = 1 + (mode & 1);
-	struct profile *p = prof_new(events, nevents), *rev = prof_new(events, nevents);
+	uint32_t nevents = 1 + (mode & 1);
+	struct perfring_profile_opts o = PERFRING_OPTS_INIT(perfring_profile_opts, .event_names = events,
+							    .nevents = nevents);
+	struct perfring_profile *rev = perfring_profile_new(&o), *p;
 	static char names[MAX_SAMPLES][MAX_FRAMES][48], files[MAX_SAMPLES][MAX_FRAMES][24];
-	static char comms[MAX_SAMPLES][32], bins[4][32];
+	static char comms[MAX_SAMPLES][32], bins[4][32], lkeys[MAX_SAMPLES][16], lvals[MAX_SAMPLES][32];
 	static uint8_t bid[20];
-	static struct prof_frame frames[MAX_SAMPLES][MAX_FRAMES];
-	struct prof_sample samples[MAX_SAMPLES];
+	static struct perfring_frame frames[MAX_SAMPLES][MAX_FRAMES];
+	static struct perfring_stack stacks[MAX_SAMPLES];
+	static struct perfring_profile_label labels[MAX_SAMPLES][2];
+	struct perfring_profile_sample samples[MAX_SAMPLES];
 	int nsamples = 0;
 	uint64_t samples0 = 0;
 
-	if (!p || !rev || prof_keep_timeline(p))
+	o.timeline = true;
+	p = perfring_profile_new(&o);
+	if (!p || !rev)
 		abort();
 	/* A perf time later than the samples' (time_nanos then wraps below the reference). */
 	if (mode & 2)
-		prof_set_clock(p, (uint64_t)mode << 20, 1700000000000000000ull);
+		perfring_profile_set_clock(p, (uint64_t)mode << 20, 1700000000000000000ull);
 	if (mode & 4)
-		prof_set_sampling(p, nevents - 1, mode, mode & 8);
+		perfring_profile_set_sampling(p, nevents - 1, mode, mode & 8);
 	for (int b = 0; b < 4; b++)
 		str(&in, bins[b], sizeof(bins[b]));
 	str(&in, (char *)bid, sizeof(bid));
 	while (nsamples < MAX_SAMPLES && in.n) {
 		/* One statement per input read: the order of evaluation in an initializer is unspecified. */
-		struct prof_sample *ps = &samples[nsamples];
+		struct perfring_profile_sample *ps = &samples[nsamples];
+		struct perfring_stack *st = &stacks[nsamples];
 
-		*ps = (struct prof_sample){ .frames = frames[nsamples] };
-		ps->nframes = byte(&in) % MAX_FRAMES;
+		*ps = (struct perfring_profile_sample){ .sz = sizeof(*ps), .stack = st };
+		*st = (struct perfring_stack){ .frame_sz = sizeof(struct perfring_frame), .frames = frames[nsamples] };
+		st->nframes = byte(&in) % MAX_FRAMES;
 		ps->pid = byte(&in);
 		ps->tid = byte(&in);
 		ps->comm = str(&in, comms[nsamples], sizeof(comms[0]));
 		ps->time = byte(&in) * 1000ull;
 		ps->event = byte(&in) % nevents;
 		ps->period = byte(&in);
-		for (size_t f = 0; f < ps->nframes; f++) {
-			struct prof_frame *fr = &frames[nsamples][f];
+		if (mode & 16) {
+			/* one or two labels, the second's key maybe the first's */
+			labels[nsamples][0].key = str(&in, lkeys[nsamples], sizeof(lkeys[0]));
+			labels[nsamples][0].value = str(&in, lvals[nsamples], sizeof(lvals[0]));
+			labels[nsamples][1] = (struct perfring_profile_label){ .key = "cgroup", .value = comms[nsamples] };
+			ps->labels = labels[nsamples];
+			ps->nlabels = 1 + (byte(&in) & 1);
+		}
+		for (size_t f = 0; f < st->nframes; f++) {
+			struct perfring_frame *fr = &frames[nsamples][f];
 			uint8_t flags = byte(&in);
 			uint8_t bin = flags & 3;
 
-			*fr = (struct prof_frame){ .binary = flags & 8 ? NULL : bins[bin], .map_start = bin * 0x100000,
-						   .map_limit = bin * 0x100000 + 0x80000, .map_pgoff = bin,
-						   .kernel = flags & 64, .inlined = flags & 128 };
+			*fr = (struct perfring_frame){ .dso = flags & 8 ? "[unknown]" : bins[bin], .mapped = !(flags & 8),
+						       .map_start = bin * 0x100000, .map_end = bin * 0x100000 + 0x80000,
+						       .map_pgoff = bin, .kernel = flags & 64, .inlined = flags & 128 };
 			fr->addr = 0x400000 + byte(&in) * 16;
 			if (!(flags & 4))
 				fr->name = str(&in, names[nsamples][f], sizeof(names[0][0]));
@@ -348,59 +380,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The same samples in both orders: a profile must not depend on it (frames that share an
 	 * address but not their names or mappings, the location cache's risk, give the same lines). */
 	for (int i = 0; i < nsamples; i++) {
-		int rc = prof_add(p, &samples[i]);
+		int rc = perfring_profile_add(p, &samples[i]);
 
-		if (rc || (rc = prof_add(rev, &samples[nsamples - 1 - i])))
-			FINDING("prof_add: %d", rc);
+		if (rc || (rc = perfring_profile_add(rev, &samples[nsamples - 1 - i])))
+			FINDING("perfring_profile_add: %d: %s", rc, perfring_errmsg());
 	}
-	size_t len_rev;
-	char *fwd = NULL, *bwd = folded(rev, &len_rev);
+	size_t len_rev, len;
+	char *fwd, *bwd = written(rev, PERFRING_PROFILE_FOLDED, NULL, &len_rev), *buf;
 
-	prof_free(rev);
-
-	char *buf;
-	size_t len = 0;
-	FILE *f;
-
-	fwd = folded(p, &len);
+	perfring_profile_free(rev);
+	fwd = written(p, PERFRING_PROFILE_FOLDED, NULL, &len);
 	check_folded(fwd, len, samples0);
 	if (len != len_rev || memcmp(fwd, bwd, len))
 		FINDING("folded stacks differ with the order of the samples:\n%s\n--- reversed:\n%s", fwd, bwd);
 	free(fwd);
 	free(bwd);
 
-	f = open_memstream(&buf, &len);
-	if (!f || prof_write_pprof(p, f))
-		FINDING("prof_write_pprof failed");
-	fclose(f);
+	buf = written(p, PERFRING_PROFILE_PPROF, NULL, &len);
 	check_pprof((const uint8_t *)buf, len);
 	free(buf);
 
-	f = open_memstream(&buf, &len);
-	if (!f || prof_write_speedscope(p, comms[0], f))
-		FINDING("prof_write_speedscope failed");
-	fclose(f);
-	const unsigned char *u = (const unsigned char *)buf, *e = u + len;
-	const unsigned char *after = json_value(u, e, 0);
-
-	if (!after || json_ws(after, e) != e)
-		FINDING("speedscope output is not JSON (at byte %zd of %zu)", after ? after - u : -1, len);
-	if (!utf8_valid(u, len))
-		FINDING("speedscope output is not UTF-8");
+	buf = written(p, PERFRING_PROFILE_SPEEDSCOPE, comms[0], &len);
+	check_json("speedscope", buf, len);
 	free(buf);
 
-	f = open_memstream(&buf, &len);
-	if (!f || prof_write_firefox(p, comms[0], f))
-		FINDING("prof_write_firefox failed");
-	fclose(f);
-	u = (const unsigned char *)buf;
-	e = u + len;
-	after = json_value(u, e, 0);
-	if (!after || json_ws(after, e) != e)
-		FINDING("Firefox output is not JSON (at byte %zd of %zu)", after ? after - u : -1, len);
-	if (!utf8_valid(u, len))
-		FINDING("Firefox output is not UTF-8");
+	buf = written(p, PERFRING_PROFILE_FIREFOX, comms[0], &len);
+	check_json("Firefox", buf, len);
 	free(buf);
-	prof_free(p);
+
+	/* A reset profile is an empty one: folded writes nothing. */
+	if (perfring_profile_reset(p))
+		FINDING("perfring_profile_reset failed");
+	buf = written(p, PERFRING_PROFILE_FOLDED, NULL, &len);
+	if (len)
+		FINDING("folded stacks after a reset: %s", buf);
+	free(buf);
+	perfring_profile_free(p);
 	return 0;
 }

@@ -9,7 +9,7 @@
  *                        it for tests/fuzz/corpus/record)
  *
  * The records are assembled here field by field from the kernel layouts
- * (/work/shared/KERNEL-NOTES.md, include/uapi/linux/perf_event.h), not with
+ * (the comments of the kernel's include/uapi/linux/perf_event.h), not with
  * perfring's encoder, so that the decoder is checked against independently
  * built bytes. tests/unit/fuzz_replay.c includes this file (with
  * MAKE_CORPUS_NO_MAIN) to check that the committed corpus is what this

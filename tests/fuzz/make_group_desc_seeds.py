@@ -2,8 +2,11 @@
 # Seeds of the group_desc fuzz target (tests/fuzz/group_desc_fuzz.c): the HEADER_GROUP_DESC feature
 # of the corpus files that have one (quipper group_desc-4.14, lost_samples-4.4), and two crafted
 # descriptions (two groups of four events, in either byte order). Usage: make_group_desc_seeds.py OUTDIR [CORPUS]
-import struct, sys
+import os, struct, sys
 out = sys.argv[1]
+# The corpus beside the checkout unless given (PERFRING_PERFDATA_CORPUS, as the tests take it).
+corpus = os.environ.get("PERFRING_PERFDATA_CORPUS") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "corpus", "perf.data")
 # The feature section table follows the data section (one (offset, size) per feature bit set).
 def feature(path, bit):
     b = open(path, 'rb').read()
@@ -19,7 +22,7 @@ def feature(path, bit):
     return b[off:off+size]
 n = 0
 for f, nattrs in (('perf.data.group_desc-4.14', 2), ('perf.data.lost_samples-4.4', 3)):
-    d = feature((sys.argv[2] if len(sys.argv) > 2 else '/work/shared/corpus/perf.data') + '/quipper/' + f, 17)
+    d = feature((sys.argv[2] if len(sys.argv) > 2 else corpus) + '/quipper/' + f, 17)
     if d is None: continue
     open('%s/seed-%d' % (out, n), 'wb').write(bytes([nattrs << 1]) + d); n += 1
 def s(name):

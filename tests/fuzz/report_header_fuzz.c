@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Fuzz target of `perfring report --header-only` (tools/perfdata/report_header.c
+ * Fuzz target of `perfring report --header-only` (tools/report/header.c
  * and the files that share report_header.h): the input is a perf.data file,
  * in file or pipe mode, however its offsets, sizes, counts and lengths lie.
  * Nothing may be read outside it (ASan), nothing leak (LeakSanitizer),
@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "perfdata/report_header.h"
+#include "report/header.h"
 
 static FILE *devnull;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Fuzz target of the Rust demangler of `perfring script/report`
- * (tools/answers/ans_rust_demangle.c) and the demangling around it
- * (ans_demangle.c): the input, made a string, is a symbol name. Whatever
+ * (tools/shared/rust_demangle.c) and the demangling around it
+ * (demangle.c): the input, made a string, is a symbol name. Whatever
  * its back references, nesting and lengths, nothing is read past its end
  * (ASan), the output is bounded and a string, and nothing loops (libFuzzer's
  * timeout). Seeds: tests/fuzz/corpus/rust_demangle/ (real legacy and v0
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "answers/ans_demangle.h"
-#include "answers/ans_rust_demangle.h"
+#include "shared/demangle.h"
+#include "shared/rust_demangle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,11 +25,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(sym, data, size);
 	sym[size] = 0;
-	d = ans_rust_demangle(sym);
+	d = rust_demangle(sym);
 	if (d && strlen(d) >= 65536)
 		abort();
 	free(d);
-	d = ans_demangle_str(sym);
+	d = demangle_str(sym);
 	free(d);
 	free(sym);
 	return 0;

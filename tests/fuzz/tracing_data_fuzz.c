@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Fuzz target of the tracing data reader of `perfring script`
- * (tools/answers/ans_tracing.c), in two parts, nothing read outside the
+ * (tools/shared/tracing.c), in two parts, nothing read outside the
  * input (ASan) however its sizes and counts lie:
  *  - the HEADER_TRACING_DATA bytes of a perf.data file (the layout in
- *    ans_tracing.c), read with the format texts counted but not parsed:
+ *    tracing.c), read with the format texts counted but not parsed:
  *    they are parsed by libtraceevent, which is not perfring's code and
  *    does not survive damaged format texts (perf neither);
  *  - a tracepoint sample's raw data, decoded as text and JSON with real
@@ -23,13 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "answers/ans_tracing.h"
+#include "shared/tracing.h"
 #include "trace_formats.h"
 
 #define NFORMATS (sizeof(trace_fuzz_formats) / sizeof(trace_fuzz_formats[0]))
 
 static FILE *devnull;
-static struct ans_tracing *real;
+static struct tracing *real;
 static uint32_t ids[NFORMATS];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,7 +41,7 @@ static void put(uint8_t **p, const void *v, size_t n)
 }
 
 /* Tracing data holding the real formats, one system per format. */
-static struct ans_tracing *make_real(void)
+static struct tracing *make_real(void)
 {
 	static const uint8_t head[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g', '0', '.', '6', 0, 0, 8 };
 	size_t cap = 4096, i;
@@ -49,7 +49,7 @@ static struct ans_tracing *make_real(void)
 	uint64_t z = 0, sz;
 	uint32_t u, one = 1;
 	char err[160];
-	struct ans_tracing *t;
+	struct tracing *t;
 
 	for (i = 0; i < NFORMATS; i++)
 		cap += strlen(trace_fuzz_formats[i].text) + strlen(trace_fuzz_formats[i].sys) + 32;
@@ -75,9 +75,9 @@ static struct ans_tracing *make_real(void)
 		put(&p, trace_fuzz_formats[i].text, sz);
 		ids[i] = (uint32_t)strtoul(strstr(trace_fuzz_formats[i].text, "ID: ") + 4, NULL, 10);
 	}
-	t = ans_tracing_new(buf, (size_t)(p - buf), err, sizeof(err));
+	t = tracing_new(buf, (size_t)(p - buf), err, sizeof(err));
 	free(buf);
-	if (!t || ans_tracing_count(t) != (int)NFORMATS) {
+	if (!t || tracing_count(t) != (int)NFORMATS) {
 		fprintf(stderr, "tracing_data_fuzz: the real formats did not parse: %s\n", t ? "count" : err);
 		abort();
 	}
@@ -87,7 +87,7 @@ static struct ans_tracing *make_real(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pd_emit e = { 0 };
-	struct ans_tracing *t;
+	struct tracing *t;
 	uint8_t *raw;
 	uint16_t id = 0;
 	char err[160];
@@ -106,10 +106,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n = size;
 	/* The framing of the rest. */
 	err[0] = 0;
-	t = ans_tracing_new2(data + n, size - n, false, err, sizeof(err));
+	t = tracing_new2(data + n, size - n, false, err, sizeof(err));
 	if (!t && !err[0])
 		abort(); /* a failure must say why */
-	ans_tracing_free(t);
+	tracing_free(t);
 	/* The sample, on its own allocation so that ASan sees a read past it. */
 	raw = malloc(n ? n : 1);
 	if (!raw)
@@ -120,11 +120,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		id = (uint16_t)ids[id % NFORMATS];
 		memcpy(raw, &id, 2);
 	}
-	ans_tracing_print(real, id, raw, n, 0, devnull);
+	tracing_print(real, id, raw, n, 0, devnull);
 	e.f = devnull;
 	e.json = true;
 	pd_emit_begin(&e);
-	ans_tracing_emit(real, id, raw, n, 0, &e);
+	tracing_emit(real, id, raw, n, 0, &e);
 	pd_emit_end(&e);
 	free(raw);
 	return 0;

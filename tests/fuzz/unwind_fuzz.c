@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Fuzz target of the DWARF unwinder of recorded user stacks
- * (tools/answers/ans_unwind.c, perf record --call-graph dwarf): the input is
+ * (tools/shared/unwind.c, perf record --call-graph dwarf): the input is
  * a sample's user registers (17 words: perf's x86-64 AX..R15 with IP and SP)
  * and its stack copy, damaged at will. The process is this one (its maps
  * from /proc), the IP is moved into this binary's text, so that libdwfl
@@ -20,12 +20,12 @@
 #include <perfring/record.h>
 #include <perfring/symbol.h>
 
-#include "answers/ans_unwind.h"
+#include "shared/unwind.h"
 
 #define NREGS 24 /* perf's x86-64 registers AX..R15 (bits 0-23, 16 of them not 9-15) */
 
 static struct perfring_procs *procs;
-static struct ans_unwinder *unwinder;
+static struct unwinder *unwinder;
 
 static void finding(const char *what, long long a)
 {
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!procs) {
 		procs = perfring_procs_new(NULL);
-		unwinder = ans_unwinder_new();
+		unwinder = unwinder_new();
 		if (!procs || !unwinder || perfring_procs_load_proc(procs, (uint32_t)getpid()))
 			abort();
 	}
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the kernel's dyn_size: what it copied, at most the size (here up to 15 bytes less) */
 	s.stack_user.dyn_size = s.stack_user.size - data[size - 1] % 16 % (s.stack_user.size + 1);
 	max = 1 + data[0] % 64;
-	n = ans_unwind(unwinder, procs, &s, ips, max);
+	n = unwind_stack(unwinder, procs, &s, ips, max);
 	if (n > max)
 		finding("more frames than asked for", (long long)n);
 	/* the binary is this one, mapped: the first frame is the sampled pc itself

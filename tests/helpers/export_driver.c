@@ -1,6 +1,6 @@
 /* A small driver of the exports for the CLI tests: reads a perf.data file with
  * the library's perf.data reader and symbol layer, fills a profile
- * (tools/export/profile.h) and writes one export.
+ * (perfring/profile.h) and writes one export.
  *
  *   export_driver FILE folded|folded-period|pprof|speedscope [OUT]
  *
@@ -18,9 +18,8 @@
 
 #include <perfring/perfdata.h>
 #include <perfring/perfring.h>
+#include <perfring/profile.h>
 #include <perfring/symbol.h>
-
-#include "export/profile.h"
 
 #define MAX_FRAMES 1024
 
@@ -63,7 +62,7 @@ int main(int argc, char **argv)
 	struct perfring_symbolizer_opts sopts = { .sz = sizeof(sopts), .lines = true, .inlines = true };
 	struct perfring_perfdata_record r;
 	struct perfring_decoded d;
-	static struct prof_frame frames[MAX_FRAMES];
+	static struct perfring_frame frames[MAX_FRAMES];
 	const char *names[64];
 	int nevents, ret;
 
@@ -81,7 +80,9 @@ int main(int argc, char **argv)
 		if (!names[i])
 			names[i] = "event";
 	}
-	struct profile *p = prof_new(names, nevents);
+	struct perfring_profile_opts popts = PERFRING_OPTS_INIT(perfring_profile_opts, .event_names = names,
+								.nevents = (size_t)nevents);
+	struct perfring_profile *p = perfring_profile_new(&popts);
 	struct perfring_procs *procs = perfring_procs_new(NULL);
 	struct perfring_symbolizer *sym = perfring_symbolizer_new(&sopts);
 
@@ -100,7 +101,7 @@ int main(int argc, char **argv)
 	const struct perfring_perfdata_info *info = perfring_perfdata_info(pd);
 
 	if (info && info->clock_tod_ns)
-		prof_set_clock(p, info->clock_ns, info->clock_tod_ns);
+		perfring_profile_set_clock(p, info->clock_ns, info->clock_tod_ns);
 
 	while ((ret = perfring_perfdata_next(pd, &r)) > 0) {
 		if (!r.attr || perfring_record_parse(&r.attr->cfg, r.data, r.size, &d) != 0)
@@ -137,38 +138,40 @@ int main(int argc, char **argv)
 			/* A caller's address is a return address: its call is the byte before. */
 			uint64_t look = leaf ? addr : addr - 1;
 			int err = perfring_symbolize(sym, procs, s->pid, look, cpumode, &res);
-			struct prof_frame *outer;
+			struct perfring_frame *outer;
 
 			/* Inlined functions first (innermost), the real function last. */
 			if (!err && res.nr_frames > 1) {
 				for (uint32_t k = 0; k + 1 < res.nr_frames && n < MAX_FRAMES - 1; k++) {
 					if (!res.frames[k].function)
 						continue;
-					frames[n++] = (struct prof_frame){ .addr = addr, .name = res.frames[k].function,
-									   .file = res.frames[k].file,
-									   .line = res.frames[k].line, .kernel = kernel,
-									   .inlined = true };
+					frames[n++] = (struct perfring_frame){ .addr = addr, .name = res.frames[k].function,
+									       .file = res.frames[k].file,
+									       .line = res.frames[k].line, .cpumode = (uint8_t)cpumode,
+									       .kernel = kernel, .inlined = true };
 				}
 			}
 			outer = &frames[n++];
-			*outer = (struct prof_frame){ .addr = addr, .kernel = kernel };
+			*outer = (struct perfring_frame){ .addr = addr, .dso = "[unknown]", .cpumode = (uint8_t)cpumode,
+							  .kernel = kernel };
 			if (!err) {
 				outer->name = res.name;
-				outer->sym_off = res.offset;
+				outer->offset = res.offset;
 				if (res.nr_frames) {
 					outer->file = res.frames[res.nr_frames - 1].file;
 					outer->line = res.frames[res.nr_frames - 1].line;
 				}
 			}
 			if (kernel) {
-				outer->binary = !err && res.binary ? res.binary : "[kernel.kallsyms]";
+				outer->dso = !err && res.binary ? res.binary : "[kernel.kallsyms]";
 			} else if (perfring_procs_lookup(procs, s->pid, look, &hit) == 0) {
-				outer->binary = hit.path;
+				outer->dso = hit.path;
+				outer->mapped = true;
 				outer->map_start = hit.start;
-				outer->map_limit = hit.end;
+				outer->map_end = hit.end;
 				outer->map_pgoff = hit.pgoff;
 				if (hit.build_id_size) {
-					/* hit lives on this stack frame; prof_add copies it before the next lookup */
+					/* hit lives on this stack frame; the profile copies it when the sample is added */
 					static uint8_t ids[MAX_FRAMES][PERFRING_BUILD_ID_MAX];
 
 					memcpy(ids[n - 1], hit.build_id, hit.build_id_size);
@@ -177,28 +180,30 @@ int main(int argc, char **argv)
 				}
 			}
 			/* The inlined frames share the outer one's mapping. */
-			for (struct prof_frame *f = outer; f > frames && f[-1].inlined; f--) {
-				f[-1].binary = outer->binary;
+			for (struct perfring_frame *f = outer; f > frames && f[-1].inlined; f--) {
+				f[-1].dso = outer->dso;
 				f[-1].build_id = outer->build_id;
 				f[-1].build_id_size = outer->build_id_size;
+				f[-1].mapped = outer->mapped;
 				f[-1].map_start = outer->map_start;
-				f[-1].map_limit = outer->map_limit;
+				f[-1].map_end = outer->map_end;
 				f[-1].map_pgoff = outer->map_pgoff;
 			}
 		}
 		const struct comm *c = comm_of(s->tid, false);
 		int ev = (int)(r.attr - perfring_perfdata_attr(pd, 0));
-		struct prof_sample ps = { .pid = s->pid, .tid = s->tid, .comm = c ? c->name : "", .time = s->time,
-					  .event = ev >= 0 && ev < nevents ? ev : 0,
-					  .period = (s->present & PERF_SAMPLE_PERIOD) ? s->period : 1,
-					  .frames = frames, .nframes = n };
+		struct perfring_stack st = { .nframes = n, .frame_sz = sizeof(frames[0]), .frames = frames };
+		struct perfring_profile_sample ps = { .sz = sizeof(ps), .stack = &st, .pid = s->pid, .tid = s->tid,
+						      .comm = c ? c->name : "", .time = s->time,
+						      .event = ev >= 0 && ev < nevents ? (uint32_t)ev : 0,
+						      .period = (s->present & PERF_SAMPLE_PERIOD) ? s->period : 1 };
 
-		if ((ret = prof_add(p, &ps)) < 0)
+		if ((ret = perfring_profile_add(p, &ps)) < 0)
 			break;
 	}
 	if (ret < 0) {
-		/* prof_add's errors are errnos; the reader's message names the offset */
-		rc = die(argv[1], ret == -ENOMEM || ret == -EINVAL ? strerror(-ret) : perfring_errmsg());
+		/* the profile's and the reader's messages name what failed */
+		rc = die(argv[1], perfring_errmsg());
 		goto done;
 	}
 	out = argc > 3 ? fopen(argv[3], "w") : stdout;
@@ -206,16 +211,20 @@ int main(int argc, char **argv)
 		rc = die(argv[3], strerror(errno));
 		goto done;
 	}
-	if (strcmp(argv[2], "folded") == 0)
-		ret = prof_write_folded(p, 0, false, out);
-	else if (strcmp(argv[2], "folded-period") == 0)
-		ret = prof_write_folded(p, 0, true, out);
-	else if (strcmp(argv[2], "pprof") == 0)
-		ret = prof_write_pprof(p, out);
-	else if (strcmp(argv[2], "speedscope") == 0)
-		ret = prof_write_speedscope(p, argv[1], out);
-	else
+	struct perfring_profile_write_opts wo = PERFRING_OPTS_INIT(perfring_profile_write_opts, .title = argv[1]);
+
+	if (strcmp(argv[2], "folded") == 0) {
+		ret = perfring_profile_write(p, PERFRING_PROFILE_FOLDED, out, &wo);
+	} else if (strcmp(argv[2], "folded-period") == 0) {
+		wo.by_period = true;
+		ret = perfring_profile_write(p, PERFRING_PROFILE_FOLDED, out, &wo);
+	} else if (strcmp(argv[2], "pprof") == 0) {
+		ret = perfring_profile_write(p, PERFRING_PROFILE_PPROF, out, &wo);
+	} else if (strcmp(argv[2], "speedscope") == 0) {
+		ret = perfring_profile_write(p, PERFRING_PROFILE_SPEEDSCOPE, out, &wo);
+	} else {
 		ret = -ENOTSUP;
+	}
 	if (ret == -ENOTSUP)
 		rc = die(argv[2], "unknown export (folded, folded-period, pprof, speedscope)");
 	else if (ret < 0)
@@ -223,7 +232,7 @@ int main(int argc, char **argv)
 	if (out != stdout && fclose(out) && !rc)
 		rc = die(argv[3], strerror(errno));
 done:
-	prof_free(p);
+	perfring_profile_free(p);
 	perfring_symbolizer_free(sym);
 	perfring_procs_free(procs);
 	perfring_perfdata_free(pd);

@@ -2,7 +2,7 @@
 /*
  * pin_producer: a BPF program "someone else loaded", for the tests of
  * `perfring pipe` (tests/cli/pipe.sh). It loads the deterministic producer
- * (bpf/producer.bpf.c), pins its perf event array `events` (and, on request,
+ * (tests/bpf/producer.bpf.c), pins its perf event array `events` (and, on request,
  * its `scratch` array map and its program, which are not perf event arrays),
  * then runs the producer on command, read line by line from stdin:
  *
@@ -31,7 +31,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../../bpf/producer.h"
+#include "../bpf/producer.h"
 #include "producer.skel.h"
 
 struct pins {

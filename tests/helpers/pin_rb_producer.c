@@ -2,7 +2,7 @@
 /*
  * pin_rb_producer: a BPF ring buffer program "someone else loaded", for the
  * ring buffer case of `perfring pipe` (tests/cli/pipe.sh). It loads
- * bpf/rb_producer.bpf.c (writing through perfring_ringbuf.bpf.h) with a
+ * tests/bpf/rb_producer.bpf.c (writing through perfring_ringbuf.bpf.h) with a
  * ring buffer of --size bytes, pins it, and pins a bare ring buffer map that
  * no program uses (losses unknown), then runs the producer on command, read
  * line by line from stdin:
@@ -27,7 +27,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../../bpf/producer.h"
+#include "../bpf/producer.h"
 #include "rb_producer.skel.h"
 
 static const char *rb_pin, *bare_pin;
@@ -101,7 +101,7 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	skel = rb_producer_bpf__open();
 	if (!skel || (size && bpf_map__set_max_entries(skel->maps.rb, (__u32)size)) || rb_producer_bpf__load(skel)) {
-		fprintf(stderr, "pin_rb_producer: loading bpf/rb_producer.bpf.c failed: %s\n", strerror(errno));
+		fprintf(stderr, "pin_rb_producer: loading tests/bpf/rb_producer.bpf.c failed: %s\n", strerror(errno));
 		return 1;
 	}
 	for (i = 0; i < (int)sizeof(pattern); i++)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Check what `perfring pipe` printed (text, json or raw) against the samples
 # tests/helpers/pin_producer writes: {u64 seq; u32 cpu; u32 len; pattern...},
-# pattern byte i = (i * 7 + 3) & 0xff (bpf/producer.h), delivered padded so
+# pattern byte i = (i * 7 + 3) & 0xff (tests/bpf/producer.h), delivered padded so
 # that 4 + size is a multiple of 8. With PIPE_CHECK_RINGBUF=1 the samples
 # come from a BPF ring buffer (tests/helpers/pin_rb_producer): exact sizes,
 # cpu -1 (0xffffffff in raw frames); cpu0 then counts them.

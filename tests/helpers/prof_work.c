@@ -7,11 +7,8 @@
  * read()). Built with frame pointers (perf's default -g unwinds
  * with them), never inlined or cloned, so every function is its own frame.
  *
- *   prof_work [MS]   run for MS milliseconds of CPU time (default 300)
- *
- * CPU time, not time by the clock: the tests expect about MS * F / 1000
- * samples of perf record -F F, which a busy machine (make check runs
- * suites side by side) would otherwise cut to a fraction.
+ *   prof_work [MS]   run for MS milliseconds of its own CPU time (default 300): a
+ *                    loaded machine stretches the run, not the number of samples
  */
 #include <fcntl.h>
 #include <stdint.h>

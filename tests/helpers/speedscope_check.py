@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Check a speedscope JSON file (perfring's prof_write_speedscope) and print what it holds.
+# Check a speedscope JSON file (perfring_profile_write()'s PERFRING_PROFILE_SPEEDSCOPE) and print what it holds.
 #
 #   speedscope_check.py FILE [SCHEMA]
 #

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Fault injection over BPF ring buffers in a reader (bpf/rb_producer.bpf.c
+ * Fault injection over BPF ring buffers in a reader (tests/bpf/rb_producer.bpf.c
  * fills the ring before each run): new, add_ringbuf with the lost map,
  * consume_n, read, consume_samples, flush + poll, free, with each allocation, mmap and
  * read the library makes failing in turn (tests/unit/fault.h). Each run

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Shared helpers of the kernel tests: load the deterministic XDP producer
- * (bpf/producer.bpf.c), run it N times on a chosen CPU with
+ * (tests/bpf/producer.bpf.c), run it N times on a chosen CPU with
  * BPF_PROG_TEST_RUN, read its outcome counters, and check what a reader
  * delivered against what the kernel produced.
  *
@@ -35,7 +35,7 @@
 
 #include <perfring/reader.h>
 
-#include "../../bpf/producer.h"
+#include "../bpf/producer.h"
 #include "producer.skel.h"
 
 #include "harness.h"
@@ -95,7 +95,7 @@ static int ktest_libbpf_print(enum libbpf_print_level level, const char *fmt, va
 	return vfprintf(stderr, fmt, ap);
 }
 
-/* Fill a producer's `scratch` map (bpf/producer.bpf.c, bpf/rb_producer.bpf.c)
+/* Fill a producer's `scratch` map (tests/bpf/producer.bpf.c, tests/bpf/rb_producer.bpf.c)
  * with producer_pattern() for every possible CPU. 0, or -1 with why set. */
 /* A BPF object's load failed with err (libbpf's negative errno): the reason in
  * why; 1 (skip) when the kernel has no BPF or we lack the privilege for it (not

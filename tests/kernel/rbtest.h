@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Helpers of the BPF ring buffer kernel tests: load bpf/rb_producer.bpf.c
+ * Helpers of the BPF ring buffer kernel tests: load tests/bpf/rb_producer.bpf.c
  * (the producer of ktest.h writing into BPF ring buffers through
  * perfring_ringbuf.bpf.h), run its programs on pinned CPUs with
  * BPF_PROG_TEST_RUN, and check what a reader delivered, record by record:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The ring buffer's inline cursor on a real BPF_MAP_TYPE_RINGBUF fed by a
- * real BPF program (bpf/rb_producer.bpf.c under BPF_PROG_TEST_RUN on a
+ * real BPF program (tests/bpf/rb_producer.bpf.c under BPF_PROG_TEST_RUN on a
  * pinned CPU), reached through a reader (perfring_reader_ringbuf()): every
  * payload intact and each sequence number once (the producer's counters are
  * the oracle), records that wrap the end of the data area contiguous (many

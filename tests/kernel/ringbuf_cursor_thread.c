@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The ring buffer's inline cursor against a producer running at the same
- * time: a thread on CPU 0 runs bpf/rb_producer.bpf.c flat out
+ * time: a thread on CPU 0 runs tests/bpf/rb_producer.bpf.c flat out
  * (BPF_PROG_TEST_RUN) into a small ring while this thread, on CPU 1, drains
  * it with the cursor. The cursor's acquire loads of the length words are
  * what makes each payload visible whole once its BUSY bit reads clear: every

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * BPF ring buffers in a reader, fed by a real BPF program
- * (bpf/rb_producer.bpf.c under BPF_PROG_TEST_RUN on pinned CPUs): payloads
+ * (tests/bpf/rb_producer.bpf.c under BPF_PROG_TEST_RUN on pinned CPUs): payloads
  * intact and in order, reserve/submit/discard, lost records counted by
  * perfring_ringbuf.bpf.h (received + lost == produced), copy-out read,
  * budgets, one ring per CPU from an array of maps, a perf event array and a

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * BPF ring buffers under threads: a flat-out BPF producer on another CPU
- * (a thread running bpf/rb_producer.bpf.c under BPF_PROG_TEST_RUN) while
+ * (a thread running tests/bpf/rb_producer.bpf.c under BPF_PROG_TEST_RUN) while
  * the reader polls: every sequence number is delivered once or counted
  * lost, received + lost == produced; and flush, wakeup, close and a
  * deadline from another thread end a poll blocked on a ring buffer reader

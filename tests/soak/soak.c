@@ -7,7 +7,7 @@
  *
  *   received samples + records reported lost (PERF_RECORD_LOST) == produced
  *
- * where produced is the producer's own count (bpf/producer.bpf.c: seq_next,
+ * where produced is the producer's own count (tests/bpf/producer.bpf.c: seq_next,
  * and bpf_perf_event_output()'s outcomes: ok == received, ENOSPC == lost,
  * nothing else). On the way, every sample's sequence number must follow the
  * previous one, or the LOST records between them must count the gap
@@ -29,7 +29,7 @@
  * perfring_msg callback (every record validated); samples with
  * perfring_reader_wait() + perfring_reader_consume_samples().
  * --ringbuf: the same through a BPF ring buffer of --pages pages
- * (bpf/rb_producer.bpf.c, perfring_reader_add_ringbuf() with the
+ * (tests/bpf/rb_producer.bpf.c, perfring_reader_add_ringbuf() with the
  * perfring_rb_lost map): a ring buffer reports losses as counts read from
  * that map, not in the stream, so each sequence gap is not matched with a
  * LOST record; the gaps must add up to the losses reported, and received
@@ -55,7 +55,7 @@
 
 #include <perfring/perfring.h>
 
-#include "../../bpf/producer.h"
+#include "../bpf/producer.h"
 #include "producer.skel.h"
 #include "rb_producer.skel.h"
 
@@ -322,7 +322,7 @@ int main(int argc, char **argv)
 		if (!rb_skel || (rb_skel->data->payload_len = cfg.payload,
 				 bpf_map__set_max_entries(rb_skel->maps.rb, (__u32)(cfg.pages * (size_t)sysconf(_SC_PAGESIZE))),
 				 rb_producer_bpf__load(rb_skel))) {
-			printf("FAIL soak: loading bpf/rb_producer.bpf.c: %s\n0 passed, 1 failed, 0 skipped\n",
+			printf("FAIL soak: loading tests/bpf/rb_producer.bpf.c: %s\n0 passed, 1 failed, 0 skipped\n",
 			       strerror(errno));
 			return 1;
 		}
@@ -332,7 +332,7 @@ int main(int argc, char **argv)
 	} else {
 		skel = producer_bpf__open();
 		if (!skel || (skel->data->payload_len = cfg.payload, producer_bpf__load(skel))) {
-			printf("FAIL soak: loading bpf/producer.bpf.c: %s\n0 passed, 1 failed, 0 skipped\n",
+			printf("FAIL soak: loading tests/bpf/producer.bpf.c: %s\n0 passed, 1 failed, 0 skipped\n",
 			       strerror(errno));
 			return 1;
 		}

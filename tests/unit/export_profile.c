@@ -1,4 +1,4 @@
-/* The profile (tools/export/profile.c) and its exports, on a profile built by
+/* The profile (src/profile/) and its exports, on a profile built by
  * hand with known stacks: folded lines exactly as stackcollapse-perf.pl
  * would print them and summing to the samples; pprof read back by the outside
  * oracle `go tool pprof` (-raw: every sample's values, locations and labels,
@@ -16,8 +16,58 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <perfring/profile.h>
+
 #include "harness.h"
-#include "export/prof_internal.h"
+/* the tables' sizes, for the memory tests */
+#include "profile/profile_internal.h"
+
+/* ---- the public API, as the tests use it ---- */
+
+/* A sample whose frames are an array (the tests' tables): add() makes it a perfring_stack. */
+struct tsample {
+	uint32_t pid, tid;
+	const char *comm;
+	uint64_t time;
+	uint32_t event;
+	uint64_t period;
+	const struct perfring_frame *frames;
+	size_t nframes;
+};
+
+static int add(struct perfring_profile *p, const struct tsample *t)
+{
+	struct perfring_stack st = { .nframes = t->nframes, .frame_sz = sizeof(struct perfring_frame),
+				     .frames = t->frames };
+	struct perfring_profile_sample s = { .sz = sizeof(s), .stack = &st, .pid = t->pid, .tid = t->tid,
+					     .comm = t->comm, .time = t->time, .event = t->event,
+					     .period = t->period };
+
+	return perfring_profile_add(p, &s);
+}
+
+static struct perfring_profile *new_profile(const char *const *events, size_t n, bool timeline)
+{
+	struct perfring_profile_opts o = PERFRING_OPTS_INIT(perfring_profile_opts, .event_names = events,
+							    .nevents = n, .timeline = timeline);
+
+	return perfring_profile_new(&o);
+}
+
+static int write_folded(const struct perfring_profile *p, uint32_t event, bool by_period, FILE *f)
+{
+	struct perfring_profile_write_opts o = PERFRING_OPTS_INIT(perfring_profile_write_opts, .event = event,
+								.by_period = by_period);
+
+	return perfring_profile_write(p, PERFRING_PROFILE_FOLDED, f, &o);
+}
+
+static int write_titled(const struct perfring_profile *p, enum perfring_profile_format fmt, const char *title, FILE *f)
+{
+	struct perfring_profile_write_opts o = PERFRING_OPTS_INIT(perfring_profile_write_opts, .title = title);
+
+	return perfring_profile_write(p, fmt, f, &o);
+}
 
 /* ---- the hand-made profile ---- */
 
@@ -26,32 +76,32 @@ static const uint8_t app_bid[20] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0
 static const uint8_t libc_bid[20] = { 0xfe, 0xed, 0xfa, 0xce, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
 #define APP(addr_, name_, line_, inl_)                                                                      \
-	{ .addr = (addr_), .name = (name_), .sym_off = 0x10, .binary = "/usr/bin/app", .build_id = app_bid, \
-	  .build_id_size = 20, .map_start = 0x400000, .map_limit = 0x500000, .map_pgoff = 0x1000,            \
+	{ .addr = (addr_), .name = (name_), .offset = 0x10, .dso = "/usr/bin/app", .build_id = app_bid, \
+	  .build_id_size = 20, .mapped = true, .map_start = 0x400000, .map_end = 0x500000, .map_pgoff = 0x1000,            \
 	  .file = "app.c", .line = (line_), .inlined = (inl_) }
 #define LIBC(addr_, name_)                                                                                \
-	{ .addr = (addr_), .name = (name_), .binary = "/lib/x86_64-linux-gnu/libc.so.6", .build_id = libc_bid, \
-	  .build_id_size = 20, .map_start = 0x7f0000000000, .map_limit = 0x7f0000200000, .map_pgoff = 0 }
+	{ .addr = (addr_), .name = (name_), .dso = "/lib/x86_64-linux-gnu/libc.so.6", .build_id = libc_bid, \
+	  .build_id_size = 20, .mapped = true, .map_start = 0x7f0000000000, .map_end = 0x7f0000200000, .map_pgoff = 0 }
 #define KERN(addr_, name_)                                                                            \
-	{ .addr = (addr_), .name = (name_), .binary = "[kernel.kallsyms]", .map_start = 0xffffffff81000000, \
-	  .map_limit = 0xffffffff83000000, .kernel = true }
+	{ .addr = (addr_), .name = (name_), .dso = "[kernel.kallsyms]", .mapped = true, .map_start = 0xffffffff81000000, \
+	  .map_end = 0xffffffff83000000, .kernel = true }
 
 /* Leaf first. compute() is inlined into work() at 0x401100: one location, two lines. */
-static const struct prof_frame s1[] = { APP(0x401100, "compute", 12, true), APP(0x401100, "work", 30, false),
+static const struct perfring_frame s1[] = { APP(0x401100, "compute", 12, true), APP(0x401100, "work", 30, false),
 					APP(0x401200, "main", 50, false) };
-static const struct prof_frame s2[] = { LIBC(0x7f0000010000, "memcpy"), APP(0x401150, "work", 31, false),
+static const struct perfring_frame s2[] = { LIBC(0x7f0000010000, "memcpy"), APP(0x401150, "work", 31, false),
 					APP(0x401200, "main", 50, false) };
-static const struct prof_frame s3[] = { LIBC(0x7f0000020000, NULL), APP(0x401210, "main", 51, false) };
-static const struct prof_frame s4[] = { KERN(0xffffffff81001000, "do_syscall_64"),
+static const struct perfring_frame s3[] = { LIBC(0x7f0000020000, NULL), APP(0x401210, "main", 51, false) };
+static const struct perfring_frame s4[] = { KERN(0xffffffff81001000, "do_syscall_64"),
 					KERN(0xffffffff81002000, "entry_SYSCALL_64"),
 					{ .addr = 0x1234 },
 					APP(0x401200, "main", 50, false) };
-static const struct prof_frame s5[] = { APP(0x401200, "main", 50, false) };
-static const struct prof_frame s6[] = { APP(0x401300, "std::vector<int>::push_back(int const&)", 70, false),
+static const struct perfring_frame s5[] = { APP(0x401200, "main", 50, false) };
+static const struct perfring_frame s6[] = { APP(0x401300, "std::vector<int>::push_back(int const&)", 70, false),
 					APP(0x401200, "main", 50, false) };
 
 struct known {
-	const struct prof_frame *frames;
+	const struct perfring_frame *frames;
 	size_t nframes;
 	uint32_t pid, tid;
 	const char *comm;
@@ -70,28 +120,26 @@ static const struct known known[] = {
 	{ s6, N(s6), 100, 100, "app", 2, 1000000, "app;main;std::vector<int>::push_back" },
 };
 
-static struct profile *build(void)
+static struct perfring_profile *build(void)
 {
 	const char *events[] = { "cpu-clock" };
-	struct profile *p = prof_new(events, 1);
+	struct perfring_profile *p = new_profile(events, 1, true); /* the timeline: for the Firefox export */
 	uint64_t t = 1000000000;
 
-	if (!p || prof_keep_timeline(p)) { /* the timeline: for the Firefox export */
-		prof_free(p);
+	if (!p)
 		return NULL;
-	}
 	/* Interleaved, as a recording would give them. */
 	for (unsigned round = 0; round < 5; round++) {
 		for (size_t i = 0; i < N(known); i++) {
 			if (round >= known[i].times)
 				continue;
-			struct prof_sample s = { .pid = known[i].pid, .tid = known[i].tid, .comm = known[i].comm,
+			struct tsample s = { .pid = known[i].pid, .tid = known[i].tid, .comm = known[i].comm,
 						 .time = t, .event = 0, .period = known[i].period,
 						 .frames = known[i].frames, .nframes = known[i].nframes };
 
 			t += 1000000;
-			if (prof_add(p, &s)) {
-				prof_free(p);
+			if (add(p, &s)) {
+				perfring_profile_free(p);
 				return NULL;
 			}
 		}
@@ -168,7 +216,7 @@ static bool have(const char *prog)
 	return system(cmd) == 0;
 }
 
-static char *write_file(const char *name, int (*fn)(const struct profile *, FILE *), const struct profile *p)
+static char *write_file(const char *name, int (*fn)(const struct perfring_profile *, FILE *), const struct perfring_profile *p)
 {
 	static char path[512];
 	FILE *f;
@@ -184,28 +232,28 @@ static char *write_file(const char *name, int (*fn)(const struct profile *, FILE
 	return path;
 }
 
-static int folded_samples(const struct profile *p, FILE *f)
+static int folded_samples(const struct perfring_profile *p, FILE *f)
 {
-	return prof_write_folded(p, 0, false, f);
+	return write_folded(p, 0, false, f);
 }
 
-static int folded_periods(const struct profile *p, FILE *f)
+static int folded_periods(const struct perfring_profile *p, FILE *f)
 {
-	return prof_write_folded(p, -1, true, f);
+	return write_folded(p, 0, true, f);
 }
 
-static int pprof(const struct profile *p, FILE *f)
+static int pprof(const struct perfring_profile *p, FILE *f)
 {
-	return prof_write_pprof(p, f);
+	return perfring_profile_write(p, PERFRING_PROFILE_PPROF, f, NULL);
 }
 
-static int speedscope(const struct profile *p, FILE *f)
+static int speedscope(const struct perfring_profile *p, FILE *f)
 {
-	return prof_write_speedscope(p, "hand-made", f);
+	return write_titled(p, PERFRING_PROFILE_SPEEDSCOPE, "hand-made", f);
 }
 
 /* One export of p into memory (kind: 'f' folded by samples, 'F' by period, 's' speedscope); NULL on error. */
-static char *export_mem(const struct profile *p, char kind)
+static char *export_mem(const struct perfring_profile *p, char kind)
 {
 	char *out = NULL;
 	size_t len = 0;
@@ -214,7 +262,7 @@ static char *export_mem(const struct profile *p, char kind)
 
 	if (!f)
 		return NULL;
-	err = kind == 's' ? prof_write_speedscope(p, "n\"ame", f) : prof_write_folded(p, 0, kind == 'F', f);
+	err = kind == 's' ? write_titled(p, PERFRING_PROFILE_SPEEDSCOPE, "n\"ame", f) : write_folded(p, 0, kind == 'F', f);
 	if (fclose(f) || err) {
 		free(out);
 		return NULL;
@@ -223,12 +271,12 @@ static char *export_mem(const struct profile *p, char kind)
 }
 
 /* A profile of one sample of one event. */
-static struct profile *one_sample(const char *event, const struct prof_sample *s)
+static struct perfring_profile *one_sample(const char *event, const struct tsample *s)
 {
-	struct profile *p = prof_new(&event, 1);
+	struct perfring_profile *p = new_profile(&event, 1, false);
 
-	if (p && prof_add(p, s)) {
-		prof_free(p);
+	if (p && add(p, s)) {
+		perfring_profile_free(p);
 		p = NULL;
 	}
 	return p;
@@ -238,7 +286,7 @@ static struct profile *one_sample(const char *event, const struct prof_sample *s
 
 TEST(folded_lines_as_stackcollapse)
 {
-	struct profile *p = build();
+	struct perfring_profile *p = build();
 	char *out;
 
 	REQUIRE(p);
@@ -253,12 +301,12 @@ TEST(folded_lines_as_stackcollapse)
 			   "my_app;main;[unknown];entry_SYSCALL_64;do_syscall_64 4\n";
 	CHECKF(strcmp(out, want) == 0, "folded:\n%s\nwanted:\n%s", out, want);
 	free(out);
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 TEST(folded_sums_equal_samples_and_periods)
 {
-	struct profile *p = build();
+	struct perfring_profile *p = build();
 	uint64_t want_n = 0, want_period = 0;
 
 	REQUIRE(p);
@@ -294,21 +342,21 @@ TEST(folded_sums_equal_samples_and_periods)
 		CHECK_EQ_INT(nlines, N(known));
 		CHECK_EQ_U64(sum, by_period ? want_period : want_n);
 	}
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 TEST(folded_tidies_names)
 {
-	struct prof_frame fr[] = {
+	struct perfring_frame fr[] = {
 		{ .addr = 1, .name = "a;b" },
 		{ .addr = 2, .name = "(anonymous namespace)::f(int)" },
 		{ .addr = 3, .name = "main.(*T).Run" },
 		{ .addr = 4, .name = "say \"hi\"\nnow" },
-		{ .addr = 5, .binary = "/x/y/libz.so" },
-		{ .addr = 6, .binary = "[kernel.kallsyms]", .kernel = true },
+		{ .addr = 5, .dso = "/x/y/libz.so" },
+		{ .addr = 6, .dso = "[kernel.kallsyms]", .kernel = true },
 	};
-	struct prof_sample s = { .pid = 1, .tid = 1, .comm = "a b;c", .period = 7, .frames = fr, .nframes = 6 };
-	struct profile *p = one_sample("cycles", &s);
+	struct tsample s = { .pid = 1, .tid = 1, .comm = "a b;c", .period = 7, .frames = fr, .nframes = 6 };
+	struct perfring_profile *p = one_sample("cycles", &s);
 	char *out;
 
 	REQUIRE(p);
@@ -317,7 +365,7 @@ TEST(folded_tidies_names)
 	const char *want = "a_b:c;[kernel.kallsyms];[libz.so];say hi now;main.(*T).Run;(anonymous namespace)::f;a:b 7\n";
 	CHECKF(strcmp(out, want) == 0, "folded: %s wanted: %s", out, want);
 	free(out);
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 /* ---- pprof, read by go tool pprof ---- */
@@ -411,7 +459,7 @@ static void check_raw_samples(const char *raw)
 
 /* `go tool pprof -raw` of p written to NAME: its output (malloc'd), or NULL when pprof failed
  * (its message in *err, malloc'd, or NULL when the file could not be written). */
-static char *pprof_raw(const struct profile *p, const char *name, char **err)
+static char *pprof_raw(const struct perfring_profile *p, const char *name, char **err)
 {
 	char cmd[1024], *out, *path = write_file(name, pprof, p);
 	int rc;
@@ -434,7 +482,7 @@ TEST(pprof_time_and_sampling)
 
 	if (!have("go"))
 		SKIP("go tool pprof is not installed (scripts/install-deps.sh installs golang-go)");
-	struct profile *p = build();
+	struct perfring_profile *p = build();
 
 	REQUIRE(p);
 	/* No clock: time_nanos is the first sample's perf time (1 s after 1970), said in a comment. */
@@ -446,8 +494,8 @@ TEST(pprof_time_and_sampling)
 	free(out);
 
 	/* A wall-clock reference and a fixed period. */
-	prof_set_clock(p, 500000000, 1700000000000000000ull); /* perf 0.5 s = 2023-11-14 22:13:20 */
-	prof_set_sampling(p, 0, 250000, false);
+	perfring_profile_set_clock(p, 500000000, 1700000000000000000ull); /* perf 0.5 s = 2023-11-14 22:13:20 */
+	perfring_profile_set_sampling(p, 0, 250000, false);
 	out = pprof_raw(p, "clock.pb.gz", &err);
 	REQUIREF(out, "go tool pprof -raw failed: %s", err ? err : "(no file)");
 	CHECKF(has_line(out, "Time: 2023-11-14 22:13:20.5 +0000 UTC"), "time (0.5 s after the reference):\n%s", out);
@@ -457,13 +505,13 @@ TEST(pprof_time_and_sampling)
 	free(out);
 
 	/* A frequency: the period is the mean one again, the comment says the frequency. */
-	prof_set_sampling(p, 0, 999, true);
+	perfring_profile_set_sampling(p, 0, 999, true);
 	out = pprof_raw(p, "freq.pb.gz", &err);
 	REQUIREF(out, "go tool pprof -raw failed: %s", err ? err : "(no file)");
 	CHECKF(has_line(out, "Period: 1235294"), "mean period:\n%s", out);
 	CHECKF(has_line(out, "Comment: cpu-clock: sampled at 999 Hz"), "frequency comment:\n%s", out);
 	free(out);
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 TEST(pprof_read_by_go_tool_pprof)
@@ -473,7 +521,7 @@ TEST(pprof_read_by_go_tool_pprof)
 
 	if (!have("go"))
 		SKIP("go tool pprof is not installed (scripts/install-deps.sh installs golang-go)");
-	struct profile *p = build();
+	struct perfring_profile *p = build();
 
 	REQUIRE(p);
 	char *path = write_file("profile.pb.gz", pprof, p);
@@ -555,7 +603,7 @@ TEST(pprof_read_by_go_tool_pprof)
 	CHECKF(top_entry(out, "main", &flat, &cum) && flat == 3 && cum == 21, "main by period:\n%s", out);
 	CHECKF(top_entry(out, "compute (inline)", &flat, &cum) && flat == 5 && cum == 5, "compute by period:\n%s", out);
 	free(out);
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 /* ---- speedscope ---- */
@@ -570,7 +618,7 @@ TEST(speedscope_json_checked)
 
 	if (!have("python3"))
 		SKIP("python3 is not installed");
-	struct profile *p = build();
+	struct perfring_profile *p = build();
 
 	REQUIRE(p);
 	char *path = write_file("profile.speedscope.json", speedscope, p);
@@ -595,14 +643,14 @@ TEST(speedscope_json_checked)
 	CHECK(has_line(out, "profile\tcpu-clock: :300 (pid 300)\tnanoseconds\t3000000\t3000000"));
 	CHECKF(strstr(out, "profile\tcpu-clock: my app") < strstr(out, "profile\tcpu-clock: :300"), "order:\n%s", out);
 	free(out);
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 /* ---- Firefox Profiler ---- */
 
-static int firefox(const struct profile *p, FILE *f)
+static int firefox(const struct perfring_profile *p, FILE *f)
 {
-	return prof_write_firefox(p, "export_profile", f);
+	return write_titled(p, PERFRING_PROFILE_FIREFOX, "export_profile", f);
 }
 
 /*
@@ -620,7 +668,7 @@ TEST(firefox_json_checked)
 
 	if (!have("python3"))
 		SKIP("python3 is not installed");
-	struct profile *p = build();
+	struct perfring_profile *p = build();
 
 	REQUIRE(p);
 	char *path = write_file("profile.firefox.json", firefox, p);
@@ -660,20 +708,20 @@ TEST(firefox_json_checked)
 	free(out);
 	/* Without the timeline, the export says so (-EINVAL) rather than write samples without times. */
 	const char *ev[] = { "cpu-clock" };
-	struct profile *q = prof_new(ev, 1);
+	struct perfring_profile *q = new_profile(ev, 1, false);
 
 	REQUIRE(q);
-	CHECK_EQ_INT(prof_write_firefox(q, "x", stdout), -EINVAL);
-	prof_free(q);
-	prof_free(p);
+	CHECK_EQ_INT(write_titled(q, PERFRING_PROFILE_FIREFOX, "x", stdout), -EINVAL);
+	perfring_profile_free(q);
+	perfring_profile_free(p);
 }
 
 TEST(speedscope_escapes_and_utf8)
 {
-	struct prof_frame fr[] = { { .addr = 1, .name = "q\"uote\\back\tslash\x01", .file = "f\xc3\xa9.c" },
+	struct perfring_frame fr[] = { { .addr = 1, .name = "q\"uote\\back\tslash\x01", .file = "f\xc3\xa9.c" },
 				   { .addr = 2, .name = "bad\xff\xc3(utf8)\xed\xa0\x80" } };
-	struct prof_sample s = { .pid = 1, .tid = 1, .comm = "x", .period = 1, .frames = fr, .nframes = 2 };
-	struct profile *p = one_sample("cycles", &s);
+	struct tsample s = { .pid = 1, .tid = 1, .comm = "x", .period = 1, .frames = fr, .nframes = 2 };
+	struct perfring_profile *p = one_sample("cycles", &s);
 	char *out;
 
 	REQUIRE(p);
@@ -684,22 +732,22 @@ TEST(speedscope_escapes_and_utf8)
 	CHECK(strstr(out, "{\"name\":\"bad\\ufffd\\ufffd(utf8)\\ufffd\\ufffd\\ufffd\"}"));
 	CHECK(strstr(out, "\"unit\":\"none\""));
 	free(out);
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 /* Threads of a process, and addresses of a function, are one speedscope sample; the folded line too. */
 TEST(speedscope_merges_threads_and_addresses)
 {
 	const char *events[] = { "task-clock" };
-	struct profile *p = prof_new(events, 1);
-	struct prof_frame f1[] = { APP(0x401100, "work", 30, false), APP(0x401200, "main", 50, false) };
-	struct prof_frame f2[] = { APP(0x401108, "work", 30, false), APP(0x401210, "main", 50, false) };
-	struct prof_sample a = { .pid = 7, .tid = 7, .comm = "t", .period = 10, .frames = f1, .nframes = 2 };
-	struct prof_sample b = { .pid = 7, .tid = 8, .comm = "t", .period = 5, .frames = f2, .nframes = 2 };
+	struct perfring_profile *p = new_profile(events, 1, false);
+	struct perfring_frame f1[] = { APP(0x401100, "work", 30, false), APP(0x401200, "main", 50, false) };
+	struct perfring_frame f2[] = { APP(0x401108, "work", 30, false), APP(0x401210, "main", 50, false) };
+	struct tsample a = { .pid = 7, .tid = 7, .comm = "t", .period = 10, .frames = f1, .nframes = 2 };
+	struct tsample b = { .pid = 7, .tid = 8, .comm = "t", .period = 5, .frames = f2, .nframes = 2 };
 	char *out;
 
 	REQUIRE(p);
-	REQUIRE(prof_add(p, &a) == 0 && prof_add(p, &b) == 0 && prof_add(p, &b) == 0);
+	REQUIRE(add(p, &a) == 0 && add(p, &b) == 0 && add(p, &b) == 0);
 	CHECK_EQ_INT(p->stacks.n, 2);
 	out = export_mem(p, 's');
 	CHECKF(out && strstr(out, "\"samples\":[[1,0]],\n\"weights\":[20]}"), "speedscope:\n%s", out ? out : "");
@@ -707,7 +755,7 @@ TEST(speedscope_merges_threads_and_addresses)
 	out = export_mem(p, 'F');
 	CHECKF(out && strcmp(out, "t;main;work 20\n") == 0, "folded: %s", out ? out : "");
 	free(out);
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 /* ---- arguments and memory ---- */
@@ -716,7 +764,7 @@ TEST(speedscope_merges_threads_and_addresses)
 TEST(empty_profile)
 {
 	const char *events[] = { "cpu-clock", "cycles" };
-	struct profile *p = prof_new(events, 2);
+	struct perfring_profile *p = new_profile(events, 2, false);
 	char cmd[1024], *out;
 	int rc;
 
@@ -746,46 +794,84 @@ TEST(empty_profile)
 		       "go tool pprof -raw (%d): %s", rc, out ? out : "");
 		free(out);
 	}
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 TEST(bad_arguments)
 {
 	const char *events[] = { "cpu-clock", "cycles" };
-	struct profile *p;
-	struct prof_sample s = { .event = 2 };
+	struct perfring_profile *p;
+	struct perfring_stack nullframes = { .nframes = 3, .frame_sz = sizeof(struct perfring_frame) };
+	struct perfring_frame fr = { .addr = 1 };
+	struct perfring_stack small = { .nframes = 1, .frame_sz = 8, .frames = &fr };
+	struct perfring_profile_label nokey = { .value = "v" };
+	struct perfring_profile_sample s = { .sz = sizeof(s), .event = 2 };
+	struct perfring_profile_opts bad_sz = { .sz = 4, .event_names = events, .nevents = 2 };
 
 	errno = 0;
-	CHECK(prof_new(events, 0) == NULL && errno == EINVAL);
-	CHECK(prof_new(NULL, 1) == NULL && errno == EINVAL);
-	p = prof_new(events, 2);
+	CHECK(new_profile(events, 0, false) == NULL && errno == EINVAL);
+	CHECK(new_profile(NULL, 1, false) == NULL && errno == EINVAL);
+	CHECK(new_profile(events, 4097, false) == NULL && errno == EINVAL);
+	CHECK(perfring_profile_new(NULL) == NULL && errno == EINVAL);
+	CHECK(perfring_profile_new(&bad_sz) == NULL && errno == EINVAL);
+	p = new_profile(events, 2, false);
 	REQUIRE(p);
-	CHECK_EQ_INT(prof_add(p, &s), -EINVAL);
-	s.event = -1;
-	CHECK_EQ_INT(prof_add(p, &s), -EINVAL);
+	CHECK_EQ_INT(perfring_profile_add(p, &s), -EINVAL); /* no event 2 */
+	CHECK(strstr(perfring_errmsg(), "no event 2"));
 	s.event = 1;
-	s.nframes = 3; /* frames NULL */
-	CHECK_EQ_INT(prof_add(p, &s), -EINVAL);
-	s.nframes = 0; /* an empty stack is a sample of its process */
-	CHECK_EQ_INT(prof_add(p, &s), 0);
-	CHECK_EQ_INT(prof_write_folded(p, 2, false, stdout), -EINVAL);
-	CHECK_EQ_INT(prof_write_folded(NULL, 0, false, stdout), -EINVAL);
+	s.stack = &nullframes;
+	CHECK_EQ_INT(perfring_profile_add(p, &s), -EINVAL);
+	s.stack = &small;
+	CHECK_EQ_INT(perfring_profile_add(p, &s), -EINVAL);
+	s.stack = NULL;
+	s.labels = &nokey;
+	s.nlabels = 1;
+	CHECK_EQ_INT(perfring_profile_add(p, &s), -EINVAL);
+	s.nlabels = 257;
+	CHECK_EQ_INT(perfring_profile_add(p, &s), -EINVAL);
+	s.nlabels = 0;
+	s.sz = 0;
+	CHECK_EQ_INT(perfring_profile_add(p, &s), -EINVAL);
+	s.sz = offsetof(struct perfring_profile_sample, period); /* not even a whole sample */
+	CHECK_EQ_INT(perfring_profile_add(p, &s), -EINVAL);
+	/* a newer program's sample, with a field this library does not know set */
+	struct {
+		struct perfring_profile_sample s;
+		uint64_t more;
+	} newer = { .s = s, .more = 1 };
+
+	newer.s.sz = sizeof(newer);
+	CHECK_EQ_INT(perfring_profile_add(p, &newer.s), -EINVAL);
+	newer.more = 0; /* unknown bytes that are 0 are what this library would read as defaults */
+	CHECK_EQ_INT(perfring_profile_add(p, &newer.s), 0);
+	s.sz = sizeof(s);
+	CHECK_EQ_INT(perfring_profile_add(NULL, &s), -EINVAL);
+	CHECK_EQ_INT(perfring_profile_add(p, NULL), -EINVAL);
+	/* an empty stack is a sample of its process */
+	CHECK_EQ_INT(perfring_profile_add(p, &s), 0);
+	CHECK_EQ_INT(perfring_profile_set_sampling(p, 2, 1, false), -EINVAL);
+	CHECK_EQ_INT(perfring_profile_set_clock(NULL, 1, 1), -EINVAL);
+	CHECK_EQ_INT(write_folded(p, 2, false, stdout), -EINVAL);
+	CHECK_EQ_INT(write_folded(NULL, 0, false, stdout), -EINVAL);
+	CHECK_EQ_INT(perfring_profile_write(p, PERFRING_PROFILE_PPROF, NULL, NULL), -EINVAL);
+	CHECK_EQ_INT(perfring_profile_write(p, (enum perfring_profile_format)99, stdout, NULL), -EOPNOTSUPP);
 	/* A write error is -EIO. */
 	FILE *full = fopen("/dev/full", "w");
 
 	if (full) {
-		CHECK_EQ_INT(prof_write_folded(p, 1, false, full), -EIO);
-		CHECK_EQ_INT(prof_write_pprof(p, full), -EIO);
-		CHECK_EQ_INT(prof_write_speedscope(p, "x", full), -EIO);
+		CHECK_EQ_INT(write_folded(p, 1, false, full), -EIO);
+		CHECK_EQ_INT(perfring_profile_write(p, PERFRING_PROFILE_PPROF, full, NULL), -EIO);
+		CHECK_EQ_INT(write_titled(p, PERFRING_PROFILE_SPEEDSCOPE, "x", full), -EIO);
 		fclose(full);
 	}
-	prof_free(p);
-	prof_free(NULL);
+	perfring_profile_free(p);
+	perfring_profile_free(NULL);
+	CHECK_EQ_INT(perfring_profile_reset(NULL), -EINVAL);
 }
 
 TEST(memory_per_distinct_item)
 {
-	struct profile *p = build();
+	struct perfring_profile *p = build();
 
 	REQUIRE(p);
 	size_t strs = p->strs.n, locs = p->locs.n, funcs = p->funcs.n, maps = p->maps.n, stacks = p->stacks.n;
@@ -797,10 +883,10 @@ TEST(memory_per_distinct_item)
 	/* 100000 more samples of the known stacks add nothing but counts. */
 	for (unsigned i = 0; i < 100000; i++) {
 		const struct known *k = &known[i % N(known)];
-		struct prof_sample s = { .pid = k->pid, .tid = k->tid, .comm = k->comm, .period = k->period,
+		struct tsample s = { .pid = k->pid, .tid = k->tid, .comm = k->comm, .period = k->period,
 					 .frames = k->frames, .nframes = k->nframes };
 
-		REQUIRE(prof_add(p, &s) == 0);
+		REQUIRE(add(p, &s) == 0);
 	}
 	CHECK_EQ_INT(p->strs.n, strs);
 	CHECK_EQ_INT(p->locs.n, locs);
@@ -808,7 +894,7 @@ TEST(memory_per_distinct_item)
 	CHECK_EQ_INT(p->maps.n, maps);
 	CHECK_EQ_INT(p->stacks.n, stacks);
 	CHECK_EQ_U64(p->nsamples, 17 + 100000);
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 /* Frames at one address but of other functions or binaries (another process, a reused address)
@@ -816,35 +902,35 @@ TEST(memory_per_distinct_item)
 TEST(same_address_other_frames)
 {
 	const char *events[] = { "cycles" };
-	struct profile *p = prof_new(events, 1);
-	struct prof_frame a = { .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000 };
-	struct prof_frame variants[] = {
+	struct perfring_profile *p = new_profile(events, 1, false);
+	struct perfring_frame a = { .addr = 0x1000, .name = "a", .dso = "/x", .mapped = true, .map_start = 0x1000, .map_end = 0x2000 };
+	struct perfring_frame variants[] = {
 		a,
-		{ .addr = 0x1000, .name = "b", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000 },
-		{ .addr = 0x1000, .name = "a", .binary = "/y", .map_start = 0x1000, .map_limit = 0x2000 },
-		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x3000 },
-		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000, .line = 3 },
-		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000, .file = "f.c" },
-		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000,
+		{ .addr = 0x1000, .name = "b", .dso = "/x", .mapped = true, .map_start = 0x1000, .map_end = 0x2000 },
+		{ .addr = 0x1000, .name = "a", .dso = "/y", .mapped = true, .map_start = 0x1000, .map_end = 0x2000 },
+		{ .addr = 0x1000, .name = "a", .dso = "/x", .mapped = true, .map_start = 0x1000, .map_end = 0x3000 },
+		{ .addr = 0x1000, .name = "a", .dso = "/x", .mapped = true, .map_start = 0x1000, .map_end = 0x2000, .line = 3 },
+		{ .addr = 0x1000, .name = "a", .dso = "/x", .mapped = true, .map_start = 0x1000, .map_end = 0x2000, .file = "f.c" },
+		{ .addr = 0x1000, .name = "a", .dso = "/x", .mapped = true, .map_start = 0x1000, .map_end = 0x2000,
 		  .build_id = app_bid, .build_id_size = 20 },
-		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000,
+		{ .addr = 0x1000, .name = "a", .dso = "/x", .mapped = true, .map_start = 0x1000, .map_end = 0x2000,
 		  .build_id = app_bid, .build_id_size = 19 },
-		{ .addr = 0x1000, .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000 },
+		{ .addr = 0x1000, .dso = "/x", .mapped = true, .map_start = 0x1000, .map_end = 0x2000 },
 		{ .addr = 0x1000, .name = "a" },
-		{ .addr = 0x1000, .name = "a", .binary = "/x", .map_start = 0x1000, .map_limit = 0x2000, .kernel = true },
+		{ .addr = 0x1000, .name = "a", .dso = "/x", .mapped = true, .map_start = 0x1000, .map_end = 0x2000, .kernel = true },
 	};
 
 	REQUIRE(p);
 	for (int round = 0; round < 3; round++) {
 		for (size_t i = 0; i < N(variants); i++) {
 			/* a first, so that the cache holds a when the variant comes */
-			struct prof_sample sa = { .pid = 1, .tid = 1, .comm = "c", .period = 1, .frames = &a, .nframes = 1 };
-			struct prof_sample s = sa;
+			struct tsample sa = { .pid = 1, .tid = 1, .comm = "c", .period = 1, .frames = &a, .nframes = 1 };
+			struct tsample s = sa;
 
 			s.frames = &variants[i];
-			REQUIRE(prof_add(p, &sa) == 0);
-			REQUIRE(prof_add(p, &s) == 0);
-			REQUIRE(prof_add(p, &s) == 0);
+			REQUIRE(add(p, &sa) == 0);
+			REQUIRE(add(p, &s) == 0);
+			REQUIRE(add(p, &s) == 0);
 		}
 	}
 	CHECK_EQ_INT(p->locs.n, N(variants));
@@ -857,7 +943,7 @@ TEST(same_address_other_frames)
 	/* a: 3 rounds of 11 + its own 2 + the 8 other variants named a, twice */
 	CHECK(out && strcmp(out, "c;[x] 6\nc;a 87\nc;b 6\n") == 0);
 	free(out);
-	prof_free(p);
+	perfring_profile_free(p);
 }
 
 TEST(zz_cleanup)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * perf.data reader on real files written by perf (the shared corpus,
- * PERFRING_PERFDATA_CORPUS or /work/shared/corpus/perf.data): for each
+ * perf.data reader on real files written by perf (the shared corpus:
+ * PERFRING_PERFDATA_CORPUS, which scripts/run-tests.sh sets when the corpus
+ * is beside the checkout, else ../shared/corpus/perf.data): for each
  * file perf itself can read, the count of each record type must equal what
  * `perf report --stats` prints, computed at test time (nothing hard-coded),
  * and opts.ordered must deliver the records in the order `perf report -D`
@@ -26,7 +27,7 @@ static const char *corpus_dir(void)
 {
 	const char *d = getenv("PERFRING_PERFDATA_CORPUS");
 
-	return d && *d ? d : "/work/shared/corpus/perf.data";
+	return d && *d ? d : "../shared/corpus/perf.data";
 }
 
 static bool have_perf(void)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The readahead thread on every real and hostile perf.data there is: the
- * shared corpus (PERFRING_PERFDATA_CORPUS or /work/shared/corpus/perf.data,
- * files of many perf versions, pipe mode, compressed, Intel PT), the
- * hostile files (/work/shared/reliability) and the committed fuzz seeds.
+ * shared corpus (PERFRING_PERFDATA_CORPUS, set by scripts/run-tests.sh, else
+ * ../shared/corpus/perf.data: files of many perf versions, pipe mode,
+ * compressed, Intel PT), the hostile files (tests/data/reliability) and the
+ * committed fuzz seeds.
  * They are all far below the 16 MiB the thread waits for, so this test is
  * built with src/perfdata/perfdata_readahead.c compiled with
  * PD_RA_MIN_INPUT=0 (Makefile): the thread starts on each; and it retires
@@ -139,7 +140,7 @@ static void walk(const char *dir)
 TEST(perfdata_readahead_thread_reads_every_file_alike)
 {
 	const char *env = getenv("PERFRING_PERFDATA_CORPUS");
-	const char *corpus = env && *env ? env : "/work/shared/corpus/perf.data";
+	const char *corpus = env && *env ? env : "../shared/corpus/perf.data";
 	cpu_set_t cpus;
 	struct stat st;
 
@@ -149,7 +150,7 @@ TEST(perfdata_readahead_thread_reads_every_file_alike)
 	if (CPU_COUNT(&cpus) < 2)
 		SKIP("one CPU in the affinity mask: the thread does not start");
 	walk(corpus);
-	walk("/work/shared/reliability"); /* where it is */
+	walk("tests/data/reliability");
 	walk("tests/fuzz/corpus/perfdata_mem");
 	printf("%u files, %u differ; the thread started in %u passes, retired in %u\n", files, differ, started,
 	       retired);

@@ -2,8 +2,8 @@
 /*
  * Round trips through the record layer.
  *
- * A small builder, written here from the kernel layouts (KERNEL-NOTES.md,
- * the uapi) and independent of the library, lays out records of every
+ * A small builder, written here from the kernel layouts (the comments of
+ * include/uapi/linux/perf_event.h) and independent of the library, lays out records of every
  * kernel type (1..22) and of unknown types byte by byte, for
  * pseudo-random configs (every sample_type bit, read_format, register
  * masks, branch hw_idx and counters, sample_id_all) in either byte order.
@@ -30,7 +30,7 @@
 
 #include "harness.h"
 
-/* Newer than the installed (6.1) uapi header; see KERNEL-NOTES.md. */
+/* Newer than some build machines' uapi headers (Linux 6.1 lacks them). */
 #define T_RECORD_CALLCHAIN_DEFERRED 22u
 #define T_SAMPLE_BRANCH_COUNTERS (1ULL << 19)
 #define T_FORMAT_LOST (1ULL << 4)

@@ -2,8 +2,9 @@
 /*
  * Record decoder: PERF_RECORD_SAMPLE. A sample is described by a spec
  * (which PERF_SAMPLE_* fields, their values, the attr bits they depend on),
- * built byte by byte in the kernel's order (KERNEL-NOTES "Record layouts":
- * CGROUP before DATA_PAGE_SIZE, AUX last) in either byte order, decoded,
+ * built byte by byte in the kernel's order (the layout comment of
+ * PERF_RECORD_SAMPLE in include/uapi/linux/perf_event.h: CGROUP before
+ * DATA_PAGE_SIZE, AUX last) in either byte order, decoded,
  * and compared field by field, views included. Covered: each field alone,
  * all together, random subsets, every read_format (as SAMPLE READ and as
  * PERF_RECORD_READ), call chain context markers, RAW sizes, branch stacks

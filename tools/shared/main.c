@@ -37,7 +37,7 @@ static void tool_usage(FILE *f)
 		TOOL_NAME, TOOL_NAME);
 	for (i = 0; i < TOOL_NCMDS; i++)
 		fprintf(f, "  %-8s %s\n", tool_cmds[i].name, tool_cmds[i].summary);
-	fprintf(f, "\nRun '%s COMMAND --help' for a command's options; see perfring(1).\n", TOOL_NAME);
+	fprintf(f, "\nRun '%s COMMAND --help' for a command's options; see perfring(1) and perfring-COMMAND(1).\n", TOOL_NAME);
 }
 
 static const struct tool_cmd *tool_find(const char *name)

@@ -23,11 +23,11 @@ struct tool_cmd {
 	void (*usage)(FILE *f);
 };
 
-/* tools/perfdata/cmd_record.c: perf events into a perf.data file */
+/* tools/record/cmd_record.c: perf events into a perf.data file */
 int cmd_record(int argc, char **argv);
 void cmd_record_usage(FILE *f);
 
-/* tools/perfdata/cmd_report.c, cmd_script.c: perf.data files */
+/* tools/report/cmd_report.c, cmd_script.c: perf.data files */
 int cmd_report(int argc, char **argv);
 void cmd_report_usage(FILE *f);
 int cmd_script(int argc, char **argv);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Decoding `perfring trace` samples (bpf/trace.h layout) into typed field
+ * Decoding `perfring trace` samples (tools/trace/trace.h layout) into typed field
  * values, by the tracepoint's format (trace_format.h). Every offset and
  * length read from the sample is checked against the sample's size: a
  * damaged sample gives an error, never a read out of bounds.

@@ -3,7 +3,7 @@
  * Tracepoints for `perfring trace`: finding them in tracefs (libtracefs,
  * which also mounts tracefs when it is not mounted), parsing their format
  * (libtraceevent), and turning each field into a kind the decoder knows
- * and the BPF program's configuration (struct trace_cfg of bpf/trace.h).
+ * and the BPF program's configuration (struct trace_cfg of tools/trace/trace.h).
  */
 #ifndef PERFRING_TRACE_FORMAT_H
 #define PERFRING_TRACE_FORMAT_H
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-#include "../../bpf/trace.h"
+#include "trace.h" /* beside it: the BPF program's side, tools/trace/trace.bpf.c */
 
 enum trace_field_kind {
 	TF_INT,          /* a signed or unsigned integer of 1, 2, 4 or 8 bytes */

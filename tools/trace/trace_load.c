@@ -14,7 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "shared/tool.h"
-#include "trace/trace_load.h" /* first: the skeleton needs bpf/trace.h's types */
+#include "trace/trace_load.h" /* first: the skeleton needs tools/trace/trace.h's types */
 #include "trace.skel.h"
 
 struct trace_links {

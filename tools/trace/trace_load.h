@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Loading `perfring trace`'s BPF program (bpf/trace.bpf.c), configuring it
+ * Loading `perfring trace`'s BPF program (tools/trace/trace.bpf.c), configuring it
  * for each tracepoint and filter, and attaching it; errors come back as one
  * line that says what is needed.
  */
@@ -17,7 +17,7 @@
 struct trace_bpf;
 
 struct trace_filters {
-	uint32_t flags;          /* TRACE_FILTER_* of bpf/trace.h */
+	uint32_t flags;          /* TRACE_FILTER_* of tools/trace/trace.h */
 	const char *comm;        /* TRACE_FILTER_COMM: at most 15 characters */
 	const int *cpus;         /* TRACE_FILTER_CPU */
 	size_t ncpus;

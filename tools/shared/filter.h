@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The thread and symbol filters perf report and perf script share (--comm,
+ * --pid, --tid, --symbols): comma-separated lists, matched whole.
+ */
+#ifndef PERFRING_TOOL_FILTER_H
+#define PERFRING_TOOL_FILTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Whether s is a list --pid and --tid take: "12,345" (no empty items). */
+bool filter_num_list_ok(const char *s);
+/* Whether s is one of list's comma-separated items. */
+bool filter_in_list(const char *list, const char *s);
+/* Whether v (printed as perf prints a pid: signed) is one of list's items. */
+bool filter_in_num_list(const char *list, uint32_t v);
+
+#endif
