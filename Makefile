@@ -1,7 +1,9 @@
 # perfring build. Everything goes to $(O) (default build/).
 #   make            library (shared + static), tool, examples, tests, benches
+#   make lib        the library alone; make tool: the library and the tool
 #   make demo       build and run the demonstration (README's first command)
-#   make check      every test: plain, then ASan+UBSan, then TSan (threaded tests)
+#   make check      every test: plain, valgrind, ASan+UBSan (gcc, clang), TSan, fuzz; two lanes
+#                   side by side, each suite's wall time printed (scripts/check.sh)
 #   make bench      benchmarks side by side with libbpf
 #   make install PREFIX=/usr/local DESTDIR=
 # Sanitizer builds are the same tree built into another $(O) with SANITIZE set.
@@ -80,22 +82,33 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(O)/examples/%,$(EXAMPLE_SRCS))
 TOOL := $(O)/perfring
 TEST_SUPPORT := $(wildcard tests/*.h tests/unit/*.h tests/kernel/*.h)
 
-DEPS_STAMP := build/.deps-ok
+# Missing Debian packages are installed (as root; otherwise named, and the build stops) once per
+# checkout and kind, by scripts/install-deps.sh: `make lib` installs what the library links,
+# `make`/`make tool`/`make demo` what the programs compile and link against too, and only
+# `make check` (and fuzz, abi-*) what the tests run (perf, valgrind, chromium, golang, ...).
+# Installing build dependencies from make is kept on purpose: `make` on a fresh Debian as root
+# builds; the test packages are never pulled in by a build.
+LIB_DEPS_STAMP := build/.deps-lib-ok
+BUILD_DEPS_STAMP := build/.deps-build-ok
+TEST_DEPS_STAMP := build/.deps-test-ok
 
-.PHONY: all lib deps demo check check-plain check-asan check-tsan bench install uninstall clean headers-cxx
+.PHONY: all lib tool deps test-deps demo check check-plain check-asan check-tsan bench install uninstall clean headers-cxx
 .DEFAULT_GOAL := all
 
 all: lib $(TOOL) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BENCH_BINS) $(EXAMPLE_BINS) headers-cxx
 
 lib: $(SHARED) $(STATIC) $(O)/libperfring.so
 
-# Install missing Debian packages (as root) once per checkout.
-deps: $(DEPS_STAMP)
-$(DEPS_STAMP): scripts/install-deps.sh
-	@bash scripts/install-deps.sh
+# The library and the tool only (what `make install` installs): no test, bench or example.
+tool: lib $(TOOL)
+
+deps: $(BUILD_DEPS_STAMP)
+test-deps: $(TEST_DEPS_STAMP)
+build/.deps-%-ok: scripts/install-deps.sh
+	@bash scripts/install-deps.sh $*
 	@mkdir -p $(dir $@) && touch $@
 
-$(O)/obj/lib/%.o: src/%.c $(LIB_HDRS) | $(DEPS_STAMP)
+$(O)/obj/lib/%.o: src/%.c $(LIB_HDRS) | $(LIB_DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
@@ -116,12 +129,15 @@ $(STATIC): $(LIB_OBJS)
 MULTIARCH ?= $(shell gcc -print-multiarch 2>/dev/null || $(CC) -dumpmachine)
 # A program includes its own header by "name.h" (beside it) and the installed BPF-side header as
 # users do, <perfring/bpf/perfring_ringbuf.bpf.h> (-Iinclude).
-$(O)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS) | $(DEPS_STAMP)
+$(O)/bpf/%.bpf.o: %.bpf.c $(BPF_HDRS) | $(BUILD_DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH) -Iinclude -c $< -o $@
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+# Every program (the tool too) waits for the build dependencies: libbpf, libtraceevent, g++, ...
+$(TOOL) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BENCH_BINS) $(EXAMPLE_BINS) $(O)/.headers-ok: | $(BUILD_DEPS_STAMP)
 
 # Programs link the static library so that sanitizer builds instrument it.
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
@@ -243,12 +259,13 @@ $(O)/.headers-ok: $(wildcard include/perfring/*.h)
 		$(CXX) -std=c++11 -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c++ $(O)/hdr.c || exit 1; \
 	done; touch $@
 
-demo: $(DEPS_STAMP) $(TOOL)
+# The demo runs the tool alone: the build dependencies are all it needs.
+demo: $(TOOL)
 	$(TOOL) trace
 
 # make check: the whole suite, then again under sanitizers. Ends with the
 # line "N passed, N failed, N skipped" (scripts/run-tests.sh adds them up).
-check: $(DEPS_STAMP)
+check: $(BUILD_DEPS_STAMP) $(TEST_DEPS_STAMP)
 	@bash scripts/check.sh
 
 check-plain: all
@@ -316,12 +333,12 @@ uninstall:
 ABI_BASELINE := abi/libperfring.abi
 ABIDW_FLAGS := --headers-dir include/perfring --drop-undefined-syms --no-corpus-path --no-comp-dir-path
 .PHONY: abi-baseline abi-check
-abi-baseline: $(SHARED)
+abi-baseline: $(SHARED) | $(TEST_DEPS_STAMP)
 	@mkdir -p abi
 	abidw $(ABIDW_FLAGS) --out-file $(ABI_BASELINE) $(SHARED)
 	@echo "wrote $(ABI_BASELINE): commit it with the API change"
 
-abi-check: $(SHARED)
+abi-check: $(SHARED) | $(TEST_DEPS_STAMP)
 	@bash tests/cli/abi.sh --build $(O)
 
 clean:
@@ -351,6 +368,7 @@ REPLAY_BINS := $(patsubst %,$(O)/fuzz/%_replay,$(filter-out record,$(FUZZ_NAMES)
 
 .PHONY: fuzz fuzz-corpus fuzz-long
 all: $(O)/fuzz/record_replay $(O)/fuzz/make_corpus $(REPLAY_BINS)
+$(O)/fuzz/record_replay $(REPLAY_BINS): | $(BUILD_DEPS_STAMP)
 fuzz: $(FUZZ_BINS)
 
 # make fuzz-long FUZZ_SECONDS=600: every target in turn, from a copy of its seeds.
@@ -366,13 +384,13 @@ comma := ,
 FUZZ_LIB_FLAGS := $(subst -fsanitize=fuzzer$(comma),-fsanitize=fuzzer-no-link$(comma),$(FUZZ_FLAGS))
 FUZZ_LIB_OBJS := $(patsubst src/%.c,$(O)/fuzz/obj/%.o,$(LIB_SRCS))
 FUZZ_LIB := $(O)/fuzz/libperfring-fuzz.a
-$(O)/fuzz/obj/%.o: src/%.c $(LIB_HDRS) | $(DEPS_STAMP)
+$(O)/fuzz/obj/%.o: src/%.c $(LIB_HDRS) | $(TEST_DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_LIB_FLAGS) -std=gnu11 -Iinclude -Isrc -D_GNU_SOURCE -c $< -o $@
 $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $(FUZZ_LIB_OBJS)
-$(O)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_SUPPORT) $(FUZZ_LIB) | $(DEPS_STAMP)
+$(O)/fuzz/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_SUPPORT) $(FUZZ_LIB) | $(TEST_DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -std=gnu11 -Iinclude -Isrc -Itests -Itools -D_GNU_SOURCE -o $@ $< \
 		$(FUZZ_EXTRA_$*) $(FUZZ_LIB) $(LIB_LIBS) $(FUZZ_LIBS_$*)

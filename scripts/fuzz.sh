@@ -5,6 +5,7 @@
 # or harness finding fails that target. Appends "passed failed 0" to BUILD/.totals (one test per
 # target) and exits non-zero if any failed.
 #   fuzz.sh BUILD [NAME...]        (default: every target built)
+# FUZZ_JOBS (default 1) targets run at a time (make check: the CPUs), each on one CPU.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}; shift || true
@@ -15,9 +16,11 @@ if [ ${#names[@]} -eq 0 ]; then
 		[ -x "$b" ] && names+=("$(basename "$b" _fuzz)")
 	done
 fi
-P=0 F=0
-for n in "${names[@]}"; do
-	bin="$build/fuzz/${n}_fuzz" corpus="$build/fuzz/corpus/$n" art="$build/fuzz/artifacts/$n/" log="$build/fuzz/$n.log"
+jobs=${FUZZ_JOBS:-1}
+# One target: its lines on stdout, its result (0 passed, 1 failed) as the exit status.
+fuzz_one() {
+	local n=$1
+	local bin="$build/fuzz/${n}_fuzz" corpus="$build/fuzz/corpus/$n" art="$build/fuzz/artifacts/$n/" log="$build/fuzz/$n.log"
 	rm -rf "$corpus" "$art"
 	mkdir -p "$corpus" "$art"
 	[ -d "tests/fuzz/corpus/$n" ] && cp -r "tests/fuzz/corpus/$n/." "$corpus/"
@@ -25,11 +28,27 @@ for n in "${names[@]}"; do
 		-artifact_prefix="$art" "$corpus" >"$log" 2>&1; then
 		echo "[fuzz] $n: ok ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" |
 			awk '{print $2}') inputs in ${secs} s)"
-		P=$((P + 1))
 	else
 		echo "[fuzz] $n: FAIL; log: $log, inputs: $art (replay with $build/fuzz/${n}_replay FILE)" |
 			tee -a "${FAILURES_FILE:-$build/.failures}"
 		grep -E -A3 'FINDING|ERROR|SUMMARY' "$log" | head -n 40 | sed 's|^|    |'
+		return 1
+	fi
+}
+# Up to $jobs at a time; the results are read back in order.
+for n in "${names[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+	(fuzz_one "$n" >"$build/fuzz/$n.out"; echo $? >"$build/fuzz/$n.rc") &
+done
+wait
+P=0 F=0
+for n in "${names[@]}"; do
+	cat "$build/fuzz/$n.out"
+	if [ "$(cat "$build/fuzz/$n.rc" 2>/dev/null)" = 0 ]; then
+		P=$((P + 1))
+	else
 		F=$((F + 1))
 	fi
 done

@@ -285,10 +285,11 @@ struct samples_reader *samples_open(const char *cmd, const char *path, const str
 		free(r);
 		return NULL;
 	}
-	/* A large file is read by two readers (samples_two_readers()), which keep
-	 * both CPUs busy: the readahead thread then only takes their turns
-	 * (report 7% slower with it here), so it reads ahead for one reader only. */
-	pdopts.readahead_thread = threads_asked() == 1;
+	/* No readahead thread (perfring_perfdata_opts.readahead_thread): on
+	 * this 2-CPU host it made reading slower in every order, idle or busy
+	 * (make bench, time order: 0.675 of perf report with it, 0.601
+	 * without; 1.105 and 0.629 under load), and two readers of a large
+	 * file (samples_two_readers()) keep both CPUs busy already. */
 	if (r->opts.quiet)
 		r->pd = perfring_perfdata_open(path, &pdopts);
 	else
