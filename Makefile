@@ -270,7 +270,7 @@ check: $(DEPS_STAMP)
 check-plain: all
 	@bash scripts/run-tests.sh --build $(O) --suite plain
 
-bench: all
+bench: all $(O)/tests/helpers/prof_work
 	@bash scripts/bench.sh $(O)
 
 # make oracle: the whole differential test against perf (scripts/oracle.sh: every recorder,

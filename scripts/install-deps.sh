@@ -23,6 +23,10 @@ declare -A need=(
 	[libzstd-dev]=/usr/include/zstd.h
 	[libtraceevent-dev]=/usr/include/traceevent/event-parse.h
 	[libtracefs-dev]=/usr/include/tracefs/tracefs.h
+	# perfring top's screen (build)
+	[libncurses-dev]=/usr/include/ncurses.h
+	# tests/cli/top.sh drives that screen under tmux (test)
+	[tmux]=/usr/bin/tmux
 	[python3]=/usr/bin/python3
 	[time]=/usr/bin/time
 	[util-linux]=/usr/bin/unshare

@@ -468,9 +468,14 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 	eo.inherit = !s->system_wide;
 	eo.enable_on_exec = o->cmd != NULL;
 
-	/* 2 MiB per CPU: a first pass that reads every binary and kallsyms takes a
-	 * while, and call chains at 4000 Hz fill 512 KiB in about a second */
-	ro.data_pages = o->dwarf ? 1024 : 512;
+	/* Rings ride out the first pass, which reads every binary and kallsyms
+	 * (a second or more on a loaded machine, while call chains at 4000 Hz
+	 * fill 512 KiB a second): 32 MiB over all CPUs, 512 KiB to 4 MiB each. */
+	ro.data_pages = (size_t)(32u << 20) / 4096 / (size_t)s->ncpu;
+	ro.data_pages = ro.data_pages < 128 ? 128 : ro.data_pages > 1024 ? 1024 : ro.data_pages;
+	/* a power of two */
+	while (ro.data_pages & (ro.data_pages - 1))
+		ro.data_pages &= ro.data_pages - 1;
 	if (geteuid() != 0) /* perf_event_mlock_kb: perf's sizes */
 		ro.data_pages = o->dwarf ? 256 : 128;
 	ro.wakeup_bytes = TOP_WATERMARK;
@@ -542,6 +547,12 @@ int top_session_poll(struct top_session *s, int64_t timeout_ns)
 	return 0;
 }
 
+int top_session_drain(struct top_session *s)
+{
+	perfring_reader_flush(s->rd);
+	return top_session_poll(s, 0);
+}
+
 void top_session_interval(struct top_session *s)
 {
 	struct perfring_procs *p;
@@ -569,9 +580,7 @@ bool top_session_ended(struct top_session *s)
 	if (s->child > 0) {
 		if (!s->child_done && waitpid(s->child, &s->child_status, WNOHANG) == s->child) {
 			s->child_done = true;
-			/* its last samples, held for time order, into the table */
-			perfring_reader_flush(s->rd);
-			top_session_poll(s, 0);
+			top_session_drain(s); /* its last samples, held for time order */
 		}
 		return s->child_done;
 	}

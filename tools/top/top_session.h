@@ -35,6 +35,10 @@ struct top_session;
 int top_session_open(const struct top_session_opts *o, struct top_table *t, struct top_session **out);
 /* Read what the rings hold for up to timeout_ns. 0, or EXIT_ERROR printed. */
 int top_session_poll(struct top_session *s, int64_t timeout_ns);
+/* Everything the rings hold now into the table, the records held back for
+ * time order too: a table covers its whole interval, even when naming the
+ * first samples (every binary read once) took a while. */
+int top_session_drain(struct top_session *s);
 /* The end of an interval: housekeeping (exited threads forgotten, the
  * model rebuilt when it holds many exited processes). */
 void top_session_interval(struct top_session *s);

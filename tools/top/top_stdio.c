@@ -59,7 +59,7 @@ int top_stdio_run(struct top_run *r)
 			if (!ended)
 				continue;
 		}
-		if ((err = print_table(r)))
+		if ((err = top_session_drain(r->session)) || (err = print_table(r)))
 			return err;
 		if (r->iterations && ++printed >= r->iterations)
 			break;

@@ -301,8 +301,11 @@ int top_ui_run(struct top_run *r)
 	while (!top_stop && !quit) {
 		dirty = false;
 		now = tool_now_ns();
-		if (now >= next && !u.paused)
+		if (now >= next && !u.paused) {
 			view = true; /* paused: the screen stays as it is */
+			if ((ret = top_session_drain(r->session)))
+				break;
+		}
 		if (view) {
 			if (new_view(&u)) {
 				ret = tool_error("top", "no memory");
