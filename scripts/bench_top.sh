@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # perfring top against perf top, side by side in one run: each runs for
 # BENCH_TOP_SECONDS (15) with --stdio (a table a second into /dev/null),
-# system-wide at BENCH_TOP_HZ (4000, both tools' default) while a CPU-bound
+# (-d 1), system-wide at BENCH_TOP_HZ (4000, both tools' default) while a CPU-bound
 # workload (tests/helpers/prof_work, frame pointers) keeps one CPU busy. The
 # figure is the tool's own CPU time (user + system, from /usr/bin/time) and
 # its peak RSS, without call chains (perf top's default; perfring top
@@ -41,8 +41,10 @@ wpid=$!
 one() {
 	local name=$1
 	shift
+	# standard input a pipe that stays open and quiet: perf top reads its keys
+	# there, and at end of file (</dev/null) it redraws its key menu flat out
 	/usr/bin/time -o "$tmp/$name.time" -f '%U %S %M' timeout -s INT -k 10 "$secs" "$@" \
-		</dev/null >"$tmp/$name.out" 2>"$tmp/$name.err"
+		< <(sleep $((secs + 20))) >"$tmp/$name.out" 2>"$tmp/$name.err"
 	awk '{ printf "%.2f %d\n", $1 + $2, $3 }' "$tmp/$name.time" | tail -n 1
 }
 
@@ -53,9 +55,9 @@ for mode in plain g; do
 	else
 		pr_args=(--call-graph no) perf_args=()
 	fi
-	read -r c m <<<"$(one "perfring_$mode" "$perfring" top --stdio -F "$hz" "${pr_args[@]}")"
+	read -r c m <<<"$(one "perfring_$mode" "$perfring" top --stdio -d 1 -F "$hz" "${pr_args[@]}")"
 	cpu[perfring_$mode]=$c rss[perfring_$mode]=$m
-	read -r c m <<<"$(one "perf_$mode" perf top --stdio -F "$hz" "${perf_args[@]}")"
+	read -r c m <<<"$(one "perf_$mode" perf top --stdio -d 1 -F "$hz" "${perf_args[@]}")"
 	cpu[perf_$mode]=$c rss[perf_$mode]=$m
 	for t in perfring perf; do
 		printf 'top_bench %s%s cpu_s %s (%.1f%% of one CPU) peak_rss_kb %s tables %s\n' "$t" \

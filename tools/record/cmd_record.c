@@ -8,7 +8,6 @@
  * (record_synth.c), a FINISHED_ROUND after each pass over the rings, and the
  * writer's build ids, tracing data and compression.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -28,6 +27,7 @@
 #include "shared/pd_common.h"
 #include "record/record_synth.h"
 #include "shared/command.h"
+#include "shared/targets.h"
 #include "shared/tool.h"
 
 #define CMD "record"
@@ -184,19 +184,6 @@ static int record_on_event(const struct perfring_msg *ev, void *ctx)
 	return PERFRING_CONTINUE;
 }
 
-static uint64_t record_max_rate(void)
-{
-	unsigned long long v = 0;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
 static void record_progress(const struct record_state *st, bool final)
 {
 	char b[32];
@@ -273,43 +260,6 @@ static void record_cycles_fallback(const char *name, int err, char **out)
 	mods = strchr(name, ':');
 	if (asprintf(out, "cpu-clock%s", mods ? mods : "") < 0)
 		*out = NULL;
-}
-
-/* "1,2,3" into ids (each 1..INT32_MAX); the count, or -1. */
-static int record_id_list(const char *s, int *ids, int cap)
-{
-	char buf[4096], *tok, *save = NULL;
-	uint64_t v;
-	int n = 0;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == cap || !tool_parse_u64(tok, 1, INT32_MAX, &v))
-			return -1;
-		ids[n++] = (int)v;
-	}
-	return n;
-}
-
-/* The threads of process pid (from /proc/PID/task) appended to tids. */
-static int record_threads(int pid, int *tids, int n, int cap)
-{
-	char path[64];
-	struct dirent *d;
-	uint64_t v;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.' && n < cap && tool_parse_u64(d->d_name, 1, INT32_MAX, &v))
-			tids[n++] = (int)v;
-	closedir(dir);
-	return n;
 }
 
 static bool record_alive(const int *ids, int n)
@@ -462,7 +412,7 @@ int cmd_record(int argc, char **argv)
 		case 't':
 			if (ntarget)
 				return tool_usage_error(CMD, "give -p or -t once (PID,PID... for several)");
-			ntarget = record_id_list(optarg, targets, RECORD_MAX_TASKS);
+			ntarget = tool_id_list(optarg, targets, RECORD_MAX_TASKS);
 			if (ntarget <= 0)
 				return tool_usage_error(CMD, "bad %s list '%s' (numbers >= 1, separated by commas)",
 							c == 'p' ? "pid" : "tid", optarg);
@@ -512,7 +462,7 @@ int cmd_record(int argc, char **argv)
 		return tool_usage_error(CMD, "-z with -o -: pipe mode is written uncompressed (perf report cannot expand it)");
 	if (!nev)
 		events[nev++].name = "cpu-clock";
-	max_rate = record_max_rate();
+	max_rate = tool_max_sample_rate();
 	rate_given = period || freq || freq_max;
 	if (freq_max && !freq)
 		freq = max_rate ? max_rate : RECORD_DEFAULT_HZ;
@@ -558,7 +508,7 @@ int cmd_record(int argc, char **argv)
 			return tool_error(CMD, "no %s %d", by_tid ? "thread" : "process", targets[i]);
 		if (by_tid) {
 			tasks[ntask++] = targets[i];
-		} else if ((k = record_threads(targets[i], tasks, ntask, RECORD_MAX_TASKS)) < 0) {
+		} else if ((k = tool_threads_of(targets[i], tasks, ntask, RECORD_MAX_TASKS)) < 0) {
 			return tool_error(CMD, "no process %d (/proc/%d/task)", targets[i], targets[i]);
 		} else {
 			ntask = k;

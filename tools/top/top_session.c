@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* `perfring top`'s live session: see top_session.h. */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include <perfring/event.h>
 
 #include "shared/command.h"
+#include "shared/targets.h"
 #include "shared/tool.h"
 #include "shared/unwind.h"
 #include "top/top_names.h"
@@ -311,19 +311,6 @@ static int on_record(const struct perfring_msg *ev, void *ctx)
 
 /* ---- opening ---- */
 
-static uint64_t max_sample_rate(void)
-{
-	unsigned long long v = 0;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
 static struct perfring_procs *procs_load(struct top_session *s)
 {
 	struct perfring_procs_opts po = { .sz = sizeof(po), .no_build_ids = true };
@@ -340,42 +327,6 @@ static struct perfring_procs *procs_load(struct top_session *s)
 	return p;
 }
 
-static int id_list(const char *str, int *ids, int cap)
-{
-	char buf[4096], *tok, *save = NULL;
-	uint64_t v;
-	int n = 0;
-
-	if (strlen(str) >= sizeof(buf))
-		return -1;
-	strcpy(buf, str);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == cap || !tool_parse_u64(tok, 1, INT32_MAX, &v))
-			return -1;
-		ids[n++] = (int)v;
-	}
-	return n;
-}
-
-/* The threads of pid appended to tids (from /proc/PID/task). */
-static int threads_of(int pid, int *tids, int n, int cap)
-{
-	char path[64];
-	struct dirent *d;
-	uint64_t v;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.' && n < cap && tool_parse_u64(d->d_name, 1, INT32_MAX, &v))
-			tids[n++] = (int)v;
-	closedir(dir);
-	return n;
-}
-
 int top_session_open(const struct top_session_opts *o, struct top_table *t, struct top_session **out)
 {
 	static int cpus[TOP_MAX_CPUS], tasks[TOP_MAX_TASKS];
@@ -385,7 +336,7 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 	const char *event = o->event ? o->event : "cpu-clock";
 	struct perf_event_attr attr, first = { 0 };
 	struct top_session *s;
-	uint64_t max_rate = max_sample_rate();
+	uint64_t max_rate = tool_max_sample_rate();
 	int ntask = 0, i, k, err, fd, ret = EXIT_ERROR;
 
 	s = calloc(1, sizeof(*s));
@@ -416,13 +367,13 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 		return tool_error(CMD, "cannot list the online CPUs: %s", perfring_errmsg());
 	}
 	if (o->pids) {
-		s->ntarget = id_list(o->pids, s->targets, TOP_MAX_TASKS);
+		s->ntarget = tool_id_list(o->pids, s->targets, TOP_MAX_TASKS);
 		if (s->ntarget <= 0) {
 			free(s);
 			return tool_usage_error(CMD, "bad pid list '%s' (numbers >= 1, separated by commas)", o->pids);
 		}
 		for (i = 0; i < s->ntarget; i++) {
-			if ((k = threads_of(s->targets[i], tasks, ntask, TOP_MAX_TASKS)) < 0) {
+			if ((k = tool_threads_of(s->targets[i], tasks, ntask, TOP_MAX_TASKS)) < 0) {
 				ret = tool_error(CMD, "no process %d", s->targets[i]);
 				free(s);
 				return ret;
