@@ -106,7 +106,7 @@ int cmd_top(int argc, char **argv)
 	};
 	struct top_session_opts so = { .freq = 0, .max_stack = 127 };
 	struct top_run r = { .filter = { .cpu = -1, .pid = -1 }, .delay_ns = 1000000000ull, .window = TOP_WINDOW };
-	bool stdio = false;
+	bool stdio = false, ended;
 	struct sigaction sa;
 	double secs;
 	uint64_t v;
@@ -247,9 +247,10 @@ int cmd_top(int argc, char **argv)
 	}
 	r.start_ns = tool_now_ns();
 	ret = stdio ? top_stdio_run(&r) : top_ui_run(&r);
+	ended = so.cmd && top_session_ended(r.session); /* else it is stopped now */
 	status = top_session_close(r.session);
 	top_table_free(r.table);
-	if (status >= 0 && ret == EXIT_OK)
+	if (ended && status >= 0 && ret == EXIT_OK)
 		fprintf(stderr, "%s %s: '%s' exited with status %d\n", TOOL_NAME, CMD, so.cmd[0], status);
 	return ret;
 }

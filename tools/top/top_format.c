@@ -28,7 +28,7 @@ void top_format_header(const struct top_run *r, const struct top_view *v, bool p
 	if (run > secs)
 		run = secs;
 	snprintf(l2, n2, "samples %llu (%.0f/s), unnamed %.1f%%, lost %.1f%% (%llu)%s, processes %llu",
-		 (unsigned long long)v->nsamples, run > 0 ? (double)v->all_samples / run : 0.0, pct(v->unnamed, v->total),
+		 (unsigned long long)v->nsamples, run > 0 ? (double)v->nsamples / run : 0.0, pct(v->unnamed, v->total),
 		 pct(v->lost, v->all_samples + v->lost), (unsigned long long)v->lost, v->dropped ? ", window full" : "",
 		 (unsigned long long)v->procs);
 }

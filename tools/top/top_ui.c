@@ -23,6 +23,7 @@ struct ui {
 	struct top_run *r;
 	struct top_view v;
 	bool have_view, paused, expanded, help;
+	bool ended; /* the target exited: the last table stays */
 	size_t sel, first;
 	enum prompt prompt;
 	char input[128];
@@ -74,7 +75,7 @@ static void draw(struct ui *u)
 		return;
 	}
 	erase();
-	top_format_header(r, &u->v, u->paused, l1, sizeof(l1), l2, sizeof(l2));
+	top_format_header(r, &u->v, u->paused && !u->ended, l1, sizeof(l1), l2, sizeof(l2));
 	attron(A_BOLD);
 	mvaddnstr(0, 0, l1, COLS);
 	attroff(A_BOLD);
@@ -323,11 +324,24 @@ int top_ui_run(struct top_run *r)
 		}
 		if (dirty)
 			draw(&u);
-		if ((ret = top_session_poll(r->session, UI_POLL_NS < (int64_t)(next - now) ? UI_POLL_NS
-											   : (int64_t)(next - now))))
+		if (u.ended) {
+			/* the last table stays on the screen until q */
+			timeout(200);
+		} else if ((ret = top_session_poll(r->session, UI_POLL_NS < (int64_t)(next - now)
+									 ? UI_POLL_NS
+									 : (int64_t)(next - now)))) {
 			break;
-		if (top_session_ended(r->session))
-			break;
+		} else if (top_session_ended(r->session)) {
+			u.ended = true;
+			u.paused = false;
+			if (new_view(&u)) {
+				ret = tool_error("top", "no memory");
+				break;
+			}
+			u.paused = true; /* no more tables */
+			snprintf(u.msg, sizeof(u.msg), "the target exited: q quits");
+			draw(&u);
+		}
 		while ((ch = getch()) != ERR) {
 			if (ch == KEY_RESIZE)
 				continue;
