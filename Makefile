@@ -187,6 +187,11 @@ $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
 
+# perfring top's window of samples (tests/unit/top_table.c) builds with its source.
+$(O)/tests/unit/top_%: tests/unit/top_%.c $(TEST_SUPPORT) $(STATIC) tools/top/top_table.c tools/top/top_table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< tools/top/top_table.c $(PROG_LIBS)
+
 # Unit tests of the tool's profile and its exports (folded, pprof, speedscope) build with its sources.
 EXPORT_SRCS := $(wildcard tools/export/*.c)
 $(O)/tests/unit/export_%: tests/unit/export_%.c $(TEST_SUPPORT) $(STATIC) $(EXPORT_SRCS) $(wildcard tools/export/*.h)
