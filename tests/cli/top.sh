@@ -4,7 +4,8 @@
 #    work_leaf_a, about 3/4 of its time) tops the table of its process within
 #    2 seconds; its share agrees within 2 points with perf record + perf
 #    report over the same window (both run at once, at one frequency),
-#    system-wide and for the process alone;
+#    system-wide and for the process alone; -- CMD until it exits; with
+#    --call-graph dwarf the unwound frames name the callers;
 #  - the screen under tmux (send-keys, capture-pane): the hot function shows
 #    within 2 s, s sorts by children, space pauses (the screen stays), a
 #    comm filter keeps only that command's functions, q quits with 0;
@@ -77,10 +78,11 @@ row_share() {
 	awk -v f="$2" -v d="$3" '/^perfring top: / { s = 0 }
 		$NF == f && $(NF-1) == "[.]" && $(NF-2) == d { s = $2 } END { print s + 0 }' "$1" | tr -d '%'
 }
-# perf_share DATA FUNC DSO: FUNC's Overhead in perf report --sort dso,sym (0 if absent)
+# perf_share DATA FUNC DSO: FUNC's Overhead in perf report --sort dso,sym (0 if absent; "" when
+# perf report fails: Debian's perf 6.1 once aborted reading a file of perf record -B -N)
 perf_share() {
-	perf report -i "$1" --stdio --sort dso,sym 2>/dev/null |
-		awk -v f="$2" -v d="$3" '$NF == f && $2 == d { s = $1 } END { sub("%", "", s); print s + 0 }'
+	perf report -i "$1" --stdio --sort dso,sym >"$T_TMP/report.txt" 2>/dev/null || return 0
+	awk -v f="$2" -v d="$3" '$NF == f && $2 == d { s = $1 } END { sub("%", "", s); print s + 0 }' "$T_TMP/report.txt"
 }
 FREQ=3999
 # Copies under names of their own: other tests on the machine stop their own prof_work and
@@ -92,7 +94,7 @@ OTHER="$T_TMP/topother"
 # The workload runs niced up, so that a loaded machine (the other tests, builds) still gives
 # it what it can: two profilers sampling it at once see shares that differ by chance alone,
 # sqrt(2 p (1 - p) / n) points (1.2 at p = 2/3 and n = 3000, as a loaded run of 4 s gave: 8 s
-# here; 2 points is then 2.4 of those, the gap seen in runs of this test: 0.2 to 1.5).
+# here; 2 points is then 2.4 of those. Runs of this test saw gaps of 0.2 to 1.1 points).
 # They run until the end of the test (perf record -a can take half a minute to finish on a
 # loaded machine), stopped by the trap.
 nice -n -15 "$WORK" 600000 &
@@ -114,17 +116,21 @@ else
 	t_show "$T_TMP/tops.out" 30
 fi
 
-# compare_with_perf NAME TARGET-ARGS...: a 4 s table and a perf recording of the same 4 s
+# compare_with_perf NAME TARGET-ARGS...: an 8 s table and a perf recording of the same 8 s
 compare_with_perf() {
 	local name=$1 secs=8 pr pt ps diff
 	shift
 	rm -f "$T_TMP/perf.data"
-	perf record -q -B -N "$@" -F $FREQ -o "$T_TMP/perf.data" -- sleep $secs >/dev/null 2>"$T_TMP/perf.err" &
+	perf record -q -B "$@" -F $FREQ -o "$T_TMP/perf.data" -- sleep $secs >/dev/null 2>"$T_TMP/perf.err" &
 	pr=$!
 	"$PERFRING" top --stdio "$@" -F $FREQ -d $secs -n 1 --window 1 -E 40 >"$T_TMP/$name.out" 2>"$T_TMP/$name.err"
 	wait "$pr"
 	pt=$(row_share "$T_TMP/$name.out" work_leaf_a topwork)
 	ps=$(perf_share "$T_TMP/perf.data" work_leaf_a topwork)
+	if [ -z "$ps" ]; then
+		skip "$name" "perf record or perf report failed (the oracle): $(head -n 1 "$T_TMP/perf.err")"
+		return
+	fi
 	diff=$(awk -v a="$pt" -v b="$ps" 'BEGIN { d = a - b; if (d < 0) d = -d; print d }')
 	echo "     $name: work_leaf_a perfring top ${pt}%, perf report ${ps}%"
 	if awk -v a="$pt" -v b="$ps" -v d="$diff" 'BEGIN { exit !(a > 0 && b > 0 && d <= 2) }'; then
@@ -134,7 +140,7 @@ compare_with_perf() {
 		t_show "$T_TMP/$name.out" 12
 		t_show "$T_TMP/$name.err" 3
 		t_show "$T_TMP/perf.err" 3
-		[ -s "$T_TMP/perf.data" ] && perf report -i "$T_TMP/perf.data" --stdio --sort comm,sym 2>&1 | grep -v '^#' | t_show /dev/stdin 12
+		grep -v '^#' "$T_TMP/report.txt" | t_show /dev/stdin 12
 	fi
 }
 if command -v perf >/dev/null; then
@@ -154,14 +160,32 @@ else
 	t_show "$T_TMP/comm.out" 20
 fi
 
+# first_row FILE: the Symbol of the first row of the last table of FILE
+first_row() {
+	awk '/^ *Children|^ *Self/ { getline; r = $NF } END { print r }' "$1"
+}
+
 # -- CMD: sampled until it exits, then a last table and exit 0
 t_run "$T_TMP/cmd.out" "$T_TMP/cmd.err" timeout 20 "$PERFRING" top --stdio -F $FREQ -d 5 -- "$WORK" 1500
-if [ "$T_RC" -eq 0 ] && [ "$(row_share "$T_TMP/cmd.out" work_leaf_a topwork | cut -d. -f1)" -ge 40 ]; then
+if [ "$T_RC" -eq 0 ] && [ "$(first_row "$T_TMP/cmd.out")" = work_leaf_a ] &&
+	grep -c "exited with status 0" "$T_TMP/cmd.err" >/dev/null; then
 	ok stdio_command_until_exit
 else
-	fail stdio_command_until_exit "exit $T_RC, work_leaf_a $(row_share "$T_TMP/cmd.out" work_leaf_a topwork)%"
+	fail stdio_command_until_exit "exit $T_RC, first row '$(first_row "$T_TMP/cmd.out")'"
 	t_show "$T_TMP/cmd.out" 12
 	t_show "$T_TMP/cmd.err"
+fi
+
+# --call-graph dwarf: the user frames unwound from the stack copies name the callers
+t_run "$T_TMP/dw.out" "$T_TMP/dw.err" timeout 30 "$PERFRING" top --stdio --call-graph dwarf -F 999 -d 5 -E 3 \
+	--callers 1 -- "$WORK" 1500
+caller=$(awk '$NF == "work_leaf_a" { getline; print $2; exit }' "$T_TMP/dw.out")
+if [ "$T_RC" -eq 0 ] && [ "$caller" = work_mid ]; then
+	ok stdio_dwarf_callers
+else
+	fail stdio_dwarf_callers "exit $T_RC, work_leaf_a's first caller '$caller' (want work_mid)"
+	t_show "$T_TMP/dw.out" 12
+	t_show "$T_TMP/dw.err"
 fi
 
 # ---- the screen, under tmux ----
@@ -177,9 +201,11 @@ if ! command -v tmux >/dev/null; then
 fi
 export TMUX_TMPDIR="$T_TMP"
 pane() { tmux capture-pane -p -t "$S"; }
-# wait_for SECS PATTERN: the pane shows PATTERN within SECS seconds
+# wait_for SECS PATTERN: the pane shows PATTERN within SECS seconds (a second more, whole
+# seconds being what $SECONDS counts; WAITED says how long it took)
 wait_for() {
 	local end=$((SECONDS + $1 + 1)) t0
+	WAITED=""
 	t0=$(date +%s.%N)
 	while :; do
 		if pane | grep -cE "$2" >/dev/null; then
@@ -191,10 +217,10 @@ wait_for() {
 	done
 }
 tmux new-session -d -s "$S" -x 200 -y 50 "$PERFRING top -F $FREQ; echo top-exit=\$?; sleep 60"
-if wait_for 2 'topwork +\[\.\] work_leaf_a'; then
+if wait_for 2 'topwork +\[\.\] work_leaf_a' && awk -v w="$WAITED" 'BEGIN { exit !(w <= 2.0) }'; then
 	ok "screen_hot_function_within_2s (${WAITED} s)"
 else
-	fail screen_hot_function_within_2s "not on the screen after 2 s"
+	fail screen_hot_function_within_2s "not on the screen after 2 s (${WAITED:-more than 3} s)"
 	pane | t_show /dev/stdin 20
 fi
 tmux send-keys -t "$S" s

@@ -232,7 +232,8 @@ static void on_sample(struct top_session *s, const struct perfring_decoded *d)
 	ts.comm = comm_of(s, sm->pid, sm->tid, &gen);
 	if (ts.comm == TOP_NONE)
 		return;
-	if (s->no_callchain || !sm->callchain.nr) {
+	/* (with dwarf, a sample in user space has no recorded chain: all of it is unwound) */
+	if (s->no_callchain || (!sm->callchain.nr && !s->dwarf)) {
 		if ((id = top_names_frame(s->names, s->procs, sm->pid, sm->ip, cpumode, gen)) != TOP_NONE)
 			s->frames[n++] = id;
 	} else {
