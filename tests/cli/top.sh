@@ -94,7 +94,7 @@ OTHER="$T_TMP/topother"
 # The workload runs niced up, so that a loaded machine (the other tests, builds) still gives
 # it what it can: two profilers sampling it at once see shares that differ by chance alone,
 # sqrt(2 p (1 - p) / n) points (1.2 at p = 2/3 and n = 3000, as a loaded run of 4 s gave: 8 s
-# here; 2 points is then 2.4 of those. Runs of this test saw gaps of 0.2 to 1.1 points).
+# here; 2 points is then 2.4 of those. Runs of this test saw gaps of 0.2 to 1.2 points).
 # They run until the end of the test (perf record -a can take half a minute to finish on a
 # loaded machine), stopped by the trap.
 nice -n -15 "$WORK" 600000 &
