@@ -16,6 +16,7 @@
 #include "shared/targets.h"
 #include "shared/tool.h"
 #include "shared/unwind.h"
+#include "top/top_comms.h"
 #include "top/top_names.h"
 #include "top/top_session.h"
 
@@ -32,19 +33,6 @@
 /* The symbolizer is made anew past this many cached addresses. */
 #define TOP_SYMBOLIZER_MAX (1u << 20)
 
-/* A thread's command name; exit_tick: the interval it exited in (0: alive). */
-struct comm_ent {
-	uint32_t tid;  /* + 1; 0: free */
-	uint32_t comm; /* interned in the table */
-	uint32_t gen;  /* its process's exec generation (names cached before an exec are stale) */
-	uint32_t exit_tick;
-};
-
-struct comm_map {
-	struct comm_ent *e;
-	size_t cap, n; /* cap a power of two */
-};
-
 struct top_session {
 	struct top_table *t;
 	struct top_names *names;
@@ -52,13 +40,13 @@ struct top_session {
 	struct perfring_reader *rd;
 	struct perfring_parse_config cfg;
 	struct unwinder *unwinder;
-	struct comm_map comms;
+	struct top_comms *comms;
 	int *fds;
 	int nfds, ncpu;
 	int targets[TOP_MAX_TASKS], ntarget;
 	bool system_wide, dwarf, no_callchain;
 	int max_stack;
-	uint32_t tick, gen, exits;
+	uint32_t exits; /* processes exited since the model was loaded */
 	pid_t child;
 	int child_status;
 	bool child_done;
@@ -71,153 +59,18 @@ struct top_session {
 	unsigned char buf[65536]; /* a record that wraps the ring, made contiguous (u16 size) */
 };
 
-/* ---- command names of threads ---- */
-
-static struct comm_ent *comm_slot(struct comm_map *m, uint32_t tid)
-{
-	size_t i;
-
-	for (i = (tid * 2654435761u) & (m->cap - 1); m->e[i].tid; i = (i + 1) & (m->cap - 1))
-		if (m->e[i].tid == tid + 1)
-			return &m->e[i];
-	return &m->e[i];
-}
-
-static bool comm_grow(struct comm_map *m, size_t cap)
-{
-	struct comm_map g = { cap ? calloc(cap, sizeof(struct comm_ent)) : NULL, cap, 0 };
-	size_t i;
-
-	if (!g.e)
-		return false;
-	for (i = 0; i < m->cap; i++)
-		if (m->e[i].tid) {
-			*comm_slot(&g, m->e[i].tid - 1) = m->e[i];
-			g.n++;
-		}
-	free(m->e);
-	*m = g;
-	return true;
-}
-
-/* The entry of tid, made (with no comm yet: TOP_NONE) when missing; NULL without memory. */
-static struct comm_ent *comm_get(struct comm_map *m, uint32_t tid)
-{
-	struct comm_ent *e = m->cap ? comm_slot(m, tid) : NULL;
-
-	if (e && e->tid)
-		return e;
-	if ((m->n + 1) * 2 > m->cap) {
-		if (!comm_grow(m, m->cap ? m->cap * 2 : 1024))
-			return NULL;
-		e = comm_slot(m, tid);
-	}
-	*e = (struct comm_ent){ tid + 1, TOP_NONE, 0, 0 };
-	m->n++;
-	return e;
-}
-
-static void comm_set(struct top_session *s, struct comm_ent *e, const char *comm)
-{
-	uint32_t id = top_table_intern(s->t, comm, NULL, false);
-
-	if (id == TOP_NONE)
-		return;
-	if (e->comm != TOP_NONE)
-		top_table_unref(s->t, e->comm);
-	e->comm = id;
-}
-
-/* The command name of a thread first seen in a sample: /proc/TID/comm, else ":TID" as perf. */
-static uint32_t comm_of(struct top_session *s, uint32_t pid, uint32_t tid, uint32_t *gen)
-{
-	struct comm_ent *e = comm_get(&s->comms, tid), *p;
-	char path[64], name[64] = "";
-	FILE *f;
-
-	*gen = 0;
-	if (!e)
-		return TOP_NONE;
-	if (e->comm == TOP_NONE) {
-		snprintf(path, sizeof(path), "/proc/%u/comm", tid);
-		f = tid ? fopen(path, "re") : NULL;
-		if (!tid) /* the idle task, as perf names it */
-			snprintf(name, sizeof(name), "swapper");
-		else if (!f || !fgets(name, sizeof(name), f))
-			snprintf(name, sizeof(name), ":%u", tid);
-		if (f)
-			fclose(f);
-		name[strcspn(name, "\n")] = '\0';
-		comm_set(s, e, name);
-	}
-	if (pid != tid && (p = comm_get(&s->comms, pid)))
-		*gen = p->gen;
-	else
-		*gen = e->gen;
-	e = comm_get(&s->comms, tid); /* comm_get() for pid may have moved it */
-	return e ? e->comm : TOP_NONE;
-}
-
-/* Threads that exited a window ago are forgotten (their samples keep their names). */
-static void comm_sweep(struct top_session *s, uint32_t keep)
-{
-	struct comm_map *m = &s->comms;
-	size_t i, live = 0;
-
-	for (i = 0; i < m->cap; i++) {
-		struct comm_ent *e = &m->e[i];
-
-		if (e->tid && e->exit_tick && s->tick - e->exit_tick > keep) {
-			if (e->comm != TOP_NONE)
-				top_table_unref(s->t, e->comm);
-			e->tid = 0;
-		}
-		live += e->tid != 0;
-	}
-	m->n = live;
-	/* removal leaves holes in the probe sequences: rehash in place of tombstones */
-	comm_grow(m, m->cap > 1024 && live * 8 < m->cap ? m->cap / 2 : m->cap);
-}
-
 /* ---- records ---- */
-
-static void on_comm(struct top_session *s, const struct perfring_decoded *d)
-{
-	struct comm_ent *e = comm_get(&s->comms, d->u.comm.tid);
-
-	if (!e)
-		return;
-	comm_set(s, e, d->u.comm.comm);
-	if (perfring_misc_comm_exec(d->misc) && (e = comm_get(&s->comms, d->u.comm.pid)))
-		e->gen = ++s->gen; /* a new image: the names cached for the old one are stale */
-}
 
 static void on_fork_exit(struct top_session *s, const struct perfring_decoded *d)
 {
 	const struct perfring_rec_fork_exit *fe = &d->u.fork_exit;
-	struct comm_ent *e, *parent;
 
 	if (d->type == PERF_RECORD_EXIT) {
-		if ((e = comm_get(&s->comms, fe->tid)))
-			e->exit_tick = s->tick ? s->tick : 1;
+		top_comms_exit(s->comms, fe->tid);
 		s->exits += fe->pid == fe->tid;
-		return;
+	} else {
+		top_comms_fork(s->comms, fe->pid, fe->ppid, fe->tid, fe->ptid);
 	}
-	/* a new thread or process starts with its parent's name and image */
-	if (!comm_get(&s->comms, fe->tid) || !(parent = comm_get(&s->comms, fe->ptid)) ||
-	    !(e = comm_get(&s->comms, fe->tid)))
-		return;
-	if (e->comm != TOP_NONE) /* a reused tid */
-		top_table_unref(s->t, e->comm);
-	*e = (struct comm_ent){ fe->tid + 1, TOP_NONE, 0, 0 };
-	if (parent->comm != TOP_NONE) {
-		top_table_ref(s->t, parent->comm);
-		e->comm = parent->comm;
-	}
-	if (fe->pid != fe->ppid) /* a process of its own: its names are cached apart */
-		e->gen = ++s->gen;
-	else
-		e->gen = parent->gen;
 }
 
 static void on_sample(struct top_session *s, const struct perfring_decoded *d)
@@ -229,7 +82,7 @@ static void on_sample(struct top_session *s, const struct perfring_decoded *d)
 	uint64_t i, ip;
 	uint32_t gen, id;
 
-	ts.comm = comm_of(s, sm->pid, sm->tid, &gen);
+	ts.comm = top_comms_of(s->comms, sm->pid, sm->tid, &gen);
 	if (ts.comm == TOP_NONE)
 		return;
 	/* (with dwarf, a sample in user space has no recorded chain: all of it is unwound) */
@@ -296,7 +149,7 @@ static int on_record(const struct perfring_msg *ev, void *ctx)
 		on_sample(s, &d);
 		return PERFRING_CONTINUE;
 	case PERF_RECORD_COMM:
-		on_comm(s, &d);
+		top_comms_comm(s->comms, d.u.comm.pid, d.u.comm.tid, d.u.comm.comm, perfring_misc_comm_exec(d.misc));
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -392,7 +245,8 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 	s->fds = malloc((size_t)(ntask + 1) * (size_t)s->ncpu * sizeof(int));
 	s->procs = procs_load(s);
 	s->names = top_names_new(t);
-	if (!s->fds || !s->procs || !s->names) {
+	s->comms = top_comms_new(t);
+	if (!s->fds || !s->procs || !s->names || !s->comms) {
 		tool_error(CMD, "no memory");
 		goto fail;
 	}
@@ -509,8 +363,7 @@ void top_session_interval(struct top_session *s)
 {
 	struct perfring_procs *p;
 
-	s->tick++;
-	comm_sweep(s, 2);
+	top_comms_tick(s->comms);
 	/* The model keeps every exited process's mappings: a new one from
 	 * /proc once many have exited (their samples are named already). */
 	if (s->exits >= TOP_REBUILD_EXITS && (p = procs_load(s))) {
@@ -565,7 +418,6 @@ int top_session_ncpus(const struct top_session *s)
 int top_session_close(struct top_session *s)
 {
 	int i, status = -1;
-	size_t c;
 
 	if (!s)
 		return -1;
@@ -581,10 +433,7 @@ int top_session_close(struct top_session *s)
 			status = WIFEXITED(s->child_status) ? WEXITSTATUS(s->child_status)
 							    : 128 + WTERMSIG(s->child_status);
 	}
-	for (c = 0; c < s->comms.cap; c++)
-		if (s->comms.e[c].tid && s->comms.e[c].comm != TOP_NONE)
-			top_table_unref(s->t, s->comms.e[c].comm);
-	free(s->comms.e);
+	top_comms_free(s->comms);
 	perfring_reader_free(s->rd);
 	top_names_free(s->names);
 	unwinder_free(s->unwinder);
