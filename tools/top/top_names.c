@@ -91,16 +91,19 @@ void top_names_flush(struct top_names *n, bool symbols)
 	cache_clear(n);
 	if (!symbols)
 		return;
-	/* the demangler caches by the symbolizer's name pointers: both go */
+	/* the demangler caches by the symbolizer's name pointers: both go, before
+	 * the new ones are made (the heap then has room for them: no peak of two) */
+	perfring_symbolizer_free(n->sym);
+	demangler_free(n->dm);
+	n->sym = NULL;
+	n->dm = NULL;
 	s = symbolizer_new();
 	d = demangler_new();
 	if (!s || !d) {
 		perfring_symbolizer_free(s);
 		demangler_free(d);
-		return; /* keep the old ones */
+		return; /* frames stay unnamed until a flush makes them */
 	}
-	perfring_symbolizer_free(n->sym);
-	demangler_free(n->dm);
 	n->sym = s;
 	n->dm = d;
 }
@@ -110,13 +113,13 @@ size_t top_names_cached(const struct top_names *n)
 	return n->used;
 }
 
-uint64_t top_names_symbolizer_entries(const struct top_names *n)
+uint64_t top_names_symbols(const struct top_names *n)
 {
 	struct perfring_symbolizer_stats st;
 
-	if (perfring_symbolizer_stats(n->sym, &st))
+	if (!n->sym || perfring_symbolizer_stats(n->sym, &st))
 		return 0;
-	return st.lookups - st.cache_hits;
+	return st.symbols;
 }
 
 static bool kernel_mode(unsigned cpumode, uint64_t addr)
@@ -150,6 +153,8 @@ static uint32_t name_uncached(struct top_names *n, struct perfring_procs *procs,
 	int look = 0;
 
 	memset(&res, 0, sizeof(res));
+	if (!n->sym) /* no memory for a new symbolizer */
+		return top_table_intern(n->t, NULL, dso, kernel);
 	if (!kernel) {
 		look = perfring_procs_lookup(procs, pid, addr, &hit);
 		if (look == -ESRCH && load_once(n, procs, pid))

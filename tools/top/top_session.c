@@ -30,8 +30,10 @@
 #define TOP_WATERMARK (32 * 1024)
 /* The model is rebuilt from /proc after this many processes exited. */
 #define TOP_REBUILD_EXITS 512
-/* The symbolizer is made anew past this many cached addresses. */
-#define TOP_SYMBOLIZER_MAX (1u << 20)
+/* The symbolizer is made anew past this many symbols loaded (binaries read
+ * stay read: a machine that runs ever new binaries would grow without end).
+ * kallsyms alone has some 200000; a compiler, 100000 more. */
+#define TOP_SYMBOLIZER_MAX (4u << 20)
 
 struct top_session {
 	struct top_table *t;
@@ -374,7 +376,7 @@ void top_session_interval(struct top_session *s)
 		s->unwinder = NULL;
 		top_names_flush(s->names, false);
 	}
-	if (top_names_symbolizer_entries(s->names) > TOP_SYMBOLIZER_MAX)
+	if (top_names_symbols(s->names) > TOP_SYMBOLIZER_MAX)
 		top_names_flush(s->names, true);
 }
 
