@@ -113,13 +113,13 @@ size_t top_names_cached(const struct top_names *n)
 	return n->used;
 }
 
-uint64_t top_names_symbols(const struct top_names *n)
+uint64_t top_names_binaries(const struct top_names *n)
 {
 	struct perfring_symbolizer_stats st;
 
 	if (!n->sym || perfring_symbolizer_stats(n->sym, &st))
 		return 0;
-	return st.symbols;
+	return st.binaries;
 }
 
 static bool kernel_mode(unsigned cpumode, uint64_t addr)

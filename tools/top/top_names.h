@@ -36,9 +36,9 @@ uint32_t top_names_frame(struct top_names *n, struct perfring_procs *procs, uint
  * read again when next named. */
 void top_names_flush(struct top_names *n, bool symbols);
 
-/* What the naming holds: addresses cached, and the symbols the symbolizer
- * loaded (kallsyms and every binary read). */
+/* What the naming holds: addresses cached, and the binaries the symbolizer
+ * has read. */
 size_t top_names_cached(const struct top_names *n);
-uint64_t top_names_symbols(const struct top_names *n);
+uint64_t top_names_binaries(const struct top_names *n);
 
 #endif
