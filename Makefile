@@ -143,8 +143,10 @@ $(TOOL) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BENCH_BINS) $(EXAMPLE_BINS)
 PROG_CFLAGS := $(CFLAGS_ALL) -I$(O)/bpf -Itests
 PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
+# perfring top's screen (tools/top/top_ui.c) is drawn with ncurses.
+CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) src/common/alloc.h $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(CURSES_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -195,6 +197,11 @@ $(O)/fuzz/report_header_fuzz $(O)/fuzz/report_header_replay: $(wildcard tools/re
 $(O)/tests/unit/trace_%: tests/unit/trace_%.c $(TEST_SUPPORT) $(STATIC) $(TRACE_DECODER_SRCS) $(wildcard tools/*/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $< $(TRACE_DECODER_SRCS) $(PROG_LIBS) $(TRACE_LIBS)
+
+# perfring top's window of samples (tests/unit/top_table.c) builds with its source.
+$(O)/tests/unit/top_%: tests/unit/top_%.c $(TEST_SUPPORT) $(STATIC) tools/top/top_table.c tools/top/top_table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -Itools -o $@ $< tools/top/top_table.c $(PROG_LIBS)
 
 $(O)/tests/kernel/%: tests/kernel/%.c $(TEST_SUPPORT) $(STATIC) $(BPF_SKELS)
 	@mkdir -p $(dir $@)
@@ -271,7 +278,7 @@ check: $(BUILD_DEPS_STAMP) $(TEST_DEPS_STAMP)
 check-plain: all
 	@bash scripts/run-tests.sh --build $(O) --suite plain
 
-bench: all
+bench: all $(O)/tests/helpers/prof_work
 	@bash scripts/bench.sh $(O)
 
 # make oracle: the whole differential test against perf (scripts/oracle.sh: every recorder,

@@ -154,6 +154,7 @@ run() {
 	scripts/bench_report_script.sh "$O" || status=1
 	scripts/bench_dwarf.sh "$O" || status=1
 	scripts/bench_trace.sh "$O" || status=1
+	scripts/bench_top.sh "$O" || status=1
 	scripts/bench_ringbuf.sh "$O" || status=1
 	return $status
 }

@@ -36,12 +36,15 @@ declare -A build=(
 	# the tool: tracepoint formats and tracefs (libtraceevent, libtracefs), pprof's gzip (zlib)
 	[libtraceevent-dev]=/usr/include/traceevent/event-parse.h
 	[libtracefs-dev]=/usr/include/tracefs/tracefs.h
-	[zlib1g-dev]=/usr/include/zlib.h
+	# perfring top's screen
+	[libncurses-dev]=/usr/include/ncurses.h
 )
 declare -A test=(
 	# perf itself: the oracle of the CLI tests (tests/cli/*oracle*, record_perf, ...)
 	[linux-perf]=/usr/bin/perf
 	[valgrind]=/usr/bin/valgrind
+	# tests/cli/top.sh drives perfring top's screen under tmux
+	[tmux]=/usr/bin/tmux
 	[python3]=/usr/bin/python3
 	[time]=/usr/bin/time
 	[util-linux]=/usr/bin/unshare

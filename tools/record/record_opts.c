@@ -18,6 +18,7 @@
 #include "record/record.h"
 #include "shared/pd_common.h"
 #include "shared/reader_opts.h"
+#include "shared/targets.h"
 #include "shared/tool.h"
 
 struct record_events {
@@ -62,56 +63,6 @@ static int record_add_events(struct record_event *events, int *nev, const char *
 	if (err < 0)
 		return tool_error(CMD, "%s", perfring_errmsg());
 	return 0;
-}
-
-static uint64_t record_max_rate(void)
-{
-	unsigned long long v = 0;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
-
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-/* "1,2,3" into ids (each 1..INT32_MAX); the count, or -1. */
-static int record_id_list(const char *s, int *ids, int cap)
-{
-	char buf[4096], *tok, *save = NULL;
-	uint64_t v;
-	int n = 0;
-
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == cap || !tool_parse_u64(tok, 1, INT32_MAX, &v))
-			return -1;
-		ids[n++] = (int)v;
-	}
-	return n;
-}
-
-/* The threads of process pid (from /proc/PID/task) appended to tids. */
-static int record_threads(int pid, int *tids, int n, int cap)
-{
-	char path[64];
-	struct dirent *d;
-	uint64_t v;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	dir = opendir(path);
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir)))
-		if (d->d_name[0] != '.' && n < cap && tool_parse_u64(d->d_name, 1, INT32_MAX, &v))
-			tids[n++] = (int)v;
-	closedir(dir);
-	return n;
 }
 
 /*
@@ -216,7 +167,7 @@ static int record_getopt(int argc, char **argv, struct record_opts *o, bool *all
 		case 't':
 			if (o->ntarget)
 				return tool_usage_error(CMD, "give -p or -t once (PID,PID... for several)");
-			o->ntarget = record_id_list(optarg, o->targets, RECORD_MAX_TASKS);
+			o->ntarget = tool_id_list(optarg, o->targets, RECORD_MAX_TASKS);
 			if (o->ntarget <= 0)
 				return tool_usage_error(CMD, "bad %s list '%s' (numbers >= 1, separated by commas)",
 							c == 'p' ? "pid" : "tid", optarg);
@@ -257,7 +208,7 @@ static int record_getopt(int argc, char **argv, struct record_opts *o, bool *all
 /* -c or -F (one of them), perf's default rate within the kernel's maximum. */
 static int record_rate(struct record_opts *o, bool freq_max)
 {
-	uint64_t max_rate = record_max_rate();
+	uint64_t max_rate = tool_max_sample_rate();
 
 	o->rate_given = o->period || o->freq || freq_max;
 	if (freq_max && !o->freq)
@@ -304,7 +255,7 @@ static int record_tasks(struct record_opts *o)
 			return tool_error(CMD, "no %s %d", o->by_tid ? "thread" : "process", o->targets[i]);
 		if (o->by_tid) {
 			o->tasks[o->ntask++] = o->targets[i];
-		} else if ((k = record_threads(o->targets[i], o->tasks, o->ntask, RECORD_MAX_TASKS)) < 0) {
+		} else if ((k = tool_threads_of(o->targets[i], o->tasks, o->ntask, RECORD_MAX_TASKS)) < 0) {
 			return tool_error(CMD, "no process %d (/proc/%d/task)", o->targets[i], o->targets[i]);
 		} else {
 			o->ntask = k;
