@@ -14,6 +14,8 @@
 static const struct tool_cmd tool_cmds[] = {
 	{ "trace", "trace tracepoints through a BPF perf event array and print every event, decoded",
 	  cmd_trace, cmd_trace_usage },
+	{ "top", "the hottest functions now, system-wide, a process or a command (as perf top)",
+	  cmd_top, cmd_top_usage },
 	{ "pipe", "print the samples of a BPF perf event array someone else loaded (by map id or pin)",
 	  cmd_pipe, cmd_pipe_usage },
 	{ "record", "sample perf events on every CPU (system-wide, a process or a command) into a perf.data file",

@@ -37,6 +37,10 @@ void cmd_script_usage(FILE *f);
 int cmd_trace(int argc, char **argv);
 void cmd_trace_usage(FILE *f);
 
+/* tools/top/cmd_top.c: the hottest functions now, as perf top */
+int cmd_top(int argc, char **argv);
+void cmd_top_usage(FILE *f);
+
 /* tools/pipe/cmd_pipe.c: the samples of a perf event array another program loaded */
 int cmd_pipe(int argc, char **argv);
 void cmd_pipe_usage(FILE *f);

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * `perfring top`'s live session: the events (one per CPU, system-wide, for
+ * the threads of -p's processes or for a command started here), a reader
+ * of their rings in time order, the process model fed with their MMAP,
+ * COMM, FORK and EXIT records (and the processes that ran before, from
+ * /proc), each thread's command name, and every sample named and added to
+ * the table. The model is rebuilt from /proc when exited processes pile
+ * up, so that a long session stays bounded.
+ */
+#ifndef PERFRING_TOOL_TOP_SESSION_H
+#define PERFRING_TOOL_TOP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "top/top_table.h"
+
+struct top_session_opts {
+	const char *event;     /* NULL: cpu-clock */
+	uint64_t freq, period; /* one of them */
+	const char *cpus;      /* NULL: every online CPU */
+	const char *pids;      /* -p: comma-separated; NULL: none */
+	char **cmd;            /* -- CMD: NULL when none */
+	bool no_callchain;     /* the sampled ip only */
+	bool dwarf;            /* user frames unwound from a copy of the stack */
+	uint32_t stack_size;   /* with dwarf: bytes of stack copied */
+	int max_stack;         /* frames kept per sample */
+};
+
+struct top_session;
+
+/* Open everything and start (the command, released). Returns 0 and *out, or
+ * the exit status after printing the one error line. */
+int top_session_open(const struct top_session_opts *o, struct top_table *t, struct top_session **out);
+/* Read what the rings hold for up to timeout_ns. 0, or EXIT_ERROR printed. */
+int top_session_poll(struct top_session *s, int64_t timeout_ns);
+/* The end of an interval: housekeeping (exited threads forgotten, the
+ * model rebuilt when it holds many exited processes). */
+void top_session_interval(struct top_session *s);
+/* The target is gone: the command or every -p process exited. */
+bool top_session_ended(struct top_session *s);
+/* "system-wide", "pid 123", "command 'sleep'": for the header. */
+const char *top_session_target(const struct top_session *s);
+const char *top_session_event(const struct top_session *s);
+uint64_t top_session_freq(const struct top_session *s); /* 0 with -c */
+int top_session_ncpus(const struct top_session *s);
+/* Stop, reap the command (killed if it still runs). Returns its exit status
+ * as a shell gives it (128 + signal), or -1 without a command. */
+int top_session_close(struct top_session *s);
+
+#endif
