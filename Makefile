@@ -55,10 +55,14 @@ STATIC := $(O)/libperfring.a
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
+# A command's own BPF program sits beside its loader (tools/profile/offcpu.bpf.c); its
+# skeleton goes with the others in $(O)/bpf/.
+TOOL_BPF_SRCS := $(wildcard tools/*/*.bpf.c)
+BPF_SKELS += $(patsubst %.bpf.c,$(O)/bpf/%.skel.h,$(notdir $(TOOL_BPF_SRCS)))
 
 # The tool: a folder per command (record, report, script, trace, pipe), as git's builtin/, and
 # shared/ for main and what commands share.
-TOOL_SRCS := $(wildcard tools/*/*.c)
+TOOL_SRCS := $(filter-out %.bpf.c,$(wildcard tools/*/*.c))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 KERNEL_SRCS := $(wildcard tests/kernel/*.c)
 # Programs the CLI tests drive (e.g. a BPF producer that pins its map); not tests themselves.
@@ -111,6 +115,13 @@ $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$(MULTIARCH) -Ibpf -c $< -o $@
 
+define tool_bpf_rule
+$(O)/bpf/$(notdir $(1:.bpf.c=.bpf.o)): $(1) $(wildcard $(dir $(1))*.h) | $(DEPS_STAMP)
+	@mkdir -p $$(dir $$@)
+	$$(CLANG) -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I/usr/include/$$(MULTIARCH) -Ibpf -I$(dir $(1)) -c $$< -o $$@
+endef
+$(foreach f,$(TOOL_BPF_SRCS),$(eval $(call tool_bpf_rule,$(f))))
+
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
 
@@ -122,8 +133,10 @@ PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 CXX_RUNTIME_LIBS := -lstdc++
 # perfring top's screen (tools/top/top_ui.c) is drawn with ncurses.
 CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+# perfring profile pushes profiles over HTTP with libcurl.
+CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(CXX_RUNTIME_LIBS) $(CURSES_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(CXX_RUNTIME_LIBS) $(CURSES_LIBS) $(CURL_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)

@@ -18,6 +18,8 @@ declare -A need=(
 	[libdeflate-dev]=/usr/include/libdeflate.h
 	[zlib1g-dev]=/usr/include/zlib.h
 	[pkg-config]=/usr/bin/pkg-config
+	# perfring profile pushes profiles to Pyroscope and Parca over HTTP
+	[libcurl4-openssl-dev]=/usr/include/x86_64-linux-gnu/curl/curl.h
 	[linux-libc-dev]=/usr/include/linux/perf_event.h
 	[valgrind]=/usr/bin/valgrind
 	[libzstd-dev]=/usr/include/zstd.h

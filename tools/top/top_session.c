@@ -19,7 +19,8 @@
 #include "top/top_names.h"
 #include "top/top_session.h"
 
-#define CMD "top"
+/* The command errors name: "top", or the one sharing the session. */
+static const char *CMD = "top";
 #define TOP_MAX_CPUS 1024
 #define TOP_MAX_TASKS 4096
 #define TOP_MAX_FRAMES 512
@@ -58,6 +59,7 @@ struct top_session {
 	int targets[TOP_MAX_TASKS], ntarget;
 	bool system_wide, dwarf, no_callchain;
 	int max_stack;
+	struct top_session_sink sink;
 	uint32_t tick, gen, exits;
 	pid_t child;
 	int child_status;
@@ -265,7 +267,10 @@ static void on_sample(struct top_session *s, const struct perfring_decoded *d)
 						gen)) != TOP_NONE)
 			s->frames[n++] = id;
 	}
-	top_table_add(s->t, &ts, s->frames, n);
+	if (s->sink.sample)
+		s->sink.sample(s->sink.ctx, &ts, s->frames, n, sm);
+	else
+		top_table_add(s->t, &ts, s->frames, n);
 }
 
 static int on_record(const struct perfring_msg *ev, void *ctx)
@@ -276,7 +281,10 @@ static int on_record(const struct perfring_msg *ev, void *ctx)
 	const void *rec;
 
 	if (ev->kind == PERFRING_MSG_LOST) {
-		top_table_lost(s->t, ev->lost);
+		if (s->sink.lost)
+			s->sink.lost(s->sink.ctx, ev->lost);
+		else
+			top_table_lost(s->t, ev->lost);
 		return PERFRING_CONTINUE;
 	}
 	r = perfring_msg_record(ev);
@@ -388,6 +396,8 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 	uint64_t max_rate = max_sample_rate();
 	int ntask = 0, i, k, err, fd, ret = EXIT_ERROR;
 
+	if (o->tool)
+		CMD = o->tool;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return tool_error(CMD, "no memory");
@@ -397,6 +407,8 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 	s->no_callchain = o->no_callchain;
 	s->max_stack = o->max_stack > 0 && o->max_stack < TOP_MAX_FRAMES ? o->max_stack : TOP_MAX_FRAMES - 1;
 	s->freq = o->period ? 0 : o->freq;
+	if (o->sink)
+		s->sink = *o->sink;
 	snprintf(s->event, sizeof(s->event), "%s", event);
 	if (s->freq && max_rate && s->freq > max_rate) {
 		free(s);
@@ -542,24 +554,59 @@ int top_session_poll(struct top_session *s, int64_t timeout_ns)
 	return 0;
 }
 
+/* A new model from /proc (the exited processes' mappings go). */
+static void procs_rebuild(struct top_session *s)
+{
+	struct perfring_procs *p = procs_load(s);
+
+	if (!p)
+		return;
+	perfring_procs_free(s->procs);
+	s->procs = p;
+	s->exits = 0;
+	unwinder_free(s->unwinder);
+	s->unwinder = NULL;
+	top_names_flush(s->names, false);
+}
+
 void top_session_interval(struct top_session *s)
 {
-	struct perfring_procs *p;
-
 	s->tick++;
 	comm_sweep(s, 2);
 	/* The model keeps every exited process's mappings: a new one from
 	 * /proc once many have exited (their samples are named already). */
-	if (s->exits >= TOP_REBUILD_EXITS && (p = procs_load(s))) {
-		perfring_procs_free(s->procs);
-		s->procs = p;
-		s->exits = 0;
-		unwinder_free(s->unwinder);
-		s->unwinder = NULL;
-		top_names_flush(s->names, false);
-	}
+	if (s->exits >= TOP_REBUILD_EXITS)
+		procs_rebuild(s);
 	if (top_names_symbolizer_entries(s->names) > TOP_SYMBOLIZER_MAX)
 		top_names_flush(s->names, true);
+}
+
+void top_session_shrink(struct top_session *s)
+{
+	comm_sweep(s, 0);
+	procs_rebuild(s);
+	top_names_flush(s->names, true);
+}
+
+uint32_t top_session_comm(struct top_session *s, uint32_t pid, uint32_t tid)
+{
+	uint32_t gen;
+
+	return comm_of(s, pid, tid, &gen);
+}
+
+uint32_t top_session_frame(struct top_session *s, uint32_t pid, uint64_t addr, bool kernel)
+{
+	uint32_t gen;
+
+	comm_of(s, pid, pid, &gen);
+	return top_names_frame(s->names, s->procs, pid, addr, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
+			       gen);
+}
+
+int top_session_child(const struct top_session *s)
+{
+	return s->child;
 }
 
 bool top_session_ended(struct top_session *s)
