@@ -121,6 +121,8 @@ static void on_sample(void *ctx, const struct top_sample *ts, const uint32_t *id
 	struct run *r = ctx;
 	const char *comm = top_table_name(r->t, ts->comm), *missing = NULL;
 
+	if (!r->o->on_cpu)
+		return; /* --off-cpu alone: the session samples at 1 Hz to keep its names fresh */
 	if (n > MAX_FRAMES)
 		n = MAX_FRAMES;
 	profile_frames_of(r->t, ids, n, r->frames);
@@ -196,7 +198,10 @@ static void stamp(uint64_t epoch_ns, char *buf, size_t len)
 /* Write fmt (event for FOLDED) into memory. 0, or -errno. */
 static int to_memory(struct run *r, enum perfring_profile_format fmt, uint32_t event, char **buf, size_t *len)
 {
-	struct perfring_profile_write_opts wo = { .sz = sizeof(wo), .event = event, .by_period = false };
+	struct perfring_profile_write_opts wo = { .sz = sizeof(wo), .event = event };
+
+	/* off-CPU folded lines weigh nanoseconds blocked, CPU ones samples */
+	wo.by_period = r->o->off_cpu && event == r->ev[EV_OFF];
 	FILE *f = open_memstream(buf, len);
 	int err;
 
@@ -358,6 +363,7 @@ int profile_run(const struct profile_opts *o)
 		goto out;
 	if (!o->on_cpu) /* off-CPU alone: the session still names, but samples rarely */
 		so.freq = 1;
+	so.hold = true; /* -- CMD runs once the off-CPU program is attached too */
 	if ((ret = top_session_open(&so, r->t, &r->s)))
 		goto out;
 	ret = EXIT_ERROR;
@@ -374,6 +380,9 @@ int profile_run(const struct profile_opts *o)
 		if (!r->oc)
 			goto out;
 	}
+	if ((ret = top_session_release(r->s)))
+		goto out;
+	ret = EXIT_ERROR;
 	if ((o->pyroscope || o->parca) && !(r->push = profile_push_new(o, profile_labels_host(r->labels)))) {
 		tool_error(CMD, "cannot start the push: no memory");
 		goto out;

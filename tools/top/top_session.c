@@ -62,6 +62,8 @@ struct top_session {
 	struct top_session_sink sink;
 	uint32_t tick, gen, exits;
 	pid_t child;
+	struct tool_command command; /* go_fd >= 0: forked, not yet released */
+	const char *cmd0;
 	int child_status;
 	bool child_done;
 	uint64_t freq;
@@ -403,6 +405,7 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 		return tool_error(CMD, "no memory");
 	s->t = t;
 	s->child = -1;
+	s->command = (struct tool_command){ .go_fd = -1, .err_fd = -1 };
 	s->dwarf = o->dwarf;
 	s->no_callchain = o->no_callchain;
 	s->max_stack = o->max_stack > 0 && o->max_stack < TOP_MAX_FRAMES ? o->max_stack : TOP_MAX_FRAMES - 1;
@@ -463,6 +466,7 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 			goto fail;
 		}
 		s->child = command.pid;
+		s->cmd0 = o->cmd[0];
 		tasks[ntask++] = s->child;
 	}
 
@@ -527,20 +531,30 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 		tool_error(CMD, "%s", perfring_errmsg());
 		goto fail;
 	}
-	if (command.go_fd >= 0) {
-		err = tool_command_release(&command);
-		if (err) {
-			tool_error(CMD, "cannot run '%s': %s", o->cmd[0], strerror(err));
-			goto fail;
-		}
-	}
+	s->command = command;
+	if (!o->hold && (ret = top_session_release(s)))
+		goto fail_released;
 	*out = s;
 	return 0;
 fail:
 	if (command.go_fd >= 0)
 		tool_command_abandon(&command);
+fail_released:
 	top_session_close(s);
 	return ret;
+}
+
+int top_session_release(struct top_session *s)
+{
+	int err;
+
+	if (s->command.go_fd < 0)
+		return 0;
+	err = tool_command_release(&s->command);
+	s->command.go_fd = -1;
+	if (err)
+		return tool_error(CMD, "cannot run '%s': %s", s->cmd0, strerror(err));
+	return 0;
 }
 
 int top_session_poll(struct top_session *s, int64_t timeout_ns)
@@ -655,6 +669,8 @@ int top_session_close(struct top_session *s)
 
 	if (!s)
 		return -1;
+	if (s->command.go_fd >= 0)
+		tool_command_abandon(&s->command);
 	for (i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
 	if (s->child > 0) {

@@ -40,6 +40,7 @@ struct top_session_opts {
 	int max_stack;         /* frames kept per sample */
 	const struct top_session_sink *sink; /* NULL: into the table */
 	const char *tool;      /* the command errors name (NULL: "top") */
+	bool hold;             /* -- CMD: not run until top_session_release() */
 };
 
 struct top_session;
@@ -47,6 +48,8 @@ struct top_session;
 /* Open everything and start (the command, released). Returns 0 and *out, or
  * the exit status after printing the one error line. */
 int top_session_open(const struct top_session_opts *o, struct top_table *t, struct top_session **out);
+/* With opts.hold: let the command run (0, or EXIT_ERROR printed). */
+int top_session_release(struct top_session *s);
 /* Read what the rings hold for up to timeout_ns. 0, or EXIT_ERROR printed. */
 int top_session_poll(struct top_session *s, int64_t timeout_ns);
 /* The end of an interval: housekeeping (exited threads forgotten, the
