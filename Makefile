@@ -227,6 +227,12 @@ $(O)/tests/helpers/prof_work: tests/helpers/prof_work.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O0 -g -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
 
+# The off-CPU test's workload (tests/helpers/offcpu_work.c): frame pointers, so that the user
+# stacks bpf_get_stackid() takes reach its block_* functions.
+$(O)/tests/helpers/offcpu_work: tests/helpers/offcpu_work.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O0 -g -fno-omit-frame-pointer -o $@ $< -lpthread $(LDFLAGS_SAN)
+
 # The --inline test's workload (tests/helpers/inline_work.c): -O2 so that its always_inline
 # functions are inlined, -g for their DWARF inlined subroutines, frame pointers for perf record -g.
 $(O)/tests/helpers/inline_work: tests/helpers/inline_work.c

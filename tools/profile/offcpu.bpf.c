@@ -87,8 +87,9 @@ int BPF_PROG(offcpu_switch, _Bool preempt, struct task_struct *prev, struct task
 	if (pid && prev->__state != 0 && wanted(tgid)) {
 		st.ts = now;
 		st.tgid = tgid;
-		/* 2: the program and its trampoline (bpf_trace_run) are not where it blocked */
-		st.kstack = bpf_get_stackid(ctx, &stacks, 2);
+		/* its first frames are this program's way in (bpf_prog_*, bpf_trace_run4,
+		 * sometimes __traceiter_sched_switch): the loader's user side drops them */
+		st.kstack = bpf_get_stackid(ctx, &stacks, 0);
 		/* a kernel thread has no user stack to take: not a failure */
 		st.ustack = prev->mm ? bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK) : OFFCPU_NO_USER_STACK;
 		bpf_map_update_elem(&starts, &pid, &st, BPF_ANY);

@@ -146,6 +146,12 @@ static void on_lost(void *ctx, uint64_t n)
 
 /* ---- off-CPU entries into the profile ---- */
 
+static bool tracepoint_frame(const char *name)
+{
+	return !strncmp(name, "bpf_prog_", 9) || !strncmp(name, "bpf_trace_run", 13) ||
+	       !strncmp(name, "__traceiter_", 12) || !strncmp(name, "__bpf_trace_", 12);
+}
+
 static void on_offcpu(void *ctx, const struct profile_offcpu_entry *e)
 {
 	struct run *r = ctx;
@@ -153,9 +159,11 @@ static void on_offcpu(void *ctx, const struct profile_offcpu_entry *e)
 	const char *name, *missing = NULL;
 	size_t n = 0, i;
 
-	/* leaf first: the kernel's frames (where it blocked), then the user ones */
+	/* leaf first: the kernel's frames (where it blocked), then the user ones; the
+	 * program's own way in from the tracepoint is not where the thread blocked */
 	for (i = 0; i < e->nk && n < MAX_FRAMES; i++)
-		if ((id = top_session_frame(r->s, e->pid, e->kips[i], true)) != TOP_NONE)
+		if ((id = top_session_frame(r->s, e->pid, e->kips[i], true)) != TOP_NONE &&
+		    (n || !tracepoint_frame(top_table_name(r->t, id))))
 			r->ids[n++] = id;
 	for (i = 0; i < e->nu && n < MAX_FRAMES; i++)
 		if ((id = top_session_frame(r->s, e->pid, e->uips[i], false)) != TOP_NONE)
