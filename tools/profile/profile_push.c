@@ -220,8 +220,11 @@ static void *worker(void *arg)
 
 		if (p->stopping && (!p->n || now >= p->deadline_ns))
 			break;
-		if (!p->n || (!p->stopping && at(p, 0)->next_ns > now)) {
+		if (!p->n || at(p, 0)->next_ns > now) {
 			uint64_t until = p->n ? at(p, 0)->next_ns : now + 1000000000ull;
+
+			if (p->stopping && until > p->deadline_ns)
+				until = p->deadline_ns;
 
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			ts.tv_sec += (time_t)((until - now) / 1000000000ull);
@@ -246,7 +249,7 @@ static void *worker(void *arg)
 			item_free(&it);
 			continue;
 		}
-		if (r < 0 || it.tries >= p->retries || p->stopping) {
+		if (r < 0 || it.tries >= p->retries) {
 			if (r < 0)
 				p->st.rejected++;
 			else
