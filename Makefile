@@ -79,7 +79,7 @@ TEST_SUPPORT := $(wildcard tests/*.h tests/unit/*.h tests/kernel/*.h)
 
 DEPS_STAMP := build/.deps-ok
 
-.PHONY: all lib deps demo check check-plain check-asan check-tsan bench install uninstall clean headers-cxx
+.PHONY: soak-profile all lib deps demo check check-plain check-asan check-tsan bench install uninstall clean headers-cxx
 .DEFAULT_GOAL := all
 
 all: lib $(TOOL) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BENCH_BINS) $(EXAMPLE_BINS) headers-cxx
@@ -433,3 +433,8 @@ $(O)/tests/soak/soak: tests/soak/soak.c bpf/producer.h $(STATIC) $(BPF_SKELS)
 
 soak: $(O)/tests/soak/soak
 	$(O)/tests/soak/soak --records $(SOAK_RECORDS) $(SOAK_ARGS)
+
+# perfring profile for 30 minutes beside a storm of short-lived processes: RSS under
+# --max-memory and no fd growth (scripts/soak_profile.sh; not in make check).
+soak-profile: $(TOOL) $(O)/tests/helpers/prof_work
+	bash scripts/soak_profile.sh $(O)

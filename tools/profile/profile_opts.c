@@ -122,6 +122,9 @@ int profile_opts_parse(int argc, char **argv, struct profile_opts *o)
 	o->session.freq = PROFILE_DEFAULT_HZ;
 	o->session.max_stack = 127;
 	o->session.tool = CMD;
+	/* 99 Hz of call chains is ~100 KiB/s per CPU: 256 KiB rings hold two seconds
+	 * (top's 2 MiB, for 4000 Hz, would be most of the process's memory) */
+	o->session.data_pages = 64;
 	o->interval_ns = PROFILE_DEFAULT_INTERVAL_NS;
 	o->app = "perfring";
 	o->push_queue = 8;
@@ -241,6 +244,10 @@ int profile_opts_parse(int argc, char **argv, struct profile_opts *o)
 		o->session.cmd = argv + optind;
 	if (o->session.pids && o->session.cmd)
 		return tool_usage_error(CMD, "give -p PIDS or -- CMD, not both");
+	if (o->session.dwarf)
+		o->session.data_pages = 256; /* 8 KiB of stack a sample */
+	else if (o->session.freq > 1000)
+		o->session.data_pages = 512;
 	if (!o->dir && !o->pyroscope && !o->parca)
 		return tool_usage_error(CMD, "nowhere to put the profiles: give -o DIR, --pyroscope URL or --parca URL");
 	if ((o->folded || o->max_dir_size) && !o->dir)

@@ -489,6 +489,8 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 	ro.data_pages = o->dwarf ? 1024 : 512;
 	if (geteuid() != 0) /* perf_event_mlock_kb: perf's sizes */
 		ro.data_pages = o->dwarf ? 256 : 128;
+	if (o->data_pages)
+		ro.data_pages = o->data_pages;
 	ro.wakeup_bytes = TOP_WATERMARK;
 	ro.max_delay_ns = 100 * 1000 * 1000ULL;
 	ro.linearize = true;

@@ -41,6 +41,7 @@ struct top_session_opts {
 	const struct top_session_sink *sink; /* NULL: into the table */
 	const char *tool;      /* the command errors name (NULL: "top") */
 	bool hold;             /* -- CMD: not run until top_session_release() */
+	uint32_t data_pages;   /* per CPU ring (a power of two); 0: sized for top's rates */
 };
 
 struct top_session;
