@@ -5,12 +5,13 @@ tests/cli/profile.sh: it checks each request against the documented API
 and keeps the profile it carries, so that the test decodes it with
 go tool pprof. It is not a Pyroscope or Parca server.
 
-  ingest_server.py PORTFILE OUTDIR [--fail N]
+  ingest_server.py PORTFILE OUTDIR [--fail N | --hang]
 
 Listens on 127.0.0.1 on a free port (written to PORTFILE). Each request is
 one line of OUTDIR/requests.log: "OK KIND N" or "BAD KIND why"; the
 profile goes to OUTDIR/KIND-N.pb.gz. With --fail N the first N requests
-get HTTP 500 (logged "FAIL KIND").
+get HTTP 500 (logged "FAIL KIND"); with --hang no request is ever answered
+(logged "HANG KIND"): the client's timeout is what ends it.
 
 Pyroscope (POST /ingest, documented in "Pyroscope server HTTP API"): the
 query has name (APP{k=v,...}), from and until (UNIX seconds, from <=
@@ -26,11 +27,13 @@ import os
 import re
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 portfile, outdir = sys.argv[1], sys.argv[2]
 fail_left = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--fail" else 0
+hang = len(sys.argv) > 3 and sys.argv[3] == "--hang"
 lock = threading.Lock()
 counts = {}
 
@@ -106,6 +109,10 @@ class Handler(BaseHTTPRequestHandler):
         if kind is None:
             log("BAD unknown path %s" % u.path)
             return self.reply(404)
+        if hang:
+            log("HANG %s" % kind)
+            time.sleep(60)
+            return
         with lock:
             failing = fail_left > 0
             fail_left -= failing
@@ -125,6 +132,7 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200)
 
 
+ThreadingHTTPServer.daemon_threads = True  # a hung request does not keep the server alive
 srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 with open(portfile + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
