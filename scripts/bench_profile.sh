@@ -57,7 +57,10 @@ else
 	echo "bpftrace: not installed (apt-get install bpftrace)"
 fi
 
-/usr/bin/time -f '%U %S %M' -o "$tmp/rec.time" perf record -q -F 99 -a -g -o "$tmp/perf.data" -- sleep "$secs" 2>"$tmp/rec.err"
+if ! /usr/bin/time -f '%U %S %M' -o "$tmp/rec.time" perf record -q -F 99 -a -g -o "$tmp/perf.data" -- sleep "$secs" 2>"$tmp/rec.err"; then
+	echo "profile FAILED: perf record: $(grep -v '^Command' "$tmp/rec.err" | head -n 2 | tr '\n' ' ')"
+	exit 1
+fi
 /usr/bin/time -f '%U %S %M' -o "$tmp/scr.time" perf script -i "$tmp/perf.data" >/dev/null 2>"$tmp/scr.err"
 read -r rec_cpu rec_rss < <(cost "$tmp/rec.time")
 read -r scr_cpu scr_rss < <(cost "$tmp/scr.time")
