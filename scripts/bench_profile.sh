@@ -6,7 +6,8 @@
 #             cleared every interval (stacks counted in the kernel, as bcc's and
 #             libbpf-tools' profile do)
 #   perf      perf record -F 99 -a -g for the interval, then perf script on its
-#             file (how gProfiler works)
+#             file (how gProfiler works); --no-buildid: perf 6.1 asserts in its
+#             build-id pass (util/build-id.c:1010) on a busy system-wide run here
 # Each tool's user+system CPU (perf: record + script) and peak RSS (GNU time):
 #   RATIO profile_cpu perfring/bpftrace, perfring/perf      (below 1: perfring costs less)
 #   RATIO profile_rss perfring/bpftrace, perfring/perf
@@ -57,7 +58,7 @@ else
 	echo "bpftrace: not installed (apt-get install bpftrace)"
 fi
 
-if ! /usr/bin/time -f '%U %S %M' -o "$tmp/rec.time" perf record -q -F 99 -a -g -o "$tmp/perf.data" -- sleep "$secs" 2>"$tmp/rec.err"; then
+if ! /usr/bin/time -f '%U %S %M' -o "$tmp/rec.time" perf record -q -F 99 -a -g --no-buildid -o "$tmp/perf.data" -- sleep "$secs" 2>"$tmp/rec.err"; then
 	echo "profile FAILED: perf record: $(grep -v '^Command' "$tmp/rec.err" | head -n 2 | tr '\n' ' ')"
 	exit 1
 fi
