@@ -92,7 +92,7 @@ LIB_DEPS_STAMP := build/.deps-lib-ok
 BUILD_DEPS_STAMP := build/.deps-build-ok
 TEST_DEPS_STAMP := build/.deps-test-ok
 
-.PHONY: all lib tool deps test-deps demo check check-plain check-asan check-tsan bench install uninstall clean headers-cxx
+.PHONY: soak-profile all lib tool deps test-deps demo check check-plain check-asan check-tsan bench install uninstall clean headers-cxx
 .DEFAULT_GOAL := all
 
 all: lib $(TOOL) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BENCH_BINS) $(EXAMPLE_BINS) headers-cxx
@@ -145,8 +145,10 @@ PROG_LIBS := $(STATIC) $(LIBBPF_LIBS) $(LIB_LIBS) -lm $(LDFLAGS_SAN)
 
 # perfring top's screen (tools/top/top_ui.c) is drawn with ncurses.
 CURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+# perfring profile pushes profiles over HTTP with libcurl.
+CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 $(TOOL): $(TOOL_SRCS) $(wildcard tools/*/*.h) src/common/alloc.h $(STATIC) $(BPF_SKELS)
-	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(CURSES_LIBS)
+	$(CC) $(PROG_CFLAGS) $(TRACE_CFLAGS) -Itools -o $@ $(TOOL_SRCS) $(PROG_LIBS) $(TRACE_LIBS) $(CURSES_LIBS) $(CURL_LIBS)
 
 $(O)/tests/unit/%: tests/unit/%.c $(TEST_SUPPORT) $(STATIC)
 	@mkdir -p $(dir $@)
@@ -232,6 +234,12 @@ $(O)/tests/helpers/bp_target: tests/helpers/bp_target.c
 $(O)/tests/helpers/prof_work: tests/helpers/prof_work.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O0 -g -fno-omit-frame-pointer -o $@ $< $(LDFLAGS_SAN)
+
+# The off-CPU test's workload (tests/helpers/offcpu_work.c): frame pointers, so that the user
+# stacks bpf_get_stackid() takes reach its block_* functions.
+$(O)/tests/helpers/offcpu_work: tests/helpers/offcpu_work.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O0 -g -fno-omit-frame-pointer -o $@ $< -lpthread $(LDFLAGS_SAN)
 
 # The --inline test's workload (tests/helpers/inline_work.c): -O2 so that its always_inline
 # functions are inlined, -g for their DWARF inlined subroutines, frame pointers for perf record -g.
@@ -435,3 +443,8 @@ $(O)/tests/soak/soak: tests/soak/soak.c tests/bpf/producer.h $(STATIC) $(BPF_SKE
 
 soak: $(O)/tests/soak/soak
 	$(O)/tests/soak/soak --records $(SOAK_RECORDS) $(SOAK_ARGS)
+
+# perfring profile for 30 minutes beside a storm of short-lived processes: RSS under
+# --max-memory and no fd growth (scripts/soak_profile.sh; not in make check).
+soak-profile: $(TOOL) $(O)/tests/helpers/prof_work
+	bash scripts/soak_profile.sh $(O)

@@ -156,6 +156,7 @@ run() {
 	scripts/bench_trace.sh "$O" || status=1
 	scripts/bench_top.sh "$O" || status=1
 	scripts/bench_ringbuf.sh "$O" || status=1
+	scripts/bench_profile.sh "$O" || status=1
 	return $status
 }
 

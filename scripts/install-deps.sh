@@ -17,6 +17,8 @@ declare -A lib=(
 	[gcc]=/usr/bin/gcc
 	[make]=/usr/bin/make
 	[pkg-config]=/usr/bin/pkg-config
+	# perfring profile pushes profiles to Pyroscope and Parca over HTTP
+	[libcurl4-openssl-dev]=/usr/include/x86_64-linux-gnu/curl/curl.h
 	[linux-libc-dev]=/usr/include/linux/perf_event.h
 	# the symbol layer (src/symbol/): ELF and DWARF, .gnu_debugdata (xz), compressed DWARF
 	[libelf-dev]=/usr/include/libelf.h

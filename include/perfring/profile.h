@@ -36,8 +36,8 @@ struct perfring_profile;
 struct perfring_profile_opts {
 	size_t sz;
 	/* The events samples are counted for, by index (perfring_profile_sample.event):
-	 * nevents names (1..4096), copied. "cpu-clock" and "task-clock" (with or without
-	 * ":modifiers") count nanoseconds, the others events. Required. */
+	 * nevents names (1..4096), copied. "cpu-clock", "task-clock" and "off-cpu" (blocked
+	 * time; with or without ":modifiers") count nanoseconds, the others events. Required. */
 	const char *const *event_names;
 	size_t nevents;
 	/* Keep every sample's time, period and stack in the order added, for the

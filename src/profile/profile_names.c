@@ -11,7 +11,9 @@ bool pr_prof_event_is_clock(const char *name)
 {
 	size_t n = strcspn(name, ":/");
 
-	return (n == 9 && strncmp(name, "cpu-clock", 9) == 0) || (n == 10 && strncmp(name, "task-clock", 10) == 0);
+	/* off-cpu: the time threads spent blocked, as perfring profile --off-cpu sums it */
+	return (n == 9 && strncmp(name, "cpu-clock", 9) == 0) || (n == 10 && strncmp(name, "task-clock", 10) == 0) ||
+	       (n == 7 && strncmp(name, "off-cpu", 7) == 0);
 }
 
 int pr_prof_loc_names(const struct perfring_profile *p, uint32_t loc, int (*fn)(const char *name, const char *file, void *arg), void *arg)

@@ -24,7 +24,7 @@ for m in man/*.[13]; do
 	fi
 done
 # The tool's commands, each with its page as git's and perf's have (perfring(1) lists them).
-COMMANDS="record report script top trace pipe"
+COMMANDS="record report script top trace pipe profile"
 want="perfring.1 perfring.3 perfring_ring.3 perfring_reader.3"
 for c in $COMMANDS; do want="$want perfring-$c.1"; done
 absent=""

@@ -16,6 +16,8 @@ static const struct tool_cmd tool_cmds[] = {
 	  cmd_trace, cmd_trace_usage },
 	{ "top", "the hottest functions now, system-wide, a process or a command (as perf top)",
 	  cmd_top, cmd_top_usage },
+	{ "profile", "a continuous profiler: a pprof profile every interval (CPU, off-CPU), to a directory or a backend",
+	  cmd_profile, cmd_profile_usage },
 	{ "pipe", "print the samples of a BPF perf event array someone else loaded (by map id or pin)",
 	  cmd_pipe, cmd_pipe_usage },
 	{ "record", "sample perf events on every CPU (system-wide, a process or a command) into a perf.data file",

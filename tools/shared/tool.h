@@ -41,6 +41,10 @@ void cmd_trace_usage(FILE *f);
 int cmd_top(int argc, char **argv);
 void cmd_top_usage(FILE *f);
 
+/* tools/profile/cmd_profile.c: a continuous profiler, profiles every interval */
+int cmd_profile(int argc, char **argv);
+void cmd_profile_usage(FILE *f);
+
 /* tools/pipe/cmd_pipe.c: the samples of a perf event array another program loaded */
 int cmd_pipe(int argc, char **argv);
 void cmd_pipe_usage(FILE *f);

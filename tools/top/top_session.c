@@ -19,7 +19,8 @@
 #include "top/top_names.h"
 #include "top/top_session.h"
 
-#define CMD "top"
+/* The command errors name: "top", or the one sharing the session. */
+static const char *CMD = "top";
 #define TOP_MAX_CPUS 1024
 #define TOP_MAX_TASKS 4096
 #define TOP_MAX_FRAMES 512
@@ -50,8 +51,11 @@ struct top_session {
 	int targets[TOP_MAX_TASKS], ntarget;
 	bool system_wide, dwarf, no_callchain;
 	int max_stack;
+	struct top_session_sink sink;
 	uint32_t exits; /* processes exited since the model was loaded */
 	pid_t child;
+	struct tool_command command; /* go_fd >= 0: forked, not yet released */
+	const char *cmd0;
 	int child_status;
 	bool child_done;
 	uint64_t freq;
@@ -141,7 +145,10 @@ static void on_sample(struct top_session *s, const struct perfring_decoded *d)
 						gen)) != TOP_NONE)
 			s->frames[n++] = id;
 	}
-	top_table_add(s->t, &ts, s->frames, n);
+	if (s->sink.sample)
+		s->sink.sample(s->sink.ctx, &ts, s->frames, n, sm);
+	else
+		top_table_add(s->t, &ts, s->frames, n);
 }
 
 static int on_record(const struct perfring_msg *ev, void *ctx)
@@ -152,7 +159,10 @@ static int on_record(const struct perfring_msg *ev, void *ctx)
 	const void *rec;
 
 	if (ev->kind == PERFRING_MSG_LOST) {
-		top_table_lost(s->t, ev->lost);
+		if (s->sink.lost)
+			s->sink.lost(s->sink.ctx, ev->lost);
+		else
+			top_table_lost(s->t, ev->lost);
 		return PERFRING_CONTINUE;
 	}
 	r = perfring_msg_record(ev);
@@ -215,15 +225,20 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 	uint64_t max_rate = tool_max_sample_rate();
 	int ntask = 0, i, k, err, fd, ret = EXIT_ERROR;
 
+	if (o->tool)
+		CMD = o->tool;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return tool_error(CMD, "no memory");
 	s->t = t;
 	s->child = -1;
+	s->command = (struct tool_command){ .go_fd = -1, .err_fd = -1 };
 	s->dwarf = o->dwarf;
 	s->no_callchain = o->no_callchain;
 	s->max_stack = o->max_stack > 0 && o->max_stack < TOP_MAX_FRAMES ? o->max_stack : TOP_MAX_FRAMES - 1;
 	s->freq = o->period ? 0 : o->freq;
+	if (o->sink)
+		s->sink = *o->sink;
 	snprintf(s->event, sizeof(s->event), "%s", event);
 	if (s->freq && max_rate && s->freq > max_rate) {
 		free(s);
@@ -279,6 +294,7 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 			goto fail;
 		}
 		s->child = command.pid;
+		s->cmd0 = o->cmd[0];
 		tasks[ntask++] = s->child;
 	}
 
@@ -306,6 +322,8 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 		ro.data_pages &= ro.data_pages - 1;
 	if (geteuid() != 0) /* perf_event_mlock_kb: perf's sizes */
 		ro.data_pages = o->dwarf ? 256 : 128;
+	if (o->data_pages)
+		ro.data_pages = o->data_pages;
 	ro.wakeup_bytes = TOP_WATERMARK;
 	ro.max_delay_ns = 100 * 1000 * 1000ULL;
 	ro.linearize = true;
@@ -348,20 +366,30 @@ int top_session_open(const struct top_session_opts *o, struct top_table *t, stru
 		tool_error(CMD, "%s", perfring_errmsg());
 		goto fail;
 	}
-	if (command.go_fd >= 0) {
-		err = tool_command_release(&command);
-		if (err) {
-			tool_error(CMD, "cannot run '%s': %s", o->cmd[0], strerror(err));
-			goto fail;
-		}
-	}
+	s->command = command;
+	if (!o->hold && (ret = top_session_release(s)))
+		goto fail_released;
 	*out = s;
 	return 0;
 fail:
 	if (command.go_fd >= 0)
 		tool_command_abandon(&command);
+fail_released:
 	top_session_close(s);
 	return ret;
+}
+
+int top_session_release(struct top_session *s)
+{
+	int err;
+
+	if (s->command.go_fd < 0)
+		return 0;
+	err = tool_command_release(&s->command);
+	s->command.go_fd = -1;
+	if (err)
+		return tool_error(CMD, "cannot run '%s': %s", s->cmd0, strerror(err));
+	return 0;
 }
 
 int top_session_poll(struct top_session *s, int64_t timeout_ns)
@@ -381,23 +409,58 @@ int top_session_drain(struct top_session *s)
 	return top_session_poll(s, 0);
 }
 
+/* A new model from /proc (the exited processes' mappings go). */
+static void procs_rebuild(struct top_session *s)
+{
+	struct perfring_procs *p = procs_load(s);
+
+	if (!p)
+		return;
+	perfring_procs_free(s->procs);
+	s->procs = p;
+	s->exits = 0;
+	perfring_stacks_free(s->unwinder);
+	s->unwinder = NULL;
+	top_names_flush(s->names, false);
+}
+
 void top_session_interval(struct top_session *s)
 {
-	struct perfring_procs *p;
-
 	top_comms_tick(s->comms);
 	/* The model keeps every exited process's mappings: a new one from
 	 * /proc once many have exited (their samples are named already). */
-	if (s->exits >= TOP_REBUILD_EXITS && (p = procs_load(s))) {
-		perfring_procs_free(s->procs);
-		s->procs = p;
-		s->exits = 0;
-		perfring_stacks_free(s->unwinder);
-		s->unwinder = NULL;
-		top_names_flush(s->names, false);
-	}
+	if (s->exits >= TOP_REBUILD_EXITS)
+		procs_rebuild(s);
 	if (top_names_binaries(s->names) > TOP_SYMBOLIZER_MAX)
 		top_names_flush(s->names, true);
+}
+
+void top_session_shrink(struct top_session *s)
+{
+	top_comms_tick(s->comms);
+	procs_rebuild(s);
+	top_names_flush(s->names, true);
+}
+
+uint32_t top_session_comm(struct top_session *s, uint32_t pid, uint32_t tid)
+{
+	uint32_t gen;
+
+	return top_comms_of(s->comms, pid, tid, &gen);
+}
+
+uint32_t top_session_frame(struct top_session *s, uint32_t pid, uint64_t addr, bool kernel)
+{
+	uint32_t gen;
+
+	top_comms_of(s->comms, pid, pid, &gen);
+	return top_names_frame(s->names, s->procs, pid, addr, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
+			       gen);
+}
+
+int top_session_child(const struct top_session *s)
+{
+	return s->child;
 }
 
 bool top_session_ended(struct top_session *s)
@@ -443,6 +506,8 @@ int top_session_close(struct top_session *s)
 
 	if (!s)
 		return -1;
+	if (s->command.go_fd >= 0)
+		tool_command_abandon(&s->command);
 	for (i = 0; i < s->nfds; i++)
 		close(s->fds[i]);
 	if (s->child > 0) {

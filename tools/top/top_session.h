@@ -16,6 +16,18 @@
 
 #include "top/top_table.h"
 
+struct perfring_sample;
+
+/* Where named samples go instead of the table's window (perfring profile
+ * aggregates them into a profile of its own). The frames are ids interned
+ * in the table, valid during the call; raw is the sample as decoded. */
+struct top_session_sink {
+	void (*sample)(void *ctx, const struct top_sample *ts, const uint32_t *frames, size_t n,
+		       const struct perfring_sample *raw);
+	void (*lost)(void *ctx, uint64_t n); /* samples the kernel lost in the rings */
+	void *ctx;
+};
+
 struct top_session_opts {
 	const char *event;     /* NULL: cpu-clock */
 	uint64_t freq, period; /* one of them */
@@ -26,6 +38,10 @@ struct top_session_opts {
 	bool dwarf;            /* user frames unwound from a copy of the stack */
 	uint32_t stack_size;   /* with dwarf: bytes of stack copied */
 	int max_stack;         /* frames kept per sample */
+	const struct top_session_sink *sink; /* NULL: into the table */
+	const char *tool;      /* the command errors name (NULL: "top") */
+	bool hold;             /* -- CMD: not run until top_session_release() */
+	uint32_t data_pages;   /* per CPU ring (a power of two); 0: sized for top's rates */
 };
 
 struct top_session;
@@ -33,6 +49,8 @@ struct top_session;
 /* Open everything and start (the command, released). Returns 0 and *out, or
  * the exit status after printing the one error line. */
 int top_session_open(const struct top_session_opts *o, struct top_table *t, struct top_session **out);
+/* With opts.hold: let the command run (0, or EXIT_ERROR printed). */
+int top_session_release(struct top_session *s);
 /* Read what the rings hold for up to timeout_ns. 0, or EXIT_ERROR printed. */
 int top_session_poll(struct top_session *s, int64_t timeout_ns);
 /* Everything the rings hold now into the table, the records held back for
@@ -42,6 +60,16 @@ int top_session_drain(struct top_session *s);
 /* The end of an interval: housekeeping (exited threads forgotten, the
  * model rebuilt when it holds many exited processes). */
 void top_session_interval(struct top_session *s);
+/* Forget what can be read again: the model rebuilt from /proc, the names
+ * and the symbolizer's binaries (a memory bound was reached). */
+void top_session_shrink(struct top_session *s);
+/* Name what a sample did not carry (off-CPU stacks a BPF program took):
+ * the thread's command name and a frame, as ids interned in the table
+ * (valid until the next call), TOP_NONE without memory. */
+uint32_t top_session_comm(struct top_session *s, uint32_t pid, uint32_t tid);
+uint32_t top_session_frame(struct top_session *s, uint32_t pid, uint64_t addr, bool kernel);
+/* The command started for -- CMD: its pid, or -1. */
+int top_session_child(const struct top_session *s);
 /* The target is gone: the command or every -p process exited. */
 bool top_session_ended(struct top_session *s);
 /* "system-wide", "pid 123", "command 'sleep'": for the header. */
