@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "../../src/common/alloc.h"
 #include "shared/intern.h"
 #include "shared/samples.h"
 #include "shared/threads.h"
@@ -71,6 +72,8 @@ static int sync_attrs(struct samples_reader *r)
 
 	if (n <= r->nattrs)
 		return 0;
+	/* not pr_grow(): sized to the file's attrs exactly (nattrs is both count
+	 * and capacity), each new slot filled below */
 	a = realloc(r->attrs, n * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -382,14 +385,12 @@ static const char *inlined_name(struct samples_reader *r, const char *fn, int32_
 	if (id < 0)
 		return NULL;
 	if ((size_t)id >= r->inl_cap) {
-		size_t cap = (size_t)id * 2 + 64;
-		const char **v = realloc(r->inl_names, cap * sizeof(*v));
+		size_t old = r->inl_cap;
 
-		if (!v)
+		/* indexed by id, not appended: the new slots are "not named yet" */
+		if (pr_grow(&r->inl_names, &r->inl_cap, (size_t)id + 1, sizeof(*r->inl_names)))
 			return NULL;
-		memset(v + r->inl_cap, 0, (cap - r->inl_cap) * sizeof(*v));
-		r->inl_names = v;
-		r->inl_cap = cap;
+		memset(r->inl_names + old, 0, (r->inl_cap - old) * sizeof(*r->inl_names));
 	}
 	if (!r->inl_names[id]) {
 		snprintf(buf, sizeof(buf), "%s (inlined)", fn);
@@ -450,16 +451,7 @@ static int to_named(struct samples_reader *r, const struct perfring_frame *p, st
 
 static int reserve_frames(struct samples_reader *r, size_t n)
 {
-	struct named_frame *f;
-
-	if (n <= r->frames_cap)
-		return 0;
-	f = realloc(r->frames, n * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	r->frames = f;
-	r->frames_cap = n;
-	return 0;
+	return pr_grow(&r->frames, &r->frames_cap, n, sizeof(*r->frames));
 }
 
 /* The frames of the sample r holds, named by the library's stacks. */
@@ -515,15 +507,8 @@ static void kreg_feed(struct samples_reader *r, const struct perfring_rec_ksymbo
 		return;
 	}
 	if (!same) {
-		if (r->nkregs == r->kregs_cap) {
-			size_t cap = r->kregs_cap ? r->kregs_cap * 2 : 64;
-			struct ksym_reg *v = realloc(r->kregs, cap * sizeof(*v));
-
-			if (!v)
-				return; /* its frames show no registration: one binary with the last */
-			r->kregs = v;
-			r->kregs_cap = cap;
-		}
+		if (pr_grow(&r->kregs, &r->kregs_cap, r->nkregs + 1, sizeof(*r->kregs)))
+			return; /* its frames show no registration: one binary with the last */
 		memmove(&r->kregs[i + 1], &r->kregs[i], (r->nkregs - i) * sizeof(*r->kregs));
 		r->nkregs++;
 	}
