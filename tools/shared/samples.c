@@ -354,27 +354,6 @@ void samples_close(struct samples_reader *r)
 	free(r);
 }
 
-int kmod_name(const char *path, char *buf, size_t len)
-{
-	static const char *const ext[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst", ".ko.bz2" };
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = strlen(base), i, e;
-
-	for (e = 0; e < sizeof(ext) / sizeof(ext[0]); e++) {
-		size_t el = strlen(ext[e]);
-
-		if (n > el && !strcmp(base + n - el, ext[e]) && n - el + 3 <= len) {
-			buf[0] = '[';
-			for (i = 0; i < n - el; i++)
-				buf[i + 1] = base[i] == '-' ? '_' : base[i];
-			buf[i + 1] = ']';
-			buf[i + 2] = '\0';
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The "FUNCTION (inlined)" name of an inlined function's frame (its
  * library name fn, which stays at its address), and its id. */
 static const char *inlined_name(struct samples_reader *r, const char *fn, int32_t *idp)

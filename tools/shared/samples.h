@@ -196,12 +196,6 @@ uint64_t samples_lost(const struct samples_reader *r);
 void samples_lost_warnings(const struct samples_reader *r, const char *cmd, const char *path);
 /* The name of thread tid now (after the records read so far); NULL when none named it. */
 const char *samples_thread_comm(const struct samples_reader *r, uint32_t tid);
-/*
- * A kernel module's file, /lib/modules/.../NAME.ko (perhaps compressed), as
- * perf's kmod_path__parse_name() names the module: [NAME], dashes made
- * underscores as the kernel spells module names. 0: path is no module file.
- */
-int kmod_name(const char *path, char *buf, size_t len);
 
 /* The file's tracing data (the HEADER_TRACING_DATA feature, or in pipe mode
  * the payload of the record seen so far): true with data and len, or false. */
