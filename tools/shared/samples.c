@@ -134,23 +134,23 @@ static int threads_asked(void)
 }
 
 /* perf's MAX_NR_CPUS: a larger id is refused, as perf refuses it. */
-#define ANS_MAX_CPUS 4096
+#define SAMPLES_MAX_CPUS 4096
 
 bool samples_cpus_option(const char *cmd, const char *list)
 {
-	int cpus[ANS_MAX_CPUS], n, i;
+	int cpus[SAMPLES_MAX_CPUS], n, i;
 
-	n = perfring_parse_cpu_list(list, cpus, ANS_MAX_CPUS);
+	n = perfring_parse_cpu_list(list, cpus, SAMPLES_MAX_CPUS);
 	if (n < 0) {
 		tool_usage_error(cmd, "--cpu: '%s' is not a CPU list such as 0-2,5 (%s)", list, perfring_errmsg());
 		return false;
 	}
-	for (i = 0; i < n && i < ANS_MAX_CPUS; i++)
-		if (cpus[i] >= ANS_MAX_CPUS) {
-			tool_usage_error(cmd, "--cpu: CPU %d is past the %d CPUs a file can have", cpus[i], ANS_MAX_CPUS);
+	for (i = 0; i < n && i < SAMPLES_MAX_CPUS; i++)
+		if (cpus[i] >= SAMPLES_MAX_CPUS) {
+			tool_usage_error(cmd, "--cpu: CPU %d is past the %d CPUs a file can have", cpus[i], SAMPLES_MAX_CPUS);
 			return false;
 		}
-	if (n == 0 || n > ANS_MAX_CPUS) {
+	if (n == 0 || n > SAMPLES_MAX_CPUS) {
 		tool_usage_error(cmd, "--cpu: '%s' names %s", list, n ? "more CPUs than a file can have" : "no CPU");
 		return false;
 	}
@@ -160,17 +160,17 @@ bool samples_cpus_option(const char *cmd, const char *list)
 /* r->cpu_on from opts.cpus (checked by the caller with samples_cpus_option()). */
 static int cpus_init(struct samples_reader *r)
 {
-	int cpus[ANS_MAX_CPUS], n, i;
+	int cpus[SAMPLES_MAX_CPUS], n, i;
 
-	n = perfring_parse_cpu_list(r->opts.cpus, cpus, ANS_MAX_CPUS);
-	if (n <= 0 || n > ANS_MAX_CPUS)
+	n = perfring_parse_cpu_list(r->opts.cpus, cpus, SAMPLES_MAX_CPUS);
+	if (n <= 0 || n > SAMPLES_MAX_CPUS)
 		return -EINVAL;
-	r->cpu_n = ANS_MAX_CPUS;
+	r->cpu_n = SAMPLES_MAX_CPUS;
 	r->cpu_on = calloc(r->cpu_n, 1);
 	if (!r->cpu_on)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		if (cpus[i] >= 0 && cpus[i] < ANS_MAX_CPUS)
+		if (cpus[i] >= 0 && cpus[i] < SAMPLES_MAX_CPUS)
 			r->cpu_on[cpus[i]] = 1;
 	return 0;
 }
@@ -723,8 +723,8 @@ bool samples_two_readers(const struct samples_reader *r)
 	 * with two readers (scripts/bench_dwarf.sh) */
 	return stat(r->path, &st) == 0 &&
 	       (uint64_t)st.st_size >= (samples_any_event(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
-						? ANS_TWO_READERS_MIN_STACKS
-						: ANS_TWO_READERS_MIN);
+						? SAMPLES_TWO_READERS_MIN_STACKS
+						: SAMPLES_TWO_READERS_MIN);
 }
 
 void samples_share(struct samples_reader *r, uint32_t n, uint32_t i, uint32_t block)

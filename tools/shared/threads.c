@@ -26,7 +26,7 @@ struct thread_name {
 	bool used;
 	bool named;	      /* comm holds a name a record gave */
 	bool sampled_unnamed; /* a sample found it without a name */
-	char comm[ANS_COMM_MAX];
+	char comm[THREADS_COMM_MAX];
 };
 
 struct threads {
@@ -106,8 +106,8 @@ static struct thread_name *entry_of(struct threads *t, uint32_t tid)
 static void copy_comm(char *to, const char *comm)
 {
 	if (to != comm) {
-		strncpy(to, comm, ANS_COMM_MAX - 1);
-		to[ANS_COMM_MAX - 1] = 0;
+		strncpy(to, comm, THREADS_COMM_MAX - 1);
+		to[THREADS_COMM_MAX - 1] = 0;
 	}
 }
 
@@ -173,7 +173,7 @@ void threads_set_renames(struct threads *t, const struct comm_rename *r, size_t 
 
 int threads_feed(struct threads *t, const struct perfring_decoded *d)
 {
-	char parent[ANS_COMM_MAX];
+	char parent[THREADS_COMM_MAX];
 	struct thread_name *e;
 	const char *c;
 
