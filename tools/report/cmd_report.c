@@ -402,9 +402,8 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_PID:
 		case OPT_TID:
-			if (!filter_num_list_ok(optarg))
-				return tool_usage_error(CMD, "--%s: '%s' is not a comma-separated list of numbers",
-							c == OPT_PID ? "pid" : "tid", optarg);
+			if (!filter_ids_option(CMD, c == OPT_PID ? "pid" : "tid", optarg))
+				return EXIT_USAGE;
 			*(c == OPT_PID ? &o.pids : &o.tids) = optarg;
 			break;
 		case OPT_DSO:

@@ -208,9 +208,8 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_PID:
 		case OPT_TID:
-			if (!filter_num_list_ok(optarg))
-				return tool_usage_error(CMD, "--%s: '%s' is not a comma-separated list of numbers",
-							c == OPT_PID ? "pid" : "tid", optarg);
+			if (!filter_ids_option(CMD, c == OPT_PID ? "pid" : "tid", optarg))
+				return EXIT_USAGE;
 			*(c == OPT_PID ? &sopts.pids : &sopts.tids) = optarg;
 			break;
 		case 'S':
