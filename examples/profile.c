@@ -8,13 +8,13 @@
  *  2. read the rings with a perfring reader and decode each record;
  *  3. name each sample's frames with perfring_stacks (live: a process that
  *     started before us is read from /proc when first seen), as perf names them;
- *  4. count the stacks and write them folded ("root;...;leaf COUNT", the input
- *     of flamegraph.pl and speedscope). TODO: pprof through perfring_profile.
+ *  4. count them in a perfring_profile, and write it as folded stacks
+ *     ("comm;root;...;leaf COUNT", the input of flamegraph.pl and speedscope)
+ *     and, with -P, as a pprof file (go tool pprof, Pyroscope, ...).
  *
  * Build: cc profile.c $(pkg-config --cflags --libs perfring)
- * Run:   profile [-F HZ] [-d SECONDS] [-o FILE] (-a | -p PID | -- COMMAND [ARG...])
+ * Run:   profile [-F HZ] [-d SECONDS] [-o FOLDED] [-P PPROF] (-a | -p PID | -- COMMAND [ARG...])
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,70 +29,37 @@
 struct prof {
 	struct perfring_parse_config cfg;
 	struct perfring_stacks *stacks;
-	struct { char *key; uint64_t n; } *tab; /* the folded stacks: open addressing */
-	size_t cap, used;
+	struct perfring_profile *profile;
 	uint64_t samples;
 };
-
-static uint64_t *count_of(struct prof *p, const char *key)
-{
-	size_t h = 5381, i;
-
-	for (i = 0; key[i]; i++)
-		h = h * 33 + (unsigned char)key[i];
-	if ((p->used + 1) * 2 > p->cap) { /* grow: rehash into twice the slots */
-		struct prof q = { .cap = p->cap ? p->cap * 2 : 1024 };
-
-		q.tab = calloc(q.cap, sizeof(*q.tab));
-		for (i = 0; q.tab && i < p->cap; i++)
-			if (p->tab[i].key)
-				*count_of(&q, p->tab[i].key) = p->tab[i].n, free(p->tab[i].key);
-		if (!q.tab)
-			return NULL;
-		free(p->tab);
-		p->tab = q.tab, p->cap = q.cap;
-	}
-	for (i = h & (p->cap - 1); p->tab[i].key && strcmp(p->tab[i].key, key); i = (i + 1) & (p->cap - 1))
-		;
-	if (!p->tab[i].key && (p->tab[i].key = strdup(key)))
-		p->used++;
-	return p->tab[i].key ? &p->tab[i].n : NULL;
-}
-
-/* A sample's stack, root first, as perf script | stackcollapse-perf.pl folds it. */
-static void add_sample(struct prof *p, const struct perfring_decoded *d)
-{
-	struct perfring_stack st;
-	char key[8192];
-	size_t len = 0, i;
-	uint64_t *n;
-
-	if (perfring_stacks_sample(p->stacks, d, &st))
-		return;
-	for (i = st.nframes; i-- > 0 && len < sizeof(key) - 1;) {
-		const struct perfring_frame *f = perfring_stack_frame(&st, i);
-
-		len += snprintf(key + len, sizeof(key) - len, "%s%s", len ? ";" : "", f->name ? f->name : "[unknown]");
-	}
-	if (len >= sizeof(key))
-		len = sizeof(key) - 1;
-	key[len] = '\0';
-	if ((n = count_of(p, key)))
-		(*n)++, p->samples++;
-}
 
 static int on_record(const struct perfring_msg *ev, void *ctx)
 {
 	const struct perfring_ring_record *r = perfring_msg_record(ev);
+	struct perfring_profile_sample s = { .sz = sizeof(s) };
+	struct perfring_map_hit hit = { .comm = NULL };
 	struct perfring_decoded d;
+	struct perfring_stack st;
 	struct prof *p = ctx;
 
 	if (!r || r->data2 || perfring_record_parse(&p->cfg, r->data, r->size, &d))
 		return PERFRING_CONTINUE;
-	if (d.type == PERF_RECORD_SAMPLE)
-		add_sample(p, &d);
-	else
+	if (d.type != PERF_RECORD_SAMPLE) {
 		perfring_stacks_feed(p->stacks, &d); /* COMM, MMAP2, FORK, EXIT */
+		return PERFRING_CONTINUE;
+	}
+	if (perfring_stacks_sample(p->stacks, &d, &st))
+		return PERFRING_CONTINUE;
+	/* the process's name: the lookup fills it in even when no mapping holds the ip */
+	perfring_procs_lookup(perfring_stacks_procs(p->stacks), d.u.sample.pid, d.u.sample.ip, &hit);
+	s.stack = &st;
+	s.pid = d.u.sample.pid;
+	s.tid = d.u.sample.tid;
+	s.comm = hit.comm;
+	s.time = d.u.sample.time;
+	s.period = d.u.sample.period;
+	if (!perfring_profile_add(p->profile, &s))
+		p->samples++;
 	return PERFRING_CONTINUE;
 }
 
@@ -116,33 +83,51 @@ static pid_t spawn(char **argv, int *go)
 	return pid;
 }
 
+/* p written as fmt to path ('-': stdout). */
+static int write_file(const struct perfring_profile *p, enum perfring_profile_format fmt, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	int err;
+
+	if (!f)
+		return perror(path), -1;
+	err = perfring_profile_write(p, fmt, f, NULL);
+	if (err)
+		fprintf(stderr, "profile: %s: %s\n", path, perfring_errmsg());
+	return (f != stdout && fclose(f)) || err ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct perfring_event_opts eo = { .sz = sizeof(eo), .sample_freq = 99, .callchain = true,
-					  .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
-					  .task_events = true, .sample_id_all = true, .inherit = true };
+					  .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+							 PERF_SAMPLE_PERIOD,
+					  .task_events = true, .sample_id_all = true };
 	struct perfring_reader_opts ro = PERFRING_OPTS_INIT(perfring_reader_opts, .linearize = true);
-	struct perfring_stacks_opts so = { .sz = sizeof(so), .live = true };
+	struct perfring_stacks_opts so = PERFRING_OPTS_INIT(perfring_stacks_opts, .live = true);
+	const char *events[] = { "cpu-clock" }, *folded = "-", *pprof = NULL;
+	struct perfring_profile_opts po = PERFRING_OPTS_INIT(perfring_profile_opts, .event_names = events,
+							     .nevents = 1);
 	struct prof p = { 0 };
 	struct perf_event_attr attr;
 	struct perfring_reader *rd;
-	int cpus[4096], ncpu, i, opt, go = -1, fd, secs = 10;
+	int cpus[4096], ncpu, i, opt, go = -1, fd, secs = 10, ret;
 	pid_t pid = -1, child = -1;
-	const char *out = NULL;
-	FILE *f = stdout;
 	time_t end;
 
-	while ((opt = getopt(argc, argv, "+F:d:o:ap:")) != -1) {
+	while ((opt = getopt(argc, argv, "+F:d:o:P:ap:")) != -1) {
 		if (opt == 'F')
 			eo.sample_freq = strtoull(optarg, NULL, 10);
 		else if (opt == 'd')
 			secs = atoi(optarg);
 		else if (opt == 'o')
-			out = optarg;
+			folded = optarg;
+		else if (opt == 'P')
+			pprof = optarg;
 		else if (opt == 'p')
 			pid = atoi(optarg);
 		else if (opt != 'a')
-			return fprintf(stderr, "usage: %s [-F HZ] [-d SECS] [-o FILE] (-a | -p PID | -- CMD...)\n",
+			return fprintf(stderr, "usage: %s [-F HZ] [-d SECS] [-o FOLDED] [-P PPROF] (-a | -p PID | -- CMD...)\n",
 				       argv[0]), 2;
 	}
 	eo.inherit = pid != -1 || optind < argc; /* the threads and children it makes too */
@@ -150,8 +135,9 @@ int main(int argc, char **argv)
 		return perror("fork"), 1;
 	ncpu = perfring_online_cpus(cpus, 4096);
 	p.stacks = perfring_stacks_new(&so);
+	p.profile = perfring_profile_new(&po);
 	rd = perfring_reader_new(&ro);
-	if (ncpu <= 0 || !p.stacks || !rd)
+	if (ncpu <= 0 || !p.stacks || !p.profile || !rd)
 		return fprintf(stderr, "profile: %s\n", perfring_errmsg()), 1;
 	for (i = 0; i < ncpu; i++) { /* one event and ring per CPU, for pid (-1: every process) */
 		fd = perfring_event_open("cpu-clock", pid, cpus[i], -1, &eo, &attr);
@@ -160,6 +146,7 @@ int main(int argc, char **argv)
 	}
 	if (perfring_parse_config_init(&p.cfg, &attr, false))
 		return fprintf(stderr, "profile: %s\n", perfring_errmsg()), 1;
+	perfring_profile_set_sampling(p.profile, 0, eo.sample_freq, true);
 	if (go >= 0 && (write(go, "g", 1) != 1 || close(go)))
 		return perror("profile: starting the command"), 1;
 	for (end = time(NULL) + secs; time(NULL) < end;) {
@@ -170,14 +157,11 @@ int main(int argc, char **argv)
 	perfring_reader_consume(rd, on_record, &p);
 	if (child > 0 && kill(child, SIGKILL) == 0)
 		waitpid(child, NULL, 0);
-	if (out && !(f = fopen(out, "w")))
-		return perror(out), 1;
-	for (i = 0; (size_t)i < p.cap; free(p.tab[i++].key))
-		if (p.tab[i].key)
-			fprintf(f, "%s %llu\n", p.tab[i].key, (unsigned long long)p.tab[i].n);
-	free(p.tab);
-	fprintf(stderr, "profile: %llu samples, %zu stacks\n", (unsigned long long)p.samples, p.used);
+	ret = write_file(p.profile, PERFRING_PROFILE_FOLDED, folded) ||
+	      (pprof && write_file(p.profile, PERFRING_PROFILE_PPROF, pprof));
+	fprintf(stderr, "profile: %llu samples\n", (unsigned long long)p.samples);
 	perfring_reader_free(rd);
+	perfring_profile_free(p.profile);
 	perfring_stacks_free(p.stacks);
-	return f == stdout || !fclose(f) ? 0 : 1;
+	return ret;
 }

@@ -9,7 +9,7 @@
 #                                            call graphs drawn (the default of both)
 #   RATIO report_nograph perfring/perf_report  the same with -g none on both (the table only)
 #   bench_report_script.sh [BUILD_DIR]     (default build; called by scripts/bench.sh)
-# BENCH_PERFDATA_FILE (build/bench/big.perf.data) is the file; BENCH_ANSWERS_REPS
+# BENCH_PERFDATA_FILE (build/bench/big.perf.data) is the file; BENCH_REPORT_REPS
 # (3) passes each, alternating, wall-clock medians (and user CPU medians), page
 # cache warm, output to /dev/null. The two outputs are checked to hold the same
 # samples (script: header lines; report: the Samples and Event count lines).
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 
 O=${1:-build}
 file=${BENCH_PERFDATA_FILE:-build/bench/big.perf.data}
-reps=${BENCH_ANSWERS_REPS:-3}
+reps=${BENCH_REPORT_REPS:-3}
 tool=$O/perfring
 tmp=$(mktemp -d /tmp/perfring-bench-report-script.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

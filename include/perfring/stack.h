@@ -198,6 +198,15 @@ PERFRING_API struct perfring_symbolizer *perfring_stacks_symbolizer(struct perfr
  */
 PERFRING_API const char *perfring_demangle(const char *name, char *buf, size_t len);
 
+/*
+ * A kernel module's file, /lib/modules/.../NAME.ko (perhaps compressed), as
+ * perf names the module: "[NAME]", dashes made underscores as the kernel
+ * spells module names, into buf (len bytes). The name frames show for a
+ * module recorded without its build id; with one, a frame's dso is the file.
+ * Returns buf, or NULL when path is no module file or buf is too small.
+ */
+PERFRING_API const char *perfring_kmod_name(const char *path, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -136,19 +136,7 @@ int perfring_profile_set_sampling(struct perfring_profile *p, uint32_t event, ui
 
 static int scratch_reserve(struct perfring_profile *p, size_t bytes)
 {
-	if (bytes <= p->scratch_cap)
-		return 0;
-	size_t cap = p->scratch_cap ? p->scratch_cap : 256;
-
-	while (cap < bytes)
-		cap *= 2;
-	void *s = realloc(p->scratch, cap);
-
-	if (!s)
-		return -ENOMEM;
-	p->scratch = s;
-	p->scratch_cap = cap;
-	return 0;
+	return pr_grow(&p->scratch, &p->scratch_cap, bytes, 1);
 }
 
 static void hexify(char *out, const uint8_t *b, size_t n)
@@ -305,14 +293,8 @@ static long intern_locations(struct perfring_profile *p, const struct perfring_s
 	size_t nlocs = 0;
 	long id;
 
-	if (st->nframes > p->sample_locs_cap) {
-		uint32_t *v = realloc(p->sample_locs, st->nframes * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->sample_locs = v;
-		p->sample_locs_cap = st->nframes;
-	}
+	if (pr_grow(&p->sample_locs, &p->sample_locs_cap, st->nframes, sizeof(*p->sample_locs)))
+		return -ENOMEM;
 	for (size_t i = 0; i < st->nframes;) {
 		const struct perfring_frame *f = perfring_stack_frame(st, i);
 		size_t j = i;
@@ -434,15 +416,8 @@ int perfring_profile_add(struct perfring_profile *p, const struct perfring_profi
 	if (nlocs)
 		memcpy(k->locs, p->sample_locs, (size_t)nlocs * sizeof(uint32_t));
 	/* Room for one more stack's values before the stack can exist. */
-	if (p->stacks.n + 1 > p->vals_cap) {
-		size_t cap = p->vals_cap ? p->vals_cap * 2 : 64;
-		struct prof_vals *v = realloc(p->stack_vals, cap * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		p->stack_vals = v;
-		p->vals_cap = cap;
-	}
+	if (pr_grow(&p->stack_vals, &p->vals_cap, p->stacks.n + 1, sizeof(*p->stack_vals)))
+		goto nomem;
 	if ((id = pr_prof_itab_get(&p->stacks, p->scratch, bytes, &created)) < 0)
 		goto nomem;
 	if (created)

@@ -313,16 +313,9 @@ int pr_prof_write_firefox(const struct perfring_profile *p, const char *name, FI
 			goto out;
 		}
 		if (created) {
-			if (nthreads == cap) {
-				size_t ncap = cap ? cap * 2 : 16;
-				struct thread *v = realloc(threads, ncap * sizeof(*v));
-
-				if (!v) {
-					err = -ENOMEM;
-					goto out;
-				}
-				threads = v;
-				cap = ncap;
+			if (pr_grow(&threads, &cap, nthreads + 1, sizeof(*threads))) {
+				err = -ENOMEM;
+				goto out;
 			}
 			threads[nthreads++] = (struct thread){ k->event, k->pid, k->tid, k->comm_sid,
 							       pr_prof_event_is_clock(pr_prof_str(p, p->event_sid[k->event])),

@@ -115,15 +115,8 @@ long pr_prof_itab_get(struct pr_itab *t, const void *data, size_t len, bool *cre
 	/* Load factor at most 1/2. */
 	if ((t->n + 1) * 2 > t->slot_cap && itab_grow_slots(t))
 		return -ENOMEM;
-	if (t->n == t->keys_cap) {
-		size_t cap = t->keys_cap ? t->keys_cap * 2 : 64;
-		struct pr_ikey **keys = realloc(t->keys, cap * sizeof(*keys));
-
-		if (!keys)
-			return -ENOMEM;
-		t->keys = keys;
-		t->keys_cap = cap;
-	}
+	if (pr_grow(&t->keys, &t->keys_cap, t->n + 1, sizeof(*t->keys)))
+		return -ENOMEM;
 	struct pr_ikey *k = malloc(sizeof(*k) + len + 1);
 
 	if (!k)
@@ -170,19 +163,9 @@ void pr_prof_buf_put(struct prof_buf *b, const void *data, size_t n)
 {
 	if (b->err)
 		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		unsigned char *nb = realloc(b->b, cap);
-
-		if (!nb) {
-			b->err = -ENOMEM;
-			return;
-		}
-		b->b = nb;
-		b->cap = cap;
+	if (pr_grow(&b->b, &b->cap, b->len + n + 1, 1)) {
+		b->err = -ENOMEM;
+		return;
 	}
 	if (n)
 		memcpy(b->b + b->len, data, n);

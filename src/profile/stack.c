@@ -189,16 +189,7 @@ int perfring_stacks_feed(struct perfring_stacks *st, const struct perfring_decod
 
 static int reserve_frames(struct perfring_stacks *st, size_t n)
 {
-	struct pr_frame *f;
-
-	if (n <= st->frames_cap)
-		return 0;
-	f = realloc(st->frames, n * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	st->frames = f;
-	st->frames_cap = n;
-	return 0;
+	return pr_grow(&st->frames, &st->frames_cap, n, sizeof(*st->frames));
 }
 
 static void stack_out(struct perfring_stacks *st, size_t n, struct perfring_stack *out)
@@ -334,14 +325,8 @@ static int sample_unwound(struct perfring_stacks *st, const struct perfring_deco
 	 * perf's thread__resolve_callchain() gives each its own max_stack */
 	if (reserve_frames(st, 2 * max))
 		return -ENOMEM;
-	if (st->ips_cap < max) {
-		uint64_t *ips = realloc(st->ips, max * sizeof(*ips));
-
-		if (!ips)
-			return -ENOMEM;
-		st->ips = ips;
-		st->ips_cap = max;
-	}
+	if (pr_grow(&st->ips, &st->ips_cap, max, sizeof(*st->ips)))
+		return -ENOMEM;
 	out->unwound = true;
 	/* the recorded part is cut as any chain is (from the root end when
 	 * walked callers first); what is unwound, from the sample's end */

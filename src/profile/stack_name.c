@@ -56,15 +56,18 @@ static bool kernel_module_map(const char *path)
 	return (path[0] == '/' || path[0] == '[') && !is_core_kernel(path);
 }
 
-/* A module's file, /lib/modules/.../NAME.ko (perhaps compressed), named as
- * perf's kmod_path__parse_name() names the module: [NAME], dashes made
- * underscores as the kernel spells module names. false: no module file. */
-static bool kmod_name(const char *path, char *buf, size_t len)
+/* perf's kmod_path__parse_name(): the module's name is the file's, without
+ * its extension (.ko, perhaps compressed). */
+const char *perfring_kmod_name(const char *path, char *buf, size_t len)
 {
 	static const char *const ext[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst", ".ko.bz2" };
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = strlen(base), i, e;
+	const char *base;
+	size_t n, i, e;
 
+	if (!path || !buf)
+		return NULL;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	n = strlen(base);
 	for (e = 0; e < sizeof(ext) / sizeof(ext[0]); e++) {
 		size_t el = strlen(ext[e]);
 
@@ -74,10 +77,10 @@ static bool kmod_name(const char *path, char *buf, size_t len)
 				buf[i + 1] = base[i] == '-' ? '_' : base[i];
 			buf[i + 1] = ']';
 			buf[i + 2] = '\0';
-			return true;
+			return buf;
 		}
 	}
-	return false;
+	return NULL;
 }
 
 /*
@@ -99,7 +102,7 @@ static const char *kernel_dso(struct perfring_stacks *st, int look, bool unmappe
 		return "[unknown]";
 	if (look || !kernel_module_map(hit->path))
 		return "[kernel.kallsyms]";
-	if (hit->build_id_size || hit->path[0] == '[' || !kmod_name(hit->path, name, sizeof(name)))
+	if (hit->build_id_size || hit->path[0] == '[' || !perfring_kmod_name(hit->path, name, sizeof(name)))
 		return hit->path;
 	s = pr_intern_str(&st->strs, name);
 	return s ? s : hit->path;

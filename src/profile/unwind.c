@@ -583,14 +583,8 @@ size_t pr_unwind_stack(struct pr_unwinder *u, const struct perfring_procs *procs
 	p = proc_slot(u, s->pid);
 	c->procs = procs;
 	c->s = s;
-	if (max > u->act_cap) {
-		bool *act = realloc(c->act, max * sizeof(*act));
-
-		if (!act)
-			return 0;
-		c->act = act;
-		u->act_cap = max;
-	}
+	if (pr_grow(&c->act, &u->act_cap, max, sizeof(*c->act)))
+		return 0;
 	c->ips = ips;
 	c->max = max;
 	c->stack = s->stack_user.data;

@@ -8,6 +8,7 @@
  *   the markers skipped, frames leaf first; max_stack cuts it, a negative
  *   max_stack leaves the ip alone, apart from the chain;
  * - perfring_demangle(): C++ and Rust names as perf shows them, cut to fit;
+ * - perfring_kmod_name(): a module's file as [NAME], compressed or not;
  * - bad arguments: EINVAL with a message.
  */
 #include <errno.h>
@@ -173,6 +174,22 @@ TEST(stacks_demangle)
 	CHECK(perfring_demangle("_Zzzz", buf, sizeof(buf))[0] == '_');
 	CHECK(perfring_demangle("_ZN3foo3barEi", NULL, 0)[0] == '_');
 	CHECK(perfring_demangle(NULL, buf, sizeof(buf)) == NULL);
+}
+
+TEST(stacks_kmod_name)
+{
+	char buf[64], tiny[8];
+
+	CHECK(!strcmp(perfring_kmod_name("/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko", buf, sizeof(buf)) ?: "",
+		      "[ext4]"));
+	CHECK(!strcmp(perfring_kmod_name("/lib/modules/6.8/kernel/drivers/nvme-core.ko.zst", buf, sizeof(buf)) ?: "",
+		      "[nvme_core]"));
+	CHECK(!strcmp(perfring_kmod_name("i915.ko.xz", buf, sizeof(buf)) ?: "", "[i915]"));
+	CHECK(perfring_kmod_name("/usr/lib/libc.so.6", buf, sizeof(buf)) == NULL);
+	CHECK(perfring_kmod_name("/lib/modules/.ko", buf, sizeof(buf)) == NULL); /* no name */
+	CHECK(perfring_kmod_name("/x/12345678.ko", tiny, sizeof(tiny)) == NULL); /* "[12345678]" needs 11 */
+	CHECK(!strcmp(perfring_kmod_name("/x/12345.ko", tiny, sizeof(tiny)) ?: "", "[12345]"));
+	CHECK(perfring_kmod_name(NULL, buf, sizeof(buf)) == NULL);
 }
 
 TEST(stacks_bad_args)

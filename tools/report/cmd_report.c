@@ -84,7 +84,7 @@ void cmd_report_usage(FILE *f)
 		"  -G, --inverted          the chains callers first (-g caller)\n"
 		"  -j, --json              one JSON object per event: samples, period, entries[] with the\n"
 		"                          keys, self and children percentages and periods\n"
-		ANS_EXPORT_HELP
+		EXPORT_HELP
 		"      --stats             print the record counts instead\n"
 		"      --header-only       print the header's features instead\n"
 		"      --header            print the header's features, then the report\n"
@@ -314,7 +314,7 @@ int cmd_report(int argc, char **argv)
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "branch-stack", no_argument, NULL, 'b' },
 		{ "no-branch-stack", no_argument, NULL, OPT_NO_BRANCH },
-		ANS_EXPORT_LONGOPTS,
+		EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -402,9 +402,8 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_PID:
 		case OPT_TID:
-			if (!filter_num_list_ok(optarg))
-				return tool_usage_error(CMD, "--%s: '%s' is not a comma-separated list of numbers",
-							c == OPT_PID ? "pid" : "tid", optarg);
+			if (!filter_ids_option(CMD, c == OPT_PID ? "pid" : "tid", optarg))
+				return EXIT_USAGE;
 			*(c == OPT_PID ? &o.pids : &o.tids) = optarg;
 			break;
 		case OPT_DSO:

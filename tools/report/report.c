@@ -303,7 +303,7 @@ static int32_t dso_id(struct report *r, const struct named_frame *f)
 		snprintf(name, sizeof(name), "[JIT] tid %ld", pid);
 		return intern_str(r->strs, name);
 	}
-	if (f->kernel && f->dso[0] == '/' && kmod_name(f->dso, name, sizeof(name)))
+	if (f->kernel && f->dso[0] == '/' && perfring_kmod_name(f->dso, name, sizeof(name)))
 		return intern_str(r->strs, name);
 	return intern_ptr(r->strs, short_dso(f->dso));
 }
@@ -321,7 +321,7 @@ static int graph_table_dsos(struct report *r, const struct perfring_perfdata *pd
 	for (i = 0; info && i < info->nr_build_ids; i++) {
 		if (!(b = perfring_perfdata_build_id(pd, i)) || !b->filename)
 			continue;
-		if (b->pid == -1 && b->filename[0] == '/' && kmod_name(b->filename, name, sizeof(name)))
+		if (b->pid == -1 && b->filename[0] == '/' && perfring_kmod_name(b->filename, name, sizeof(name)))
 			id = intern_str(r->strs, name);
 		else
 			id = intern_str(r->strs, short_dso(b->filename));

@@ -64,7 +64,7 @@ void cmd_script_usage(FILE *f)
 		"      --reltime           times since the first sample shown\n"
 		"      --deltatime         times since the previous sample shown\n"
 		"  -f, --force             accepted as perf takes it (perfring checks no file owner)\n"
-		ANS_EXPORT_HELP
+		EXPORT_HELP
 		"                          --inline shows them in the listing and --json too: the\n"
 		"                          functions inlined at a call-chain frame's address come\n"
 		"                          before it as NAME+0xOFF (inlined) lines, as perf script\n"
@@ -154,7 +154,7 @@ int cmd_script(int argc, char **argv)
 		{ "reltime", no_argument, NULL, OPT_RELTIME },
 		{ "deltatime", no_argument, NULL, OPT_DELTATIME },
 		{ "force", no_argument, NULL, 'f' },
-		ANS_EXPORT_LONGOPTS,
+		EXPORT_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -208,9 +208,8 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_PID:
 		case OPT_TID:
-			if (!filter_num_list_ok(optarg))
-				return tool_usage_error(CMD, "--%s: '%s' is not a comma-separated list of numbers",
-							c == OPT_PID ? "pid" : "tid", optarg);
+			if (!filter_ids_option(CMD, c == OPT_PID ? "pid" : "tid", optarg))
+				return EXIT_USAGE;
 			*(c == OPT_PID ? &sopts.pids : &sopts.tids) = optarg;
 			break;
 		case 'S':

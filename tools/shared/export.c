@@ -51,25 +51,25 @@ struct export {
 bool export_option(struct export_opts *o, int c, const char *arg)
 {
 	switch (c) {
-	case ANS_OPT_FOLDED:
+	case EXPORT_OPT_FOLDED:
 		o->folded = arg;
 		return true;
-	case ANS_OPT_PPROF:
+	case EXPORT_OPT_PPROF:
 		o->pprof = arg;
 		return true;
-	case ANS_OPT_SPEEDSCOPE:
+	case EXPORT_OPT_SPEEDSCOPE:
 		o->speedscope = arg;
 		return true;
-	case ANS_OPT_FIREFOX:
+	case EXPORT_OPT_FIREFOX:
 		o->firefox = arg;
 		return true;
-	case ANS_OPT_BY_PERIOD:
+	case EXPORT_OPT_BY_PERIOD:
 		o->by_period = true;
 		o->modifiers = true;
 		return true;
-	case ANS_OPT_INLINE:
-	case ANS_OPT_NO_INLINE:
-		o->inline_frames = c == ANS_OPT_INLINE;
+	case EXPORT_OPT_INLINE:
+	case EXPORT_OPT_NO_INLINE:
+		o->inline_frames = c == EXPORT_OPT_INLINE;
 		o->inline_given = true;
 		return true;
 	default:

@@ -27,34 +27,34 @@ struct export_opts {
 };
 
 /* The export options, shared by report and script so that both take the same
- * names with the same meaning: ANS_EXPORT_LONGOPTS goes into a command's
+ * names with the same meaning: EXPORT_LONGOPTS goes into a command's
  * getopt_long() table, export_option() takes what getopt_long() returned
- * for them, ANS_EXPORT_HELP is their part of the command's --help (columns of
+ * for them, EXPORT_HELP is their part of the command's --help (columns of
  * report's help: the option in 26, the text after). */
 enum {
-	ANS_OPT_FOLDED = 0x400, /* above any short option and the commands' own long ones */
-	ANS_OPT_PPROF,
-	ANS_OPT_SPEEDSCOPE,
-	ANS_OPT_FIREFOX,
-	ANS_OPT_BY_PERIOD,
-	ANS_OPT_INLINE,
-	ANS_OPT_NO_INLINE,
+	EXPORT_OPT_FOLDED = 0x400, /* above any short option and the commands' own long ones */
+	EXPORT_OPT_PPROF,
+	EXPORT_OPT_SPEEDSCOPE,
+	EXPORT_OPT_FIREFOX,
+	EXPORT_OPT_BY_PERIOD,
+	EXPORT_OPT_INLINE,
+	EXPORT_OPT_NO_INLINE,
 };
 
-#define ANS_EXPORT_LONGOPTS                                                 \
-	{ "folded", required_argument, NULL, ANS_OPT_FOLDED },              \
-	{ "pprof", required_argument, NULL, ANS_OPT_PPROF },                \
-	{ "speedscope", required_argument, NULL, ANS_OPT_SPEEDSCOPE },      \
-	{ "firefox", required_argument, NULL, ANS_OPT_FIREFOX },            \
-	{ "by-period", no_argument, NULL, ANS_OPT_BY_PERIOD },              \
-	{ "inline", no_argument, NULL, ANS_OPT_INLINE },                    \
-	{ "no-inline", no_argument, NULL, ANS_OPT_NO_INLINE }
+#define EXPORT_LONGOPTS                                                   \
+	{ "folded", required_argument, NULL, EXPORT_OPT_FOLDED },         \
+	{ "pprof", required_argument, NULL, EXPORT_OPT_PPROF },           \
+	{ "speedscope", required_argument, NULL, EXPORT_OPT_SPEEDSCOPE }, \
+	{ "firefox", required_argument, NULL, EXPORT_OPT_FIREFOX },       \
+	{ "by-period", no_argument, NULL, EXPORT_OPT_BY_PERIOD },         \
+	{ "inline", no_argument, NULL, EXPORT_OPT_INLINE },               \
+	{ "no-inline", no_argument, NULL, EXPORT_OPT_NO_INLINE }
 
-#define ANS_EXPORT_HELP                                                                            \
+#define EXPORT_HELP                                                                                \
 	"      --folded FILE       write folded stacks (comm;root;...;leaf COUNT; '-': stdout)\n"  \
 	"      --pprof FILE        write a gzip'd pprof profile (go tool pprof, Pyroscope, ...)\n" \
 	"      --speedscope FILE   write a speedscope JSON profile\n"                              \
-	"      --firefox FILE      write a Firefox Profiler profile (processed format)\n"         \
+	"      --firefox FILE      write a Firefox Profiler profile (processed format)\n"          \
 	"      --by-period         folded counts are periods rather than samples\n"                \
 	"      --inline            the exports show DWARF inlined functions as frames\n"           \
 	"      --no-inline         frames named by their symbol only (the default)\n"

@@ -4,8 +4,9 @@
 #include <string.h>
 
 #include "shared/filter.h"
+#include "shared/tool.h"
 
-bool filter_num_list_ok(const char *s)
+static bool num_list_ok(const char *s)
 {
 	const char *p = s;
 
@@ -19,6 +20,14 @@ bool filter_num_list_ok(const char *s)
 			return false;
 	}
 	return *s != '\0';
+}
+
+bool filter_ids_option(const char *cmd, const char *opt, const char *s)
+{
+	if (num_list_ok(s))
+		return true;
+	tool_usage_error(cmd, "--%s: '%s' is not a comma-separated list of numbers", opt, s);
+	return false;
 }
 
 bool filter_in_list(const char *list, const char *s)

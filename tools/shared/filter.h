@@ -9,8 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Whether s is a list --pid and --tid take: "12,345" (no empty items). */
-bool filter_num_list_ok(const char *s);
+/* Whether s is a list --pid and --tid (opt) take, "12,345" (no empty
+ * items): true, or false with cmd's usage error said. */
+bool filter_ids_option(const char *cmd, const char *opt, const char *s);
 /* Whether s is one of list's comma-separated items. */
 bool filter_in_list(const char *list, const char *s);
 /* Whether v (printed as perf prints a pid: signed) is one of list's items. */

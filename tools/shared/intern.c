@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shared/zalloc.h"
+#include "../../src/common/alloc.h"
 #include "shared/intern.h"
 
 struct slot {
@@ -40,7 +40,7 @@ static uint64_t hash_ptr(const char *s)
 static int table_init(struct table *t)
 {
 	t->cap = 1024;
-	t->v = tool_zalloc(t->cap, sizeof(*t->v));
+	t->v = pr_zalloc(t->cap, sizeof(*t->v));
 	return t->v ? 0 : -1;
 }
 
@@ -58,7 +58,7 @@ static int grow(struct table *t, bool by_ptr)
 	struct table n = { .cap = t->cap * 2 };
 	size_t i;
 
-	n.v = tool_zalloc(n.cap, sizeof(*n.v));
+	n.v = pr_zalloc(n.cap, sizeof(*n.v));
 	if (!n.v)
 		return -1;
 	for (i = 0; i < t->cap; i++)
@@ -105,15 +105,8 @@ int32_t intern_str(struct intern *t, const char *s)
 	e = find(&t->by_str, s, false);
 	if (e->key)
 		return e->id;
-	if (t->nstrs == t->cap_strs) {
-		size_t cap = t->cap_strs ? t->cap_strs * 2 : 1024;
-		char **v = realloc(t->strs, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		t->strs = v;
-		t->cap_strs = cap;
-	}
+	if (pr_grow(&t->strs, &t->cap_strs, t->nstrs + 1, sizeof(*t->strs)))
+		return -1;
 	copy = strdup(s);
 	if (!copy)
 		return -1;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "../../src/common/alloc.h"
 #include "shared/intern.h"
 #include "shared/samples.h"
 #include "shared/threads.h"
@@ -71,6 +72,8 @@ static int sync_attrs(struct samples_reader *r)
 
 	if (n <= r->nattrs)
 		return 0;
+	/* not pr_grow(): sized to the file's attrs exactly (nattrs is both count
+	 * and capacity), each new slot filled below */
 	a = realloc(r->attrs, n * sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -131,23 +134,23 @@ static int threads_asked(void)
 }
 
 /* perf's MAX_NR_CPUS: a larger id is refused, as perf refuses it. */
-#define ANS_MAX_CPUS 4096
+#define SAMPLES_MAX_CPUS 4096
 
 bool samples_cpus_option(const char *cmd, const char *list)
 {
-	int cpus[ANS_MAX_CPUS], n, i;
+	int cpus[SAMPLES_MAX_CPUS], n, i;
 
-	n = perfring_parse_cpu_list(list, cpus, ANS_MAX_CPUS);
+	n = perfring_parse_cpu_list(list, cpus, SAMPLES_MAX_CPUS);
 	if (n < 0) {
 		tool_usage_error(cmd, "--cpu: '%s' is not a CPU list such as 0-2,5 (%s)", list, perfring_errmsg());
 		return false;
 	}
-	for (i = 0; i < n && i < ANS_MAX_CPUS; i++)
-		if (cpus[i] >= ANS_MAX_CPUS) {
-			tool_usage_error(cmd, "--cpu: CPU %d is past the %d CPUs a file can have", cpus[i], ANS_MAX_CPUS);
+	for (i = 0; i < n && i < SAMPLES_MAX_CPUS; i++)
+		if (cpus[i] >= SAMPLES_MAX_CPUS) {
+			tool_usage_error(cmd, "--cpu: CPU %d is past the %d CPUs a file can have", cpus[i], SAMPLES_MAX_CPUS);
 			return false;
 		}
-	if (n == 0 || n > ANS_MAX_CPUS) {
+	if (n == 0 || n > SAMPLES_MAX_CPUS) {
 		tool_usage_error(cmd, "--cpu: '%s' names %s", list, n ? "more CPUs than a file can have" : "no CPU");
 		return false;
 	}
@@ -157,17 +160,17 @@ bool samples_cpus_option(const char *cmd, const char *list)
 /* r->cpu_on from opts.cpus (checked by the caller with samples_cpus_option()). */
 static int cpus_init(struct samples_reader *r)
 {
-	int cpus[ANS_MAX_CPUS], n, i;
+	int cpus[SAMPLES_MAX_CPUS], n, i;
 
-	n = perfring_parse_cpu_list(r->opts.cpus, cpus, ANS_MAX_CPUS);
-	if (n <= 0 || n > ANS_MAX_CPUS)
+	n = perfring_parse_cpu_list(r->opts.cpus, cpus, SAMPLES_MAX_CPUS);
+	if (n <= 0 || n > SAMPLES_MAX_CPUS)
 		return -EINVAL;
-	r->cpu_n = ANS_MAX_CPUS;
+	r->cpu_n = SAMPLES_MAX_CPUS;
 	r->cpu_on = calloc(r->cpu_n, 1);
 	if (!r->cpu_on)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		if (cpus[i] >= 0 && cpus[i] < ANS_MAX_CPUS)
+		if (cpus[i] >= 0 && cpus[i] < SAMPLES_MAX_CPUS)
 			r->cpu_on[cpus[i]] = 1;
 	return 0;
 }
@@ -352,27 +355,6 @@ void samples_close(struct samples_reader *r)
 	free(r);
 }
 
-int kmod_name(const char *path, char *buf, size_t len)
-{
-	static const char *const ext[] = { ".ko", ".ko.gz", ".ko.xz", ".ko.zst", ".ko.bz2" };
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = strlen(base), i, e;
-
-	for (e = 0; e < sizeof(ext) / sizeof(ext[0]); e++) {
-		size_t el = strlen(ext[e]);
-
-		if (n > el && !strcmp(base + n - el, ext[e]) && n - el + 3 <= len) {
-			buf[0] = '[';
-			for (i = 0; i < n - el; i++)
-				buf[i + 1] = base[i] == '-' ? '_' : base[i];
-			buf[i + 1] = ']';
-			buf[i + 2] = '\0';
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The "FUNCTION (inlined)" name of an inlined function's frame (its
  * library name fn, which stays at its address), and its id. */
 static const char *inlined_name(struct samples_reader *r, const char *fn, int32_t *idp)
@@ -383,14 +365,12 @@ static const char *inlined_name(struct samples_reader *r, const char *fn, int32_
 	if (id < 0)
 		return NULL;
 	if ((size_t)id >= r->inl_cap) {
-		size_t cap = (size_t)id * 2 + 64;
-		const char **v = realloc(r->inl_names, cap * sizeof(*v));
+		size_t old = r->inl_cap;
 
-		if (!v)
+		/* indexed by id, not appended: the new slots are "not named yet" */
+		if (pr_grow(&r->inl_names, &r->inl_cap, (size_t)id + 1, sizeof(*r->inl_names)))
 			return NULL;
-		memset(v + r->inl_cap, 0, (cap - r->inl_cap) * sizeof(*v));
-		r->inl_names = v;
-		r->inl_cap = cap;
+		memset(r->inl_names + old, 0, (r->inl_cap - old) * sizeof(*r->inl_names));
 	}
 	if (!r->inl_names[id]) {
 		snprintf(buf, sizeof(buf), "%s (inlined)", fn);
@@ -451,16 +431,7 @@ static int to_named(struct samples_reader *r, const struct perfring_frame *p, st
 
 static int reserve_frames(struct samples_reader *r, size_t n)
 {
-	struct named_frame *f;
-
-	if (n <= r->frames_cap)
-		return 0;
-	f = realloc(r->frames, n * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	r->frames = f;
-	r->frames_cap = n;
-	return 0;
+	return pr_grow(&r->frames, &r->frames_cap, n, sizeof(*r->frames));
 }
 
 /* The frames of the sample r holds, named by the library's stacks. */
@@ -516,15 +487,8 @@ static void kreg_feed(struct samples_reader *r, const struct perfring_rec_ksymbo
 		return;
 	}
 	if (!same) {
-		if (r->nkregs == r->kregs_cap) {
-			size_t cap = r->kregs_cap ? r->kregs_cap * 2 : 64;
-			struct ksym_reg *v = realloc(r->kregs, cap * sizeof(*v));
-
-			if (!v)
-				return; /* its frames show no registration: one binary with the last */
-			r->kregs = v;
-			r->kregs_cap = cap;
-		}
+		if (pr_grow(&r->kregs, &r->kregs_cap, r->nkregs + 1, sizeof(*r->kregs)))
+			return; /* its frames show no registration: one binary with the last */
 		memmove(&r->kregs[i + 1], &r->kregs[i], (r->nkregs - i) * sizeof(*r->kregs));
 		r->nkregs++;
 	}
@@ -760,8 +724,8 @@ bool samples_two_readers(const struct samples_reader *r)
 	 * with two readers (scripts/bench_dwarf.sh) */
 	return stat(r->path, &st) == 0 &&
 	       (uint64_t)st.st_size >= (samples_any_event(r, PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
-						? ANS_TWO_READERS_MIN_STACKS
-						: ANS_TWO_READERS_MIN);
+						? SAMPLES_TWO_READERS_MIN_STACKS
+						: SAMPLES_TWO_READERS_MIN);
 }
 
 void samples_share(struct samples_reader *r, uint32_t n, uint32_t i, uint32_t block)

@@ -152,11 +152,11 @@ int samples_next(struct samples_reader *r, struct named_sample *out);
  * Whether a command should read r's file with a second reader too (sharing
  * the samples, a thread each): not for a pipe (read once), nor on one CPU,
  * nor with PERFRING_THREADS=1; with PERFRING_THREADS=2 always; else when
- * the file has ANS_TWO_READERS_MIN bytes or more, ANS_TWO_READERS_MIN_STACKS
+ * the file has SAMPLES_TWO_READERS_MIN bytes or more, SAMPLES_TWO_READERS_MIN_STACKS
  * when its samples carry copies of the user stack (--call-graph dwarf).
  */
-#define ANS_TWO_READERS_MIN (16u << 20)
-#define ANS_TWO_READERS_MIN_STACKS (512u << 20)
+#define SAMPLES_TWO_READERS_MIN (16u << 20)
+#define SAMPLES_TWO_READERS_MIN_STACKS (512u << 20)
 bool samples_two_readers(const struct samples_reader *r);
 /* A command that cannot use two readers after all says why when they were
  * asked for (PERFRING_THREADS=2). Returns false. */
@@ -196,12 +196,6 @@ uint64_t samples_lost(const struct samples_reader *r);
 void samples_lost_warnings(const struct samples_reader *r, const char *cmd, const char *path);
 /* The name of thread tid now (after the records read so far); NULL when none named it. */
 const char *samples_thread_comm(const struct samples_reader *r, uint32_t tid);
-/*
- * A kernel module's file, /lib/modules/.../NAME.ko (perhaps compressed), as
- * perf's kmod_path__parse_name() names the module: [NAME], dashes made
- * underscores as the kernel spells module names. 0: path is no module file.
- */
-int kmod_name(const char *path, char *buf, size_t len);
 
 /* The file's tracing data (the HEADER_TRACING_DATA feature, or in pipe mode
  * the payload of the record seen so far): true with data and len, or false. */

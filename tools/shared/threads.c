@@ -16,7 +16,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "shared/zalloc.h"
+#include "../../src/common/alloc.h"
 #include "shared/threads.h"
 
 
@@ -26,7 +26,7 @@ struct thread_name {
 	bool used;
 	bool named;	      /* comm holds a name a record gave */
 	bool sampled_unnamed; /* a sample found it without a name */
-	char comm[ANS_COMM_MAX];
+	char comm[THREADS_COMM_MAX];
 };
 
 struct threads {
@@ -45,7 +45,7 @@ struct threads *threads_new(void)
 	if (!t)
 		return NULL;
 	t->cap = 1024;
-	t->tab = tool_zalloc(t->cap, sizeof(*t->tab));
+	t->tab = pr_zalloc(t->cap, sizeof(*t->tab));
 	if (!t->tab) {
 		free(t);
 		return NULL;
@@ -74,7 +74,7 @@ static size_t slot_of(const struct thread_name *tab, size_t cap, uint32_t tid)
 static int grow(struct threads *t)
 {
 	size_t cap = t->cap * 2, i;
-	struct thread_name *tab = tool_zalloc(cap, sizeof(*tab));
+	struct thread_name *tab = pr_zalloc(cap, sizeof(*tab));
 
 	if (!tab)
 		return -ENOMEM;
@@ -106,8 +106,8 @@ static struct thread_name *entry_of(struct threads *t, uint32_t tid)
 static void copy_comm(char *to, const char *comm)
 {
 	if (to != comm) {
-		strncpy(to, comm, ANS_COMM_MAX - 1);
-		to[ANS_COMM_MAX - 1] = 0;
+		strncpy(to, comm, THREADS_COMM_MAX - 1);
+		to[THREADS_COMM_MAX - 1] = 0;
 	}
 }
 
@@ -116,15 +116,8 @@ static int note_rename(struct threads *t, const struct thread_name *e, const cha
 {
 	struct comm_rename *r;
 
-	if (t->nfound == t->capfound) {
-		size_t cap = t->capfound ? t->capfound * 2 : 16;
-
-		r = realloc(t->found, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		t->found = r;
-		t->capfound = cap;
-	}
+	if (pr_grow(&t->found, &t->capfound, t->nfound + 1, sizeof(*t->found)))
+		return -ENOMEM;
 	r = &t->found[t->nfound++];
 	r->tid = e->tid;
 	r->gen = e->gen;
@@ -180,7 +173,7 @@ void threads_set_renames(struct threads *t, const struct comm_rename *r, size_t 
 
 int threads_feed(struct threads *t, const struct perfring_decoded *d)
 {
-	char parent[ANS_COMM_MAX];
+	char parent[THREADS_COMM_MAX];
 	struct thread_name *e;
 	const char *c;
 

@@ -16,12 +16,12 @@
 struct threads;
 
 /* TASK_COMM_LEN is 16; a longer name in a hostile file is cut. */
-#define ANS_COMM_MAX 32
+#define THREADS_COMM_MAX 32
 
 /* A thread (tid, and its generation: FORKs of the tid) first named comm. */
 struct comm_rename {
 	uint32_t tid, gen;
-	char comm[ANS_COMM_MAX];
+	char comm[THREADS_COMM_MAX];
 };
 
 struct threads *threads_new(void);
