@@ -1188,6 +1188,7 @@ static int report_pass(const char *cmd, const char *path, const struct report_op
 						     (opts->graph_order == -1 && opts->children != 0),
 				  .max_stack = opts->max_stack,
 				  .max_stack_set = opts->max_stack_set,
+				  .no_demangle = opts->no_demangle,
 				  .cpus = opts->cpus,
 				  /* the second reading: the first said what went wrong */
 				  .quiet = renames != NULL,
