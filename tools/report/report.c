@@ -267,6 +267,7 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	e->pid = pid;
 	e->tid = tid;
 	e->first = first;
+	e->filtered = r->cur_filtered;
 	return e;
 }
 
@@ -626,10 +627,21 @@ static int add_sample(struct report *r, const struct named_sample *a)
 		return -ENOMEM;
 	r->tot[a->event].samples++;
 	r->tot[a->event].period += period;
-	if (!keep_sample(r->o, a))
+	/*
+	 * --dso and --symbols: perf adds every sample and leaves out the entries
+	 * a left-out sample made. machine__resolve() marks the sample's al
+	 * filtered by its own frame; hists__add_entry() gives a new entry that
+	 * mark and an existing one keeps its own; in children mode
+	 * (hist_entry_iter's cumulative entries) the callers' entries are made
+	 * from that same al, so they take the sample's mark too.
+	 */
+	if (!keep_thread(r->o, a))
 		return 0;
-	r->tot[a->event].kept_samples++;
-	r->tot[a->event].kept_period += period;
+	r->cur_filtered = !keep_sample(r->o, a);
+	if (!r->cur_filtered) {
+		r->tot[a->event].kept_samples++;
+		r->tot[a->event].kept_period += period;
+	}
 	r->stamp++;
 	comm = intern_str(r->strs, a->comm);
 	if (comm < 0 || (r->trace_key && trace_text(r, a)))
