@@ -65,6 +65,10 @@ if perf_record -q -g -e cpu-clock -c 100000 -o "$G" -- "$TARGET" spin 1 >/dev/nu
 	same G_children_symbol_one "$G" --children --sort sym -g none --symbols symt_cmp
 	SAME_WANT='^# Samples' same G_symbols_nokey "$G" --no-children --sort comm,dso --symbols symt_alpha
 	same G_dso_nokey "$G" --no-children --sort sym --dso sym_target
+	# --percentage relative: of the shown entries' own samples (perf's hists__inc_filter_stats())
+	same G_dso_relative "$G" --no-children --sort comm,sym --dso libc.so.6 --percentage relative
+	SAME_WANT='^# Samples' same G_symbols_nokey_relative "$G" --no-children --sort comm,dso --symbols symt_alpha \
+		--percentage relative
 else
 	fail record_graph "perf record -g failed: $(head -c 300 "$T_TMP/rec.err")"
 fi

@@ -848,6 +848,32 @@ static int add_branch_sample(struct report *r, struct samples_reader *rd, const 
  * perf sizes its column by that same thread's final command (see
  * print_event_text).
  */
+/*
+ * --dso, --symbols: what --percentage relative takes as the whole, as perf
+ * counts it (hists__inc_filter_stats()): the own samples and period of the
+ * entries shown, not of the samples that passed (an entry a left-out sample
+ * made hides what later ones that passed added; one that passed made shows
+ * what the left-out ones added).
+ */
+static void filter_totals(struct report *r)
+{
+	size_t j;
+	int ev;
+
+	if (!r->o->dsos && !r->o->syms)
+		return;
+	for (ev = 0; ev < r->ntot; ev++)
+		r->tot[ev].kept_samples = r->tot[ev].kept_period = 0;
+	for (j = 0; j < r->n; j++) {
+		const struct entry *e = &r->v[j];
+
+		if (!e->filtered && e->event >= 0 && e->event < r->ntot) {
+			r->tot[e->event].kept_samples += e->self_samples;
+			r->tot[e->event].kept_period += e->self;
+		}
+	}
+}
+
 static int name_pids(struct report *r, const struct samples_reader *rd)
 {
 	size_t j;
@@ -1274,6 +1300,7 @@ static int report_pass(const char *cmd, const char *path, const struct report_op
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
+	filter_totals(r);
 	if (!r->ntot) {
 		status = samples_bad(rd)
 				 ? tool_error(cmd, "%s: the file has no samples that could be decoded (%llu could not)",
