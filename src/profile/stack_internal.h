@@ -55,6 +55,8 @@ struct perfring_stacks {
 	bool kernel_mapped;           /* the records mapped the kernel (an MMAP of pid -1) */
 	bool ktext_read;              /* ktext_* are read (in_running_kernel_text()) */
 	uint64_t ktext_start, ktext_end;
+	uint64_t ksyms_start, ksyms_end; /* the kernel's own kallsyms symbols' extent */
+	bool ksyms_checked, ksyms_usable; /* usable: kallsyms names the recorded kernel */
 	/* live: the pids /proc was read for (open addressing, 0 free: pid 0 is the kernel's) */
 	uint32_t *loaded;
 	size_t nloaded, loaded_cap;

@@ -87,11 +87,9 @@ const char *perfring_kmod_name(const char *path, char *buf, size_t len)
  * The binary perf script shows for a kernel address: the core kernel's
  * [kernel.kallsyms]; a module's file when the recording has its build id
  * (perf's dso made from HEADER_BUILD_ID keeps the path as its name), else
- * the module's [NAME] (the dso made from the MMAP); [unknown] for a
- * user-space address in kernel mode that no recorded kernel map holds (perf
- * finds no map: unmapped is true); else [kernel.kallsyms]. (A kernel-space
- * address outside the recorded maps, as .init.text past _etext, perf maps
- * with /proc/kcore's segments when it names a recording of this kernel.)
+ * the module's [NAME] (the dso made from the MMAP); [unknown] for an
+ * address in kernel mode that no recorded kernel map holds (perf finds no
+ * map: unmapped is true, see in_loaded_kernel_map()); else [kernel.kallsyms].
  */
 static const char *kernel_dso(struct perfring_stacks *st, int look, bool unmapped, const struct perfring_map_hit *hit)
 {
@@ -213,41 +211,90 @@ static int vdso_symbolize(struct perfring_stacks *st, const struct perfring_map_
 }
 
 /*
+ * The running kernel's _text and _etext, and the extent of its own symbols
+ * as perf loads them (types T, W, D and B, either case; not a module's, the
+ * lines with a [module]), from kallsyms, read once.
+ */
+static void read_running_kernel_text(struct perfring_stacks *st)
+{
+	FILE *f;
+	uint64_t text = 0, stext = 0, etext = 0, first = 0, last = 0;
+	char line[512];
+
+	if (st->ktext_read)
+		return;
+	st->ktext_read = true;
+	f = fopen(st->kallsyms ? st->kallsyms : "/proc/kallsyms", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char type, name[128], module[128];
+
+		if (sscanf(line, "%llx %c %127s %127s", &a, &type, name, module) != 3)
+			continue;
+		if (!strcmp(name, "_text"))
+			text = a;
+		else if (!strcmp(name, "_stext"))
+			stext = a;
+		else if (!strcmp(name, "_etext"))
+			etext = a;
+		if (a && strchr("TtWwDdBb", type)) {
+			if (!first || a < first)
+				first = a;
+			if (a > last)
+				last = a;
+		}
+	}
+	if (f)
+		fclose(f);
+	st->ktext_start = text ? text : stext;
+	st->ktext_end = etext;
+	st->ksyms_start = first;
+	/* the last symbol ends at the page after its own (util/symbol.c:
+	 * symbols__fixup_end() for kallsyms) */
+	st->ksyms_end = last ? (last + 4096 + 4095) & ~4095ull : 0;
+}
+
+/*
  * Whether a kernel address is in the running kernel's [_text, _etext), which
  * is where perf maps the kernel of a recording that mapped none (perf record
  * -e cycles:u writes no kernel MMAP; machine__create_kernel_maps() then
- * takes the running kernel's). Read from kallsyms once, when first asked;
- * when it cannot be (hidden addresses), every address counts as inside.
+ * takes the running kernel's). When kallsyms hides the addresses, every
+ * address counts as inside.
  */
 static bool in_running_kernel_text(struct perfring_stacks *st, uint64_t addr)
 {
-	if (!st->ktext_read) {
-		FILE *f = fopen(st->kallsyms ? st->kallsyms : "/proc/kallsyms", "r");
-		uint64_t text = 0, stext = 0, etext = 0;
-		char line[512];
-
-		st->ktext_read = true;
-		while (f && fgets(line, sizeof(line), f) && !((text || stext) && etext)) {
-			unsigned long long a;
-			char type, name[128];
-
-			if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3)
-				continue;
-			if (!strcmp(name, "_text"))
-				text = a;
-			else if (!strcmp(name, "_stext"))
-				stext = a;
-			else if (!strcmp(name, "_etext"))
-				etext = a;
-		}
-		if (f)
-			fclose(f);
-		st->ktext_start = text ? text : stext;
-		st->ktext_end = etext;
-	}
+	read_running_kernel_text(st);
 	if (!st->ktext_start || st->ktext_end <= st->ktext_start)
 		return true;
 	return addr >= st->ktext_start && addr < st->ktext_end;
+}
+
+/*
+ * Whether perf's kernel map holds a kernel address that no recorded map
+ * holds. perf's kernel map is the file's [kernel.kallsyms]_text MMAP (start
+ * to start+len, util/machine.c: machine__set_kernel_mmap()) until it loads
+ * the kernel's symbols; from kallsyms (a recording of the running kernel, or
+ * --kallsyms) dso__load_kernel_sym() then sets the map's extent to its
+ * symbols' (map__fixup_start(), map__fixup_end(): the first kernel symbol to
+ * the end of the last, which covers .init.text and the data past _etext).
+ * An address outside has no map (thread__find_map() finds none): perf names
+ * it [unknown], as a BPF program's JIT code without a KSYMBOL record.
+ */
+static bool in_loaded_kernel_map(struct perfring_stacks *st, uint64_t addr)
+{
+	if (!st->ksyms_checked) {
+		uint8_t rec[PERFRING_BUILD_ID_MAX], run[PERFRING_BUILD_ID_MAX];
+		size_t nrec, nrun;
+
+		st->ksyms_checked = true;
+		nrec = pr_procs_kernel_build_id(st->procs, rec);
+		nrun = nrec && !st->kallsyms ? pr_running_kernel_build_id(run) : 0;
+		st->ksyms_usable = st->kallsyms || !nrec || !nrun || (nrec == nrun && !memcmp(rec, run, nrec));
+	}
+	if (!st->ksyms_usable)
+		return false;
+	read_running_kernel_text(st);
+	return addr >= st->ksyms_start && addr < st->ksyms_end;
 }
 
 /* The slot of pid in st->loaded (pids are never 0 there). */
@@ -349,11 +396,12 @@ static void name_uncached(struct perfring_stacks *st, uint32_t pid, uint64_t add
 		frame_map(st, pid, &hit, f);
 	module = kernel && look == 0 && kernel_module_map(hit.path);
 	f->module = module;
-	/* no map holds it: a user-space address in kernel mode, or a kernel one
-	 * outside the running kernel's text when the records mapped no kernel
-	 * (live, the running kernel's modules are kallsyms' too) */
+	/* no map holds it: any address outside the recorded kernel maps (but
+	 * those of its loaded symbols, in_loaded_kernel_map()); a kernel one outside the running
+	 * kernel's text when the records mapped no kernel; live, a user-space
+	 * address (the running kernel's modules are kallsyms' too) */
 	unmapped = kernel && look < 0 &&
-		   (st->kernel_mapped ? look == -ENOENT && addr < KERNEL_START
+		   (st->kernel_mapped ? !in_loaded_kernel_map(st, addr)
 		    : st->live	      ? addr < KERNEL_START
 				      : !in_running_kernel_text(st, addr));
 	if (kernel)

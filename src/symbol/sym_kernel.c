@@ -15,7 +15,9 @@
 
 #include "symbol/symbol_internal.h"
 
-/* A symbol without a known end (the last of its group) gets at most this. */
+/* A symbol without a known end (the last of its group) ends at most at the
+ * page boundary after start + this (perf's symbols__fixup_end() for kallsyms:
+ * roundup(start + 4096, 4096)). */
 #define KSYM_LAST_MAX 4096
 
 static int add(struct pr_table *t, size_t *cap, const struct pr_tent *e)
@@ -233,7 +235,7 @@ int pr_kallsyms_load(struct pr_table *t, struct pr_strtab *strs, const char *pat
 		qsort(t->v, t->n, sizeof(*t->v), cmp_tent);
 	for (i = 0; i < t->n; i++) {
 		struct pr_tent *e = &t->v[i];
-		uint64_t limit = e->addr + KSYM_LAST_MAX;
+		uint64_t limit = (e->addr + KSYM_LAST_MAX + 4095) & ~4095ull;
 
 		/* A data symbol (a section's start, mostly) runs to the next
 		 * symbol of its module, as perf's symbols__fixup_end() has it. */

@@ -14,7 +14,8 @@
 #   two functions folded into one address named by the longer demangled name, as perf
 #   chooses (<usize as core::fmt::Display>::fmt over <u64 as ...>).
 # Checked on each file: perf script's whole listing is perfring script's, and perf report's
-# --no-children table with its call graphs and --sort sym table are perfring report's; perf's
+# --no-children table with its call graphs and --sort sym table are perfring report's, and
+# with --no-demangle (script, report --sort sym) the mangled names are perf's; perf's
 # listing shows the names above (the test cannot pass on a listing without them). Everything
 # is compared on the file that was recorded: the machine's load changes what is sampled,
 # not the comparison.
@@ -37,7 +38,12 @@ compare() {
 	t_check "${name}_perf_shows" "no '$pat' in perf script's listing" grep -q -- "$pat" "$T_TMP/perf.script"
 	t_run "$T_TMP/ours.script" "$T_TMP/err" "$PERFRING" script -i "$file"
 	t_same_output "${name}_script" "script" "$T_TMP/perf.script" "$T_TMP/ours.script" "$T_TMP/err"
-	for opts in "--no-children" "--no-children --sort sym -g none"; do
+	# --no-demangle: the symbols' own (mangled) names, in script and report alike
+	perf script -i "$file" --no-demangle >"$T_TMP/perf.script" 2>/dev/null
+	t_run "$T_TMP/ours.script" "$T_TMP/err" "$PERFRING" script -i "$file" --no-demangle
+	t_same_output "${name}_script_no_demangle" "script --no-demangle" "$T_TMP/perf.script" "$T_TMP/ours.script" \
+		"$T_TMP/err" ' _[ZR][A-Za-z0-9_]*+0x'
+	for opts in "--no-children" "--no-children --sort sym -g none" "--no-demangle --no-children --sort sym -g none"; do
 		# shellcheck disable=SC2086 # the options are words
 		perf report -i "$file" --stdio $opts 2>/dev/null | norm >"$T_TMP/perf.report"
 		# shellcheck disable=SC2086

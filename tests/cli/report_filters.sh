@@ -6,10 +6,10 @@
 # --comm/--pid/--tid/--dso/--symbols (only those samples; a one-item list of a
 # sort key hides that column and names it in the header, "# comm: sh") and
 # --percentage absolute|relative, event groups, --sort cpu, --cpu; the header lines (samples,
-# event count, columns) and every entry line equal perf's. The filters are compared where
-# the filtered key is also a sort key: there perf's filter (which keeps or
-# drops whole entries by their first sample) and perfring's (the samples)
-# agree. The exports take the same samples; bad values are usage errors.
+# event count, columns) and every entry line equal perf's. --dso and --symbols keep or drop
+# whole entries by the sample that made them (its own frame: in children mode the callers'
+# entries too), also where the filtered key is no sort key, with and without children, on a
+# recording with call chains. The exports take the same samples; bad values are usage errors.
 . "$(dirname "$0")/lib.sh"
 
 . "$T_ROOT/tests/helpers/perf_oracle.sh"
@@ -30,7 +30,7 @@ same() {
 	perf report -i "$f" --stdio "$@" 2>/dev/null | lines >"$T_TMP/perf.out"
 	t_run "$T_TMP/pr.raw" "$T_TMP/pr.err" "$PERFRING" report -i "$f" "$@"
 	lines <"$T_TMP/pr.raw" >"$T_TMP/pr.out"
-	t_same_output "$name" "report $*" "$T_TMP/perf.out" "$T_TMP/pr.out" "$T_TMP/pr.err" '%'
+	t_same_output "$name" "report $*" "$T_TMP/perf.out" "$T_TMP/pr.out" "$T_TMP/pr.err" "${SAME_WANT:-%}"
 }
 
 for f in M C; do
@@ -51,6 +51,28 @@ for f in M C; do
 	same "${f}_cpu_comm" "$file" --sort cpu,comm -n
 	same "${f}_comm_cpu_sym" "$file" --sort comm,cpu,sym
 done
+# --dso, --symbols on call chains: every sample counts in the entries it reaches; an entry
+# is shown when the sample that made it passes (perf's al->filtered, hists__add_entry()),
+# children mode's callers' entries taking the mark of the sample's own frame.
+G="$T_TMP/graph.data"
+if perf_record -q -g -e cpu-clock -c 100000 -o "$G" -- "$TARGET" spin 1 >/dev/null 2>"$T_TMP/rec.err"; then
+	same G_children_dso "$G" --children --sort comm,dso,sym -g none --dso '[kernel.kallsyms]'
+	same G_children_dso_nokey "$G" --children --sort comm,sym -g none --dso libc.so.6
+	same G_children_symbols "$G" --children --sort dso,sym -g none --symbols symt_alpha,symt_cmp
+	# the filtered key no sort key: whether the one entry of a binary shows depends on the first
+	# sample made in it, which the run decides (perf may show no entry: its header then)
+	SAME_WANT='^# Samples' same G_children_symbols_nokey "$G" --children --sort comm,dso -g none --symbols symt_alpha
+	same G_children_symbol_one "$G" --children --sort sym -g none --symbols symt_cmp
+	SAME_WANT='^# Samples' same G_symbols_nokey "$G" --no-children --sort comm,dso --symbols symt_alpha
+	same G_dso_nokey "$G" --no-children --sort sym --dso sym_target
+	# --percentage relative: of the shown entries' own samples (perf's hists__inc_filter_stats())
+	same G_dso_relative "$G" --no-children --sort comm,sym --dso libc.so.6 --percentage relative
+	SAME_WANT='^# Samples' same G_symbols_nokey_relative "$G" --no-children --sort comm,dso --symbols symt_alpha \
+		--percentage relative
+else
+	fail record_graph "perf record -g failed: $(head -c 300 "$T_TMP/rec.err")"
+fi
+
 # --cpu (perf's -C): only the samples taken on those CPUs, as if the others were not
 # recorded (the header's counts too), on a system-wide recording (which records the CPU);
 # script --cpu lists the same samples as perf script --cpu.

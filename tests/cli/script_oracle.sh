@@ -98,6 +98,43 @@ else
 	t_same_output plt_every_byte "script -F ip,sym ($n samples moved onto .init..text)" "$P.perf" "$P.pr" "$P.err" '@plt'
 fi
 
+# --- kernel addresses no recorded map holds -------------------------------------
+# A recording of the whole machine whose first kernel samples are moved (tests/helpers/kernel_ips.py)
+# onto kernel addresses: a BPF program's JIT code without a KSYMBOL record and the module area's
+# start (no map: perf prints [unknown] ([unknown])), the last byte of the [kernel.kallsyms]_text
+# MMAP and the first past it, .init.text, the page end of the kernel's last kallsyms symbol and the
+# byte before it, the byte before _text. perf's kernel map is the MMAP until it loads kallsyms,
+# then the extent of the kernel's own symbols (dso__load_kernel_sym(): map__fixup_start/end).
+if t_need_root; then
+	K="$T_TMP/kaddr.data"
+	kaddrs=$(python3 -c '
+f = l = i = 0
+for line in open("/proc/kallsyms"):
+    w = line.split()
+    a = int(w[0], 16)
+    if len(w) == 3 and w[1] in "TtWwDdBb" and a:
+        f, l = min(f or a, a), max(l, a)
+    if w[2] == "_sinittext":
+        i = a
+if f and l and i:
+    e = (l + 8191) // 4096 * 4096
+    print("%x %x %x %x" % (i + 16, e - 16, e, f - 16))')
+	if [ -z "$kaddrs" ]; then
+		skip kaddr_unmapped "kallsyms shows no kernel addresses or no _sinittext"
+	elif ! perf_record -q -a -e cpu-clock -c 100000 -o "$K.orig" -- sleep 0.3 >/dev/null 2>"$T_TMP/rec.err"; then
+		fail kaddr_record "perf record -a failed: $(head -c 300 "$T_TMP/rec.err")"
+	elif ! n=$(python3 "$T_ROOT/tests/helpers/kernel_ips.py" "$K.orig" "$K" ffffffffc002cc92 ffffffffc0000000 \
+		etext-1 etext $kaddrs 2>&1); then
+		fail kaddr_unmapped "$n"
+	else
+		perf script -i "$K" -F ip,sym,dso >"$K.perf" 2>/dev/null
+		"$PERFRING" script -i "$K" -F ip,sym,dso >"$K.pr" 2>"$K.err"
+		T_RC=$?
+		t_same_output kaddr_unmapped "script -F ip,sym,dso (kernel samples moved onto $(echo $n))" \
+			"$K.perf" "$K.pr" "$K.err" ' ffffffffc002cc92 \[unknown\] (\[unknown\])'
+	fi
+fi
+
 # --- the whole machine, a process started before ------------------------------
 if t_need_root; then
 	B="$T_TMP/all.data"

@@ -63,6 +63,7 @@ void cmd_report_usage(FILE *f)
 		"                          kernel.perf_event_max_stack), as perf report: the N\n"
 		"                          nearest the root with children or -g caller, else the\n"
 		"                          N nearest the sample\n"
+		"      --no-demangle       C++ and Rust functions by their mangled names\n"
 		"  -n, --show-nr-samples   a Samples column: each entry's own samples\n"
 		"      --show-total-period a Period column: each entry's own period\n"
 		"  -f, --force             accepted as perf takes it (perfring checks no file owner)\n"
@@ -222,6 +223,7 @@ enum {
 	OPT_NO_BRANCH,
 	OPT_MAX_STACK,
 	OPT_SHOW_PERIOD,
+	OPT_NO_DEMANGLE,
 };
 
 /* An argument after -g that is its mode (perf takes `-g none`, `-g caller`), not a file or option. */
@@ -296,6 +298,7 @@ int cmd_report(int argc, char **argv)
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "inverted", no_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'j' },
@@ -357,6 +360,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_CHILDREN:
 			o.children = 0;
+			break;
+		case OPT_NO_DEMANGLE:
+			o.no_demangle = true;
 			break;
 		case OPT_MAX_STACK:
 			if (!pd_max_stack_parse(optarg, &o.max_stack))

@@ -267,6 +267,7 @@ static struct entry *get_entry(struct report *r, const uint64_t *key, int event,
 	e->pid = pid;
 	e->tid = tid;
 	e->first = first;
+	e->filtered = r->cur_filtered;
 	return e;
 }
 
@@ -626,10 +627,21 @@ static int add_sample(struct report *r, const struct named_sample *a)
 		return -ENOMEM;
 	r->tot[a->event].samples++;
 	r->tot[a->event].period += period;
-	if (!keep_sample(r->o, a))
+	/*
+	 * --dso and --symbols: perf adds every sample and leaves out the entries
+	 * a left-out sample made. machine__resolve() marks the sample's al
+	 * filtered by its own frame; hists__add_entry() gives a new entry that
+	 * mark and an existing one keeps its own; in children mode
+	 * (hist_entry_iter's cumulative entries) the callers' entries are made
+	 * from that same al, so they take the sample's mark too.
+	 */
+	if (!keep_thread(r->o, a))
 		return 0;
-	r->tot[a->event].kept_samples++;
-	r->tot[a->event].kept_period += period;
+	r->cur_filtered = !keep_sample(r->o, a);
+	if (!r->cur_filtered) {
+		r->tot[a->event].kept_samples++;
+		r->tot[a->event].kept_period += period;
+	}
 	r->stamp++;
 	comm = intern_str(r->strs, a->comm);
 	if (comm < 0 || (r->trace_key && trace_text(r, a)))
@@ -836,6 +848,32 @@ static int add_branch_sample(struct report *r, struct samples_reader *rd, const 
  * perf sizes its column by that same thread's final command (see
  * print_event_text).
  */
+/*
+ * --dso, --symbols: what --percentage relative takes as the whole, as perf
+ * counts it (hists__inc_filter_stats()): the own samples and period of the
+ * entries shown, not of the samples that passed (an entry a left-out sample
+ * made hides what later ones that passed added; one that passed made shows
+ * what the left-out ones added).
+ */
+static void filter_totals(struct report *r)
+{
+	size_t j;
+	int ev;
+
+	if (!r->o->dsos && !r->o->syms)
+		return;
+	for (ev = 0; ev < r->ntot; ev++)
+		r->tot[ev].kept_samples = r->tot[ev].kept_period = 0;
+	for (j = 0; j < r->n; j++) {
+		const struct entry *e = &r->v[j];
+
+		if (!e->filtered && e->event >= 0 && e->event < r->ntot) {
+			r->tot[e->event].kept_samples += e->self_samples;
+			r->tot[e->event].kept_period += e->self;
+		}
+	}
+}
+
 static int name_pids(struct report *r, const struct samples_reader *rd)
 {
 	size_t j;
@@ -1188,6 +1226,7 @@ static int report_pass(const char *cmd, const char *path, const struct report_op
 						     (opts->graph_order == -1 && opts->children != 0),
 				  .max_stack = opts->max_stack,
 				  .max_stack_set = opts->max_stack_set,
+				  .no_demangle = opts->no_demangle,
 				  .cpus = opts->cpus,
 				  /* the second reading: the first said what went wrong */
 				  .quiet = renames != NULL,
@@ -1261,6 +1300,7 @@ static int report_pass(const char *cmd, const char *path, const struct report_op
 		status = tool_error(cmd, "out of memory");
 		goto out;
 	}
+	filter_totals(r);
 	if (!r->ntot) {
 		status = samples_bad(rd)
 				 ? tool_error(cmd, "%s: the file has no samples that could be decoded (%llu could not)",

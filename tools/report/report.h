@@ -39,6 +39,7 @@ struct report_opts {
 	bool relative;          /* --percentage relative: of the samples kept, not of all */
 	int max_stack;          /* --max-stack: frames of a chain taken, when max_stack_set */
 	bool max_stack_set;     /* (else the kernel's limit, kernel.perf_event_max_stack) */
+	bool no_demangle;       /* --no-demangle: functions by their mangled names */
 	struct export_opts exports;
 };
 

@@ -71,6 +71,7 @@ struct entry {
 	int32_t pid_comm;   /* --sort pid: that thread's name at the end, as perf shows it */
 	uint32_t br;        /* branch mode: its branch, r->brs[br] (sym, addr and dso above are its target's) */
 	uint64_t first;     /* where it was made: report_first() of that sample and frame */
+	bool filtered;      /* made by a sample --dso or --symbols leaves out: not shown */
 } __attribute__((aligned(64)));
 
 /* An entry's making, ordered as one pass over the samples makes them: the
@@ -123,6 +124,7 @@ struct report {
 	bool srcline_key; /* --sort srcline: an entry per source line (frame_key()) */
 	struct tracing *tracing;
 	int32_t cur_trace;
+	bool cur_filtered;  /* the sample being added is one --dso or --symbols leaves out */
 	size_t nbrs, brs_cap;
 };
 

@@ -83,6 +83,7 @@ static int take_shown(struct entry *e, const struct entry *x, struct idmap *m)
 	e->pid = x->pid;
 	e->tid = x->tid;
 	e->first = x->first;
+	e->filtered = x->filtered;
 	return 0;
 }
 

@@ -99,6 +99,11 @@ static int cmp_keys(const struct report *r, const struct entry *x, const struct 
 	int i, c = 0;
 
 	for (i = 0; i < r->nkeys && !c; i++) {
+		/* perf's output sort skips an elided key (perf_hpp__should_skip()):
+		 * entries a --dso or --symbols filter shows by their sample can
+		 * differ in it */
+		if (r->elide[i])
+			continue;
 		switch (r->keys[i]) {
 		case RK_COMM:
 			c = cmp_comm_ids(r, x->comm, y->comm);
@@ -436,6 +441,13 @@ size_t report_rows(const struct report *r, int ev, int nr, struct entry **list, 
 	rank_names(rowp, m);
 	if (!r->callers_first || rb_order(rowp, m))
 		qsort(rowp, m, sizeof(*rowp), cmp_row);
+	/* the entries --dso or --symbols leaves out are ordered with the others
+	 * (perf's output_resort() inserts them all: its tree's shape, so the
+	 * order of equal rows, depends on them) and then not shown */
+	for (j = 0, n = 0; j < m; j++)
+		if (!rowp[j]->e->filtered)
+			rowp[n++] = rowp[j];
+	m = n;
 	free(rank_comm);
 	free(rank_dso);
 	rank_comm = rank_dso = NULL;

@@ -97,7 +97,9 @@ static const char *single(const char *list)
 /*
  * perf's sort__setup_elide(): a key a one-item --comm, --dso or --symbols
  * list leaves one value is not shown as a column but said once in the
- * header ("# comm: sh"), unless that would hide every key.
+ * header ("# comm: sh"); when that would hide every key, all are shown,
+ * but the header lines are said all the same (perf prints each as
+ * get_elide() finds it, before it reverts).
  */
 void report_set_elide(struct report *r)
 {
@@ -112,14 +114,12 @@ void report_set_elide(struct report *r)
 		r->elide[i] = one != NULL;
 		shown += !r->elide[i];
 	}
-	if (!shown) {
-		memset(r->elide, 0, sizeof(r->elide));
-		return;
-	}
 	for (i = 0; i < r->nkeys; i++)
 		if (r->elide[i])
 			printf("# %s: %s\n", r->keys[i] == RK_COMM ? "comm" : r->keys[i] == RK_DSO ? "dso" : "symbol",
 			       r->keys[i] == RK_COMM ? r->o->comms : r->keys[i] == RK_DSO ? r->o->dsos : r->o->syms);
+	if (!shown)
+		memset(r->elide, 0, sizeof(r->elide));
 }
 
 /* The totals an event's percentages are of: all its samples (perf's
@@ -265,6 +265,8 @@ void report_print_table(const struct report *r, const char *title, int ev, int n
 		}
 		/* perf keeps the CPU column at its header's width (a "-001" runs past it) */
 		for (j = 0; j < nmade && r->keys[i] != RK_CPU; j++) {
+			if (made[j].e->filtered)
+				continue; /* perf sizes the columns by the shown entries (hists__calc_col_len()) */
 			int w;
 
 			if (r->keys[i] == RK_SRCLINE && sized && !sized[j])

@@ -55,6 +55,7 @@ void cmd_script_usage(FILE *f)
 		"      --lines             each frame's source file and line (DWARF; in pprof too)\n"
 		"      --max-stack N       show N frames of each call chain at most (default\n"
 		"                          kernel.perf_event_max_stack)\n"
+		"      --no-demangle       C++ and Rust functions by their mangled names\n"
 		"  -C, --cpu LIST          only the samples taken on these CPUs (0-2,5)\n"
 		"      --comm LIST         only the samples of threads with these names (a,b)\n"
 		"      --pid LIST          only the samples of these processes (12,345)\n"
@@ -133,6 +134,7 @@ enum {
 	OPT_NS,
 	OPT_RELTIME,
 	OPT_DELTATIME,
+	OPT_NO_DEMANGLE,
 };
 
 int cmd_script(int argc, char **argv)
@@ -145,6 +147,7 @@ int cmd_script(int argc, char **argv)
 		{ "lines", no_argument, NULL, 'L' },
 		{ "fields", required_argument, NULL, 'F' },
 		{ "max-stack", required_argument, NULL, 'M' },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -193,6 +196,9 @@ int cmd_script(int argc, char **argv)
 				return tool_usage_error(CMD, "%s", err);
 			break;
 		}
+		case OPT_NO_DEMANGLE:
+			sopts.no_demangle = true;
+			break;
 		case 'M':
 			if (!pd_max_stack_parse(optarg, &sopts.max_stack))
 				return tool_usage_error(CMD, "--max-stack: '%s' is not a number of frames", optarg);

@@ -798,6 +798,7 @@ int script_run(const char *cmd, const char *path, const struct script_opts *opts
 				  .inline_entries = !opts->exports.inline_frames,
 				  .max_stack = opts->max_stack,
 				  .max_stack_set = opts->max_stack_set,
+				  .no_demangle = opts->no_demangle,
 				  .cpus = opts->cpus };
 	struct script_ctx c = { .f = stdout, .name_width = -1, .lines = opts->lines,
 				.inlines = opts->exports.inline_frames, .fields = &opts->fields, .opts = opts };

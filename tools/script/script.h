@@ -19,6 +19,7 @@ struct script_opts {
 	struct export_opts exports; /* every sample into them; one to '-' replaces the listing */
 	int max_stack;           /* --max-stack: frames of a chain shown, when max_stack_set */
 	bool max_stack_set;      /* (else the kernel's limit, kernel.perf_event_max_stack) */
+	bool no_demangle;        /* --no-demangle: functions by their mangled names */
 	const char *cpus;        /* --cpu: only the samples taken on these CPUs (NULL: all) */
 	/* perf script's filters (NULL: none): --comm, --pid, --tid on the sample's thread,
 	 * --symbols on its own frame's function (comma-separated lists) */

@@ -307,6 +307,7 @@ struct samples_reader *samples_open(const char *cmd, const char *path, const str
 	sopts.inline_frames = r->opts.inline_entries && names_inlines(r);
 	sopts.kallsyms = r->opts.kallsyms;
 	sopts.no_symbols = r->opts.no_symbols;
+	sopts.no_demangle = r->opts.no_demangle;
 	sopts.chain_from_root = r->opts.chain_from_root;
 	/* --max-stack 0: the ip alone */
 	sopts.max_stack = !r->opts.max_stack_set ? 0 : r->opts.max_stack > 0 ? r->opts.max_stack : -1;

@@ -112,6 +112,7 @@ struct samples_opts {
 	 * --no-children keep them. */
 	bool chain_from_root;
 	const char *kallsyms; /* NULL: /proc/kallsyms */
+	bool no_demangle;     /* C++ and Rust functions by their symbols' names, as perf --no-demangle */
 	/* perf's --cpu: only the samples taken on these CPUs ("0-2,5", checked
 	 * by samples_cpus_option() first), as if the others were not in the file;
 	 * an event that records no CPU is an error at its first sample. NULL: all. */
