@@ -61,6 +61,10 @@ graph_same() {
 	local name=$1 f=$2 pat=$3
 	shift 3
 	perf report -i "$f" --stdio "$@" 2>/dev/null | norm >"$T_TMP/perf.report"
+	# perf names inlined frames through an addr2line child, whose answers a loaded
+	# machine has seen missing (no "(inlined)" line at all): perf is asked once more then
+	grep -q -- "$pat" "$T_TMP/perf.report" ||
+		perf report -i "$f" --stdio "$@" 2>/dev/null | norm >"$T_TMP/perf.report"
 	t_run "$T_TMP/ours.raw" "$T_TMP/err" "$PERFRING" report -i "$f" "$@"
 	norm <"$T_TMP/ours.raw" >"$T_TMP/ours.report"
 	t_same_output "$name" "report $*" "$T_TMP/perf.report" "$T_TMP/ours.report" "$T_TMP/err" "$pat"

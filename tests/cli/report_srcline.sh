@@ -12,8 +12,9 @@
 # another name of it (compared with perf's pid).
 # Accepted differences, normalised or left out:
 # - a function defined in an included file: perf (binutils' addr2line) names the compile
-#   unit's file, libc-start.c:58 for __libc_start_call_main; perfring the line table's,
-#   libc_start_call_main.h:58 (as script's srcline field; tests/cli/script_fields.sh);
+#   unit's file, libc-start.c:N for __libc_start_call_main (58 or 74, where the sample
+#   returned); perfring the line table's, libc_start_call_main.h:N (as script's srcline
+#   field; tests/cli/script_fields.sh);
 #   the header's dotted line, as wide as that name, is left out;
 # - children with frame-pointer chains: perf 6.1 looks a caller's line up at its address in
 #   the process as if in the binary, and shows FUNCTION+OFFSET from there (main+94109353345058,
@@ -50,7 +51,7 @@ export_record report_srcline "$D" --call-graph dwarf -F 999 "$T_TMP/lines-omit"
 export_record report_srcline "$F" -g -F 999 "$T_TMP/lines-no-omit"
 
 norm() {
-	grep -v '^# To display\|^# perfring report of\|(Tip:\|^#$\|^$\|^# \.\.\.' | sed 's/ *$//; s/libc-start\.c:58$/libc_start_call_main.h:58/'
+	grep -v '^# To display\|^# perfring report of\|(Tip:\|^#$\|^$\|^# \.\.\.' | sed 's/ *$//; s/libc-start\.c:\([0-9]*\)$/libc_start_call_main.h:\1/'
 }
 # same NAME FILE PATTERN PERF-OPTIONS -- PERFRING-OPTIONS: the two reports' text (normalised)
 # is the same, and perf's has a line matching PATTERN.
