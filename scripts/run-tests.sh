@@ -28,19 +28,9 @@ while [ $# -gt 0 ]; do
 done
 suite_start=$(date +%s.%N)
 
-# The perf.data corpus of the corpus tests (files of many perf versions; not in the repository):
-# PERFRING_PERFDATA_CORPUS, else shared/corpus/perf.data beside the checkout or, for a git
-# worktree, beside the main checkout (tests/cli/lib.sh's t_find_corpus looks the same way).
-if [ -z "${PERFRING_PERFDATA_CORPUS:-}" ]; then
-	for top in "$(git rev-parse --show-toplevel 2>/dev/null)" "$(cd "$(git rev-parse --git-common-dir 2>/dev/null || echo .)/.." && pwd)"; do
-		c="$top/../shared/corpus/perf.data"
-		if [ -n "$top" ] && [ -d "$c/quipper" ]; then
-			export PERFRING_PERFDATA_CORPUS
-			PERFRING_PERFDATA_CORPUS=$(cd "$c" && pwd)
-			break
-		fi
-	done
-fi
+# The perf.data corpus of the corpus tests, for the unit tests too (tests/helpers/corpus_dir.sh).
+PERFRING_PERFDATA_CORPUS=$(bash "$(dirname "$0")/../tests/helpers/corpus_dir.sh" "$(dirname "$0")")
+export PERFRING_PERFDATA_CORPUS
 
 logdir="$build/test-logs/$suite"
 # Every failing line is also appended here, so that make check can repeat them just before its

@@ -81,18 +81,13 @@ t_ensure_fs() {
 }
 
 # t_find_corpus: set T_CORPUS to the perf.data corpus (the folder holding quipper/ and
-# linux-perf-data/): PERFRING_PERFDATA_CORPUS, else shared/corpus/perf.data beside the checkout
-# (or beside the main checkout, for a git worktree), where scripts/run-tests.sh finds it for the
-# unit tests too. Returns 1, with a skip reason in T_CORPUS_WHY, when there is none.
+# linux-perf-data/): PERFRING_PERFDATA_CORPUS, else shared/corpus/perf.data in a folder above
+# the checkout (tests/helpers/corpus_dir.sh). Returns 1, with a skip reason in T_CORPUS_WHY,
+# when there is none.
 t_find_corpus() {
-	local top main c
-	top=$(git -C "$T_ROOT" rev-parse --show-toplevel 2>/dev/null || echo "$T_ROOT")
-	main=$(cd "$T_ROOT" && cd "$(git rev-parse --git-common-dir 2>/dev/null || echo .)/.." 2>/dev/null && pwd)
-	T_CORPUS=
-	for c in "${PERFRING_PERFDATA_CORPUS:-}" "$top/../shared/corpus/perf.data" "${main:-$top}/../shared/corpus/perf.data"; do
-		[ -n "$c" ] && [ -d "$c/quipper" ] && T_CORPUS=$(cd "$c" && pwd) && return 0
-	done
-	T_CORPUS_WHY="no perf.data corpus (set PERFRING_PERFDATA_CORPUS, or put it at ../shared/corpus/perf.data beside the checkout)"
+	T_CORPUS=$(bash "$T_ROOT/tests/helpers/corpus_dir.sh" "$T_ROOT")
+	[ -n "$T_CORPUS" ] && return 0
+	T_CORPUS_WHY="no perf.data corpus (set PERFRING_PERFDATA_CORPUS, or put it at shared/corpus/perf.data in a folder above the checkout)"
 	return 1
 }
 
