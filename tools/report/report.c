@@ -442,9 +442,7 @@ static int frame_key(struct report *r, const struct named_sample *a, const struc
 /* perf report's --comm, --pid, --tid filters, on the sample's thread. */
 static bool keep_thread(const struct report_opts *o, const struct named_sample *a)
 {
-	return !(o->comms && !filter_in_list(o->comms, a->comm)) &&
-	       !(o->pids && !filter_in_num_list(o->pids, a->s->pid)) &&
-	       !(o->tids && !filter_in_num_list(o->tids, a->s->tid));
+	return filter_thread_kept(o->comms, o->pids, o->tids, a->comm, a->s->pid, a->s->tid);
 }
 
 /* --dso, --symbols, on the frame an entry is of (NULL: none). */
@@ -459,7 +457,7 @@ static bool keep_frame(const struct report_opts *o, const struct named_frame *f)
 static bool keep_sample(const struct report_opts *o, const struct named_sample *a)
 {
 	/* perf filters by the sample's own entry (its al) */
-	return keep_thread(o, a) && keep_frame(o, a->own ? a->own : a->nframes ? &a->frames[0] : NULL);
+	return keep_thread(o, a) && keep_frame(o, samples_own_frame(a));
 }
 
 /*

@@ -417,12 +417,10 @@ static bool script_keep(const struct script_ctx *c, const struct named_sample *a
 
 	if (!so)
 		return true;
-	if ((so->comms && !filter_in_list(so->comms, a->comm)) ||
-	    (so->pids && !filter_in_num_list(so->pids, a->s->pid)) ||
-	    (so->tids && !filter_in_num_list(so->tids, a->s->tid)))
+	if (!filter_thread_kept(so->comms, so->pids, so->tids, a->comm, a->s->pid, a->s->tid))
 		return false;
 	/* perf filters by the sample's own entry, as report does */
-	f = a->own ? a->own : a->nframes ? &a->frames[0] : NULL;
+	f = samples_own_frame(a);
 	return !(so->syms && !(f && f->name && filter_in_list(so->syms, f->name)));
 }
 

@@ -52,3 +52,10 @@ bool filter_in_num_list(const char *list, uint32_t v)
 	snprintf(s, sizeof(s), "%d", (int32_t)v);
 	return filter_in_list(list, s);
 }
+
+bool filter_thread_kept(const char *comms, const char *pids, const char *tids, const char *comm, uint32_t pid,
+			uint32_t tid)
+{
+	return !(comms && !filter_in_list(comms, comm)) && !(pids && !filter_in_num_list(pids, pid)) &&
+	       !(tids && !filter_in_num_list(tids, tid));
+}

@@ -16,5 +16,9 @@ bool filter_ids_option(const char *cmd, const char *opt, const char *s);
 bool filter_in_list(const char *list, const char *s);
 /* Whether v (printed as perf prints a pid: signed) is one of list's items. */
 bool filter_in_num_list(const char *list, uint32_t v);
+/* perf's --comm, --pid, --tid (each NULL: not given): whether a sample of thread tid
+ * of process pid, named comm, is kept. */
+bool filter_thread_kept(const char *comms, const char *pids, const char *tids, const char *comm, uint32_t pid,
+			uint32_t tid);
 
 #endif

@@ -90,6 +90,13 @@ struct named_sample {
 	bool unwound;                      /* its user frames came from its stack copy (DWARF) */
 };
 
+/* The sample's own frame, perf's entry for it (what its filters look at): own when
+ * set, else the leaf; NULL when it has no frame. */
+static inline const struct named_frame *samples_own_frame(const struct named_sample *a)
+{
+	return a->own ? a->own : a->nframes ? &a->frames[0] : NULL;
+}
+
 struct samples_opts {
 	bool no_symbols;      /* frames without names (faster: script --dump-like uses) */
 	bool lines;           /* source file and line of each frame (DWARF) */
