@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "profile/profile_tool.h"
+#include "shared/targets.h"
 #include "shared/tool.h"
 
 #define CMD PROFILE_CMD
@@ -143,19 +144,18 @@ int profile_opts_parse(int argc, char **argv, struct profile_opts *o)
 		case 'g':
 			o->session.dwarf = false;
 			break;
-		case OPT_CALL_GRAPH:
-			o->session.dwarf = false;
-			if (!strncmp(optarg, "dwarf", 5) && (!optarg[5] || optarg[5] == ',')) {
-				o->session.dwarf = true;
-				o->session.stack_size = 8192;
-				if (optarg[5] && (!tool_parse_u64(optarg + 6, 8, 65528, &v) || v % 8))
-					return tool_usage_error(CMD, "bad stack size in '%s' (a multiple of 8, 8..65528)", optarg);
-				if (optarg[5])
-					o->session.stack_size = (uint32_t)v;
-			} else if (strcmp(optarg, "fp")) {
-				return tool_usage_error(CMD, "bad call graph mode '%s' (fp or dwarf[,SIZE])", optarg);
-			}
+		case OPT_CALL_GRAPH: {
+			enum tool_call_graph mode;
+			uint32_t size;
+			int err = tool_call_graph_option(CMD, optarg, false, &mode, &size);
+
+			if (err)
+				return err;
+			o->session.dwarf = mode == TOOL_CALL_GRAPH_DWARF;
+			if (o->session.dwarf)
+				o->session.stack_size = size ? size : 8192;
 			break;
+		}
 		case OPT_MAX_STACK:
 			if (!tool_parse_u64(optarg, 1, 511, &v))
 				return tool_usage_error(CMD, "bad --max-stack '%s' (1..511)", optarg);

@@ -83,22 +83,18 @@ static bool record_level_taken_for_command(char **argv, int optind_)
 /* --call-graph MODE: fp or dwarf[,SIZE]. 0 or the usage error's status. */
 static int record_call_graph(const char *arg, struct record_opts *o)
 {
-	const char *comma = strchr(arg, ',');
-	size_t mode_len = comma ? (size_t)(comma - arg) : strlen(arg);
-	uint64_t v;
+	enum tool_call_graph mode;
+	uint32_t size;
+	int err = tool_call_graph_option(CMD, arg, false, &mode, &size);
 
-	if (mode_len == 5 && strncmp(arg, "dwarf", 5) == 0) {
+	if (err)
+		return err;
+	if (mode == TOOL_CALL_GRAPH_DWARF) {
 		o->dwarf = true;
-		if (comma) {
-			if (!tool_parse_u64(comma + 1, 8, 65528, &v) || v % 8)
-				return tool_usage_error(CMD, "bad dwarf stack size '%s' (8..65528, a multiple of 8)",
-							comma + 1);
-			o->stack_size = (uint32_t)v;
-		}
-	} else if (strcmp(arg, "fp") == 0) {
-		o->callchain = true;
+		if (size)
+			o->stack_size = size;
 	} else {
-		return tool_usage_error(CMD, "bad call graph mode '%s' (fp or dwarf[,SIZE])", arg);
+		o->callchain = true;
 	}
 	return 0;
 }

@@ -54,3 +54,30 @@ int tool_threads_of(int pid, int *tids, int n, int cap)
 	closedir(dir);
 	return n;
 }
+
+int tool_call_graph_option(const char *cmd, const char *arg, bool no_ok, enum tool_call_graph *mode,
+			   uint32_t *stack_size)
+{
+	const char *comma = strchr(arg, ',');
+	size_t mode_len = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t v;
+
+	*stack_size = 0;
+	if (mode_len == 5 && !strncmp(arg, "dwarf", 5)) {
+		*mode = TOOL_CALL_GRAPH_DWARF;
+		if (comma) {
+			if (!tool_parse_u64(comma + 1, 8, 65528, &v) || v % 8)
+				return tool_usage_error(cmd, "bad dwarf stack size '%s' (8..65528, a multiple of 8)",
+							comma + 1);
+			*stack_size = (uint32_t)v;
+		}
+	} else if (!strcmp(arg, "fp")) {
+		*mode = TOOL_CALL_GRAPH_FP;
+	} else if (no_ok && !strcmp(arg, "no")) {
+		*mode = TOOL_CALL_GRAPH_NO;
+	} else {
+		return tool_usage_error(cmd, "bad call graph mode '%s' (fp%s)", arg,
+					no_ok ? ", dwarf[,SIZE] or no" : " or dwarf[,SIZE]");
+	}
+	return 0;
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shared/targets.h"
 #include "shared/tool.h"
 #include "top/top.h"
 
@@ -130,21 +131,19 @@ int cmd_top(int argc, char **argv)
 		case 'g':
 			so.no_callchain = so.dwarf = false;
 			break;
-		case OPT_CALL_GRAPH:
-			so.no_callchain = so.dwarf = false;
-			if (!strcmp(optarg, "no")) {
-				so.no_callchain = true;
-			} else if (!strncmp(optarg, "dwarf", 5) && (!optarg[5] || optarg[5] == ',')) {
-				so.dwarf = true;
-				so.stack_size = 8192;
-				if (optarg[5] && (!tool_parse_u64(optarg + 6, 8, 65528, &v) || v % 8))
-					return tool_usage_error(CMD, "bad stack size in '%s' (a multiple of 8, 8..65528)", optarg);
-				if (optarg[5])
-					so.stack_size = (uint32_t)v;
-			} else if (strcmp(optarg, "fp")) {
-				return tool_usage_error(CMD, "bad call graph mode '%s' (fp, dwarf[,SIZE] or no)", optarg);
-			}
+		case OPT_CALL_GRAPH: {
+			enum tool_call_graph mode;
+			uint32_t size;
+			int err = tool_call_graph_option(CMD, optarg, true, &mode, &size);
+
+			if (err)
+				return err;
+			so.no_callchain = mode == TOOL_CALL_GRAPH_NO;
+			so.dwarf = mode == TOOL_CALL_GRAPH_DWARF;
+			if (so.dwarf)
+				so.stack_size = size ? size : 8192;
 			break;
+		}
 		case OPT_MAX_STACK:
 			if (!tool_parse_u64(optarg, 1, 511, &v))
 				return tool_usage_error(CMD, "bad --max-stack '%s' (1..511)", optarg);
